@@ -1,0 +1,68 @@
+#pragma once
+/// \file errors.hpp
+/// The exceptions flakeid throws. Every message is stable and names what failed, the value
+/// and the allowed range, e.g.
+/// `flakeid: worker id 40 is out of range [0, 31] for a 5-bit field`.
+///
+///   invalid_layout_error    (std::invalid_argument)  a layout that cannot work
+///   invalid_id_error        (std::invalid_argument)  an ID or ID text this layout cannot have produced
+///   field_range_error       (std::out_of_range)      a value that does not fit its field
+///   timestamp_overflow_error(std::overflow_error)    a time before the epoch or past expires_at()
+///   clock_backwards_error   (std::runtime_error)     the clock moved back; carries the step
+///   lease_lost_error        (std::runtime_error)     the worker-id lease could not be confirmed
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace flakeid {
+
+/// A layout whose fields, epoch or tick cannot describe IDs (thrown at run time; a constant
+/// layout fails to compile instead).
+class invalid_layout_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// An ID, or the text of one, that the layout cannot have produced (a reserved bit set, a
+/// character outside an alphabet, a value past 64 bits).
+class invalid_id_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// A value that does not fit its field: a worker id, datacenter id, sequence or gene too large
+/// for the layout.
+class field_range_error : public std::out_of_range {
+ public:
+  using std::out_of_range::out_of_range;
+};
+
+/// A time before the layout's epoch or past its `expires_at()`. flakeid never wraps the
+/// timestamp field and never hands out a negative ID.
+class timestamp_overflow_error : public std::overflow_error {
+ public:
+  using std::overflow_error::overflow_error;
+};
+
+/// The clock moved back further than the generator's policy tolerates. `step()` is how far
+/// back it went, measured against the last tick the generator used.
+class clock_backwards_error : public std::runtime_error {
+ public:
+  clock_backwards_error(const std::string& what, std::chrono::milliseconds step)
+      : std::runtime_error(what), step_(step) {}
+  [[nodiscard]] std::chrono::milliseconds step() const noexcept { return step_; }
+
+ private:
+  std::chrono::milliseconds step_;
+};
+
+/// The worker-id lease behind a generator expired or could not be renewed in time, so the
+/// generator refuses to mint rather than risk sharing its worker id.
+class lease_lost_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace flakeid
