@@ -3,6 +3,10 @@
 /// The umbrella header: everything in flakeid's core (the adapters for Redis and PostgreSQL
 /// have their own headers and targets).
 
+#include "clock.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
 #include "layouts.hpp"
+#include "policies.hpp"
+#include "snowflake.hpp"
+#include "worker_id.hpp"

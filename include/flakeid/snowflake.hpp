@@ -1,0 +1,432 @@
+#pragma once
+/// \file snowflake.hpp
+/// `basic_snowflake`, the one engine behind every generator, and the four generators on it:
+///
+///   classic_snowflake<Layout, Clock>  Twitter: sequence 0 each tick, wait on overflow, throw
+///                                     when the clock goes back.
+///   gene_snowflake<Layout, Clock>     the low bits of a related key (the gene) in the lowest
+///                                     field, one sequence per gene value: `id % n == key % n`.
+///   cosid_snowflake<Layout, Clock>    CosId: the sequence runs on across ticks until a reset
+///                                     threshold, so `id % n` is even at low rates.
+///   tick_snowflake<Layout>            on `tick_clock`: a wall-clock step cannot move it.
+///
+/// Each has a `_st` alias without atomics, for one thread.
+///
+///     flakeid::classic_snowflake<> gen{flakeid::datacenter_id{1}, flakeid::worker_id{7}};
+///     std::uint64_t id = gen.next_id();
+///     auto parts = gen.layout().decompose(id);
+///
+/// The state is one 64-bit word per gene value: the last tick used above the last sequence
+/// used. A call reads it, reads the clock once, and publishes the next (tick, sequence) with a
+/// compare-and-swap; nothing else is shared, nothing is locked.
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "clock.hpp"
+#include "errors.hpp"
+#include "layout.hpp"
+#include "layouts.hpp"
+#include "policies.hpp"
+#include "worker_id.hpp"
+
+namespace flakeid {
+
+namespace detail {
+[[noreturn]] inline void throw_backwards(std::int64_t step_ms, std::int64_t bound_ms) {
+  std::string msg = "flakeid: clock moved back by " + std::to_string(step_ms) + " ms";
+  msg += bound_ms > 0 ? "; the policy tolerates up to " + std::to_string(bound_ms) + " ms"
+                      : "; the policy tolerates no step back";
+  throw clock_backwards_error(msg, std::chrono::milliseconds{step_ms});
+}
+[[noreturn]] inline void throw_lease_lost() {
+  throw lease_lost_error(
+      "flakeid: the worker-id lease is not confirmed; minting stops until it is held again");
+}
+}  // namespace detail
+
+/// A generator policy set that needs the gene field (used by `gene_snowflake`).
+template <class P>
+struct gene_policies_of : P {
+  static constexpr bool requires_gene = true;
+};
+
+/// The snowflake engine: IDs of layout `L` from clock `Clock` under `Policies`.
+///
+/// Requirements (checked with a message that says the fix): `L` has the timestamp as its most
+/// significant field; `Clock` models `clock_source`; each policy models its concept.
+///
+/// Guarantees: one generator never returns the same ID twice, from any number of threads,
+/// whatever the clock does; IDs are strictly increasing (per gene value on a gene layout);
+/// generators with different (datacenter, worker) never collide.
+///
+/// Throws: `timestamp_overflow_error` before the epoch or past `expires_at()`,
+/// `clock_backwards_error` per the backwards policy, `lease_lost_error` when a lease fence is
+/// down. Thread-safety: every member is safe to call concurrently with `multi_threaded`.
+template <flakeid::layout L, class Clock = wall_clock, class Policies = classic_policies>
+class basic_snowflake {
+  static_assert(clock_source<Clock>,
+                "Clock must model flakeid::clock_source: std::chrono Clock members and a now() "
+                "returning a std::chrono::system_clock time_point (Unix time); use "
+                "flakeid::wall_clock, flakeid::tick_clock or flakeid::manual_clock");
+  static_assert(policy_set<Policies>,
+                "Policies must name sequence_start, on_exhausted, on_backwards and threading: "
+                "write flakeid::policies<Start, Exhausted, Backwards, Threading>");
+  static_assert(sequence_start_policy<typename Policies::sequence_start>,
+                "sequence_start must have 'std::uint64_t next(std::uint64_t prev, std::uint64_t "
+                "max) noexcept'; use zero_start, cosid_threshold<>, vibrating_start<>, "
+                "random_start<> or never_reset");
+  static_assert(exhausted_policy<typename Policies::on_exhausted>,
+                "on_exhausted must have 'static constexpr std::int64_t max_ahead_ms' (0 waits); "
+                "use wait_next_tick or borrow_ticks<Ms>");
+  static_assert(backwards_policy<typename Policies::on_backwards>,
+                "on_backwards must have 'static constexpr backwards_action action' and "
+                "'max_step_ms'; use throw_on_backwards, wait_on_backwards<Ms> or "
+                "hold_on_backwards<Ms>");
+  static_assert(threading_policy<typename Policies::threading>,
+                "threading must be flakeid::multi_threaded or flakeid::single_threaded");
+  static_assert(L.time_ordered(),
+                "the layout's timestamp must be its most significant field (reserved bits may "
+                "stand above it), or IDs would not sort by time");
+
+  static constexpr bool needs_gene = [] {
+    if constexpr (requires { Policies::requires_gene; }) return Policies::requires_gene;
+    return false;
+  }();
+  static_assert(!needs_gene || (L.has(field_kind::gene) && L.shift(field_kind::gene) == 0),
+                "gene_snowflake needs a gene field as the lowest field of the layout, so that "
+                "id % n == key % n: list fields::gene(bits) last");
+  static_assert(L.bits(field_kind::gene) <= 12,
+                "a gene of at most 12 bits (4096 shards): the generator keeps one state word per "
+                "gene value");
+
+ public:
+  using clock_type = Clock;
+  using policies_type = Policies;
+  using time_point = flakeid::layout::time_point;
+
+  /// The layout, for `decompose`, `id_range` and the rest of the codec.
+  static constexpr flakeid::layout layout_value = L;
+  /// Whether IDs carry a gene (then mint with `next_id(key)`).
+  static constexpr bool has_gene = L.has(field_kind::gene);
+  /// Number of gene values, each with its own sequence (1 without a gene).
+  static constexpr std::size_t gene_count = std::size_t{1} << L.bits(field_kind::gene);
+  /// Whether the generator may be used from several threads at once.
+  static constexpr bool thread_safe = Policies::threading::thread_safe;
+
+  /// Node (datacenter 0, worker 0) on a default clock. Two such generators collide: give each
+  /// process its own worker id.
+  basic_snowflake() : basic_snowflake(fixed_node{datacenter_id{0}, worker_id{0}}) {}
+
+  /// Worker `w` (datacenter 0). Throws `field_range_error` when it does not fit the layout.
+  explicit basic_snowflake(worker_id w, Clock clock = Clock{})
+      : basic_snowflake(fixed_node{w}, std::move(clock)) {}
+
+  /// Datacenter `d`, worker `w`. Throws `field_range_error` when one does not fit the layout.
+  basic_snowflake(datacenter_id d, worker_id w, Clock clock = Clock{})
+      : basic_snowflake(fixed_node{d, w}, std::move(clock)) {}
+  basic_snowflake(worker_id w, datacenter_id d, Clock clock = Clock{})
+      : basic_snowflake(fixed_node{d, w}, std::move(clock)) {}
+
+  /// Twitter's `IdWorker(workerId, datacenterId)` argument order.
+  explicit basic_snowflake(std::uint64_t worker, std::uint64_t datacenter = 0, Clock clock = Clock{})
+      : basic_snowflake(fixed_node{datacenter_id{datacenter}, worker_id{worker}}, std::move(clock)) {}
+
+  /// Only a clock: node (0, 0).
+  explicit basic_snowflake(Clock clock)
+      : basic_snowflake(fixed_node{datacenter_id{0}, worker_id{0}}, std::move(clock)) {}
+
+  /// Ids from any worker-id source (fixed, environment, StatefulSet ordinal, a lease).
+  template <worker_id_source Source>
+  explicit basic_snowflake(Source&& source, Clock clock = Clock{})
+      : basic_snowflake(worker_assignment(source.assign(L)), std::move(clock)) {}
+
+  /// Ids from an assignment already made.
+  explicit basic_snowflake(worker_assignment a, Clock clock = Clock{})
+      : clock_(std::move(clock)), node_(a.node), fence_(std::move(a.fence)), source_(std::move(a.source)) {
+    node_bits_ = L.place(field_kind::datacenter, node_.datacenter) | L.place(field_kind::worker, node_.worker);
+    std::uint64_t first_tick = 0;
+    if (a.not_after_unix_ms != INT64_MIN && a.not_after_unix_ms >= L.epoch_ms) {
+      first_tick = static_cast<std::uint64_t>((a.not_after_unix_ms - L.epoch_ms) / L.tick_ms);
+      if (first_tick > L.max_ticks()) first_tick = L.max_ticks();
+    }
+    // Sequence at its maximum: the first ID comes from a tick after `first_tick`.
+    for (auto& w : states_) w.store(pack(first_tick, seq_max), std::memory_order_relaxed);
+  }
+
+  basic_snowflake(const basic_snowflake&) = delete;
+  basic_snowflake& operator=(const basic_snowflake&) = delete;
+
+  /// The next ID. Not for gene layouts (use `next_id(key)`).
+  [[nodiscard]] std::uint64_t next_id()
+    requires(!has_gene)
+  {
+    const grant g = reserve(0, 1);
+    return make_id(g.tick, g.seq, 0);
+  }
+
+  /// The next ID carrying the gene of `key` (`key mod 2^gene_bits` in the lowest bits), so that
+  /// `id % n == key % n` and `layout().shard_of(id, n) == key % n` for every `n` dividing
+  /// `2^gene_bits`. IDs are strictly increasing per gene value.
+  [[nodiscard]] std::uint64_t next_id(std::uint64_t key)
+    requires has_gene
+  {
+    const std::uint64_t gene = key & gene_mask;
+    const grant g = reserve(static_cast<std::size_t>(gene), 1);
+    return make_id(g.tick, g.seq, gene);
+  }
+
+  /// Fills `out` with consecutive IDs, with one state update per tick's worth.
+  void next_ids(std::span<std::uint64_t> out)
+    requires(!has_gene)
+  {
+    fill(out, 0);
+  }
+
+  /// Fills `out` with IDs carrying the gene of `key`.
+  void next_ids(std::span<std::uint64_t> out, std::uint64_t key)
+    requires has_gene
+  {
+    fill(out, key & gene_mask);
+  }
+
+  /// An ID for a business time `t` instead of now (NewLife's `NewId(time)`), from a counter of
+  /// its own: `t`'s tick, the counter's next value as sequence (and the gene of `key`).
+  /// Such IDs are unique among themselves while fewer than `ids_per_tick()` of them share a tick
+  /// (the counter wraps after that), and they can equal an ID `next_id()` minted in the same
+  /// tick: use them for back-filled rows in a time range `next_id()` no longer serves.
+  /// Throws `timestamp_overflow_error` for `t` outside the layout's range.
+  [[nodiscard]] std::uint64_t next_id_at(time_point t, std::uint64_t key = 0) {
+    const std::uint64_t tick = L.ticks_at(t);
+    const std::uint64_t seq = at_counter_.fetch_add(1, std::memory_order_relaxed) & seq_max;
+    return make_id(tick, seq, key & gene_mask);
+  }
+
+  /// The layout.
+  [[nodiscard]] static constexpr const flakeid::layout& layout() noexcept { return layout_value; }
+  /// Decodes an ID of this generator's layout (checked form).
+  [[nodiscard]] static constexpr id_parts decompose(std::uint64_t id) { return L.decompose(id); }
+  /// This generator's datacenter and worker ids.
+  [[nodiscard]] node_id node() const noexcept { return node_; }
+  /// Where the ids came from ("fixed", "env FLAKEID_WORKER_ID", a lease ...).
+  [[nodiscard]] const std::string& node_source() const noexcept { return source_; }
+  /// The clock (a copy shares a manual clock's time).
+  [[nodiscard]] const Clock& clock() const noexcept { return clock_; }
+  /// The start of the newest tick this generator has used (or reserved), across all genes.
+  [[nodiscard]] time_point last_tick_time() const noexcept {
+    std::uint64_t t = 0;
+    for (const auto& w : states_) t = std::max(t, w.load(std::memory_order_acquire) >> seq_bits);
+    return L.time_at(t);
+  }
+
+ private:
+  using word = typename Policies::threading::template word<std::uint64_t>;
+  using start_policy = typename Policies::sequence_start;
+  using exhausted = typename Policies::on_exhausted;
+  using backwards = typename Policies::on_backwards;
+
+  static constexpr unsigned seq_bits = L.bits(field_kind::sequence);
+  static constexpr std::uint64_t seq_max = L.max_value(field_kind::sequence);
+  static constexpr std::uint64_t gene_mask = L.max_value(field_kind::gene);
+  static constexpr std::uint64_t tick_max = L.max_ticks();
+  static constexpr std::int64_t tick_ms = L.tick_ms;
+  static constexpr std::int64_t epoch_ms = L.epoch_ms;
+  static constexpr std::uint64_t span_ms = (tick_max + 1) * static_cast<std::uint64_t>(tick_ms) - 1;
+  // Ticks the IDs may run ahead of the clock (borrowing), rounded down.
+  static constexpr std::uint64_t ahead_ticks = static_cast<std::uint64_t>(exhausted::max_ahead_ms / tick_ms);
+  // Below this much of a wait left, spin instead of sleeping.
+  static constexpr std::int64_t spin_ns = 60'000;
+
+  struct grant {
+    std::uint64_t tick;
+    std::uint64_t seq;    // first sequence granted
+    std::uint64_t count;  // how many consecutive sequences, >= 1
+  };
+
+  static constexpr std::uint64_t pack(std::uint64_t tick, std::uint64_t seq) noexcept {
+    return (tick << seq_bits) | seq;
+  }
+
+  [[nodiscard]] std::uint64_t make_id(std::uint64_t tick, std::uint64_t seq, std::uint64_t gene) const noexcept {
+    return (tick << L.shift(field_kind::timestamp)) | node_bits_ | (seq << L.shift(field_kind::sequence)) |
+           (gene << L.shift(field_kind::gene));
+  }
+
+  /// The clock's tick now; throws timestamp_overflow_error outside the layout's range.
+  [[nodiscard]] std::uint64_t read_tick() const {
+    const std::int64_t ms = detail::unix_ms(clock_.now());
+    const auto since = static_cast<std::uint64_t>(ms - epoch_ms);  // before the epoch: huge
+    if (since > span_ms) [[unlikely]]
+      detail::reject_time(ms, epoch_ms, epoch_ms + static_cast<std::int64_t>(span_ms));
+    return since / static_cast<std::uint64_t>(tick_ms);
+  }
+
+  /// Waits until the clock reaches tick `target`, sleeping most of the way and spinning at the
+  /// end; returns the tick then read. Gives up (returns the tick read) once it has slept for
+  /// `budget_ms` (negative: no bound).
+  std::uint64_t wait_for_tick(std::uint64_t target, std::int64_t budget_ms) const {
+    const std::int64_t target_ns = (epoch_ms + static_cast<std::int64_t>(target) * tick_ms) * 1'000'000;
+    std::int64_t slept_ns = 0;
+    for (;;) {
+      const std::uint64_t now = read_tick();
+      if (now >= target) return now;
+      if (budget_ms >= 0 && slept_ns > budget_ms * 1'000'000) return now;
+      const std::int64_t left = target_ns - detail::unix_ns(clock_.now());
+      if (left > spin_ns) {
+        detail::clock_sleep(clock_, std::chrono::nanoseconds{left - spin_ns / 2});
+        slept_ns += left - spin_ns / 2;
+      } else {
+        detail::cpu_relax();
+      }
+    }
+  }
+
+  /// Reserves up to `want` consecutive sequences in one tick for gene index `g`.
+  grant reserve(std::size_t g, std::uint64_t want) {
+    if (fence_ && !fence_->valid.load(std::memory_order_acquire)) [[unlikely]]
+      detail::throw_lease_lost();
+    word& w = states_[g];
+    std::uint64_t old = w.load(std::memory_order_acquire);
+    for (;;) {
+      // Read the state before the clock: a tick another thread published came from a reading
+      // no later than ours, so only a real step back leaves the clock behind it.
+      std::uint64_t now = read_tick();
+      const std::uint64_t last = old >> seq_bits;
+      const std::uint64_t seq = old & seq_max;
+      std::uint64_t tick = 0;
+      std::uint64_t first = 0;
+      if (now > last) {
+        tick = now;
+        first = start_.next(seq, seq_max);
+      } else {
+        if (now < last) [[unlikely]] {
+          now = behind(last, now);
+          if (now > last) continue;  // waited for the clock; go again with a fresh reading
+        }
+        // now == last (or held there)
+        if (seq < seq_max) {
+          tick = last;
+          first = seq + 1;
+        } else {
+          tick = exhausted_tick(last, now);
+          if (tick == 0) {  // waited: go again with a fresh reading
+            old = w.load(std::memory_order_acquire);
+            continue;
+          }
+          first = 0;
+        }
+      }
+      const std::uint64_t count = std::min(want, seq_max - first + 1);
+      if (w.compare_exchange_weak(old, pack(tick, first + count - 1), std::memory_order_acq_rel,
+                                  std::memory_order_acquire)) {
+        if (fence_ && tick != last) publish(tick);
+        return {tick, first, count};
+      }
+    }
+  }
+
+  /// The clock reads tick `now`, behind the last tick used: the lead borrowing built up, or a
+  /// step back for the backwards policy. Returns the tick to continue from (`last` to count on
+  /// in it, a fresh reading > last after a wait), or throws.
+  std::uint64_t behind(std::uint64_t last, std::uint64_t now) {
+    const std::uint64_t lag = last - now;
+    if (lag <= ahead_ticks) return last;
+    const std::int64_t step_ms = static_cast<std::int64_t>(lag) * tick_ms;
+    if constexpr (backwards::action == backwards_action::hold) {
+      if (step_ms <= backwards::max_step_ms) return last;
+    } else if constexpr (backwards::action == backwards_action::wait) {
+      if (step_ms <= backwards::max_step_ms) {
+        const std::uint64_t t = wait_for_tick(last, backwards::max_step_ms + tick_ms);
+        if (t >= last) return t > last ? t : last;
+        detail::throw_backwards(static_cast<std::int64_t>(last - t) * tick_ms, backwards::max_step_ms);
+      }
+    }
+    detail::throw_backwards(step_ms, backwards::max_step_ms);
+  }
+
+  /// The tick `last` is used up. Returns the tick to move on to at once (borrowing), or 0 after
+  /// waiting for the clock to pass `last`.
+  std::uint64_t exhausted_tick(std::uint64_t last, std::uint64_t now) {
+    if (last >= tick_max) [[unlikely]]
+      detail::reject_time(epoch_ms + static_cast<std::int64_t>(span_ms) + 1, epoch_ms,
+                          epoch_ms + static_cast<std::int64_t>(span_ms));
+    if constexpr (ahead_ticks > 0) {
+      if (last + 1 <= now + ahead_ticks) return last + 1;
+      (void)wait_for_tick(last + 1 - ahead_ticks, -1);
+    } else {
+      (void)wait_for_tick(last + 1, -1);
+    }
+    return 0;
+  }
+
+  void fill(std::span<std::uint64_t> out, std::uint64_t gene) {
+    std::size_t i = 0;
+    while (i < out.size()) {
+      const grant g = reserve(static_cast<std::size_t>(gene), out.size() - i);
+      std::uint64_t id = make_id(g.tick, g.seq, gene);
+      const std::uint64_t step = std::uint64_t{1} << L.shift(field_kind::sequence);
+      for (std::uint64_t k = 0; k < g.count; ++k, id += step) out[i++] = id;
+    }
+  }
+
+  void publish(std::uint64_t tick) noexcept {
+    const std::int64_t ms = epoch_ms + static_cast<std::int64_t>(tick) * tick_ms;
+    std::int64_t prev = fence_->last_unix_ms.load(std::memory_order_relaxed);
+    while (prev < ms && !fence_->last_unix_ms.compare_exchange_weak(prev, ms, std::memory_order_relaxed)) {
+    }
+  }
+
+  [[no_unique_address]] Clock clock_;
+  [[no_unique_address]] start_policy start_{};
+  node_id node_;
+  std::uint64_t node_bits_ = 0;
+  std::shared_ptr<lease_fence> fence_;
+  std::string source_;
+  typename Policies::threading::template word<std::uint64_t> at_counter_{0};
+  alignas(64) std::array<word, gene_count> states_{};
+};
+
+/// Twitter's snowflake: sequence 0 every tick, wait for the next tick on overflow, throw
+/// `clock_backwards_error` when the clock goes back.
+template <flakeid::layout L = layouts::twitter, class Clock = wall_clock>
+using classic_snowflake = basic_snowflake<L, Clock, classic_policies>;
+template <flakeid::layout L = layouts::twitter, class Clock = wall_clock>
+using classic_snowflake_st =
+    basic_snowflake<L, Clock, policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>;
+
+/// The gene-embedding snowflake: `next_id(key)` puts `key mod 2^gene_bits` in the lowest field,
+/// so an order lands on its user's shard. One sequence per gene value.
+template <flakeid::layout L = layouts::seed_gene, class Clock = wall_clock>
+using gene_snowflake = basic_snowflake<L, Clock, gene_policies_of<classic_policies>>;
+template <flakeid::layout L = layouts::seed_gene, class Clock = wall_clock>
+using gene_snowflake_st = basic_snowflake<
+    L, Clock, gene_policies_of<policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>>;
+
+/// CosId's snowflake: the sequence runs on across ticks until the reset threshold
+/// (`2^(bits-1) - 1`), the same sequences as CosId for the same clock readings; a clock that
+/// went back is waited for up to 500 ms (spinning the last stretch), beyond that it throws.
+template <flakeid::layout L = layouts::cosid, class Clock = wall_clock>
+using cosid_snowflake = basic_snowflake<L, Clock, cosid_policies>;
+template <flakeid::layout L = layouts::cosid, class Clock = wall_clock>
+using cosid_snowflake_st = basic_snowflake<
+    L, Clock, policies<cosid_threshold<>, wait_next_tick, wait_on_backwards<500>, single_threaded>>;
+
+/// Twitter's behaviour on `tick_clock`: the wall clock is read once, at construction, and a
+/// monotonic clock counts from there, so stepping the wall clock cannot cause a duplicate.
+/// `gen.clock().drift()` tells how far the wall clock has moved away.
+template <flakeid::layout L = layouts::twitter>
+using tick_snowflake = basic_snowflake<L, tick_clock, classic_policies>;
+template <flakeid::layout L = layouts::twitter>
+using tick_snowflake_st =
+    basic_snowflake<L, tick_clock, policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>;
+
+}  // namespace flakeid

@@ -1,0 +1,192 @@
+#pragma once
+/// \file worker_id.hpp
+/// Where a generator's datacenter and worker ids come from.
+///
+///   fixed_node              values you pass (strong types `datacenter_id`, `worker_id`).
+///   env_worker_id           an environment variable (FLAKEID_WORKER_ID by default).
+///   statefulset_ordinal     the ordinal of a Kubernetes StatefulSet pod: `orders-12` gives 12.
+///   host_pid_guess          host address plus process id, as mybatis-plus and Sonyflake do. A
+///                           guess: two containers with the same address and pid collide. Prefer
+///                           a lease (flakeid/lease.hpp) or an assigned id.
+///
+/// A source models `flakeid::worker_id_source`: `s.assign(layout)` returns a
+/// `worker_assignment`. A generator checks the ids against its layout when it is built and
+/// throws `field_range_error` when one does not fit. Leases from a coordination service plug in
+/// the same way and add a fence that stops the generator when the lease is lost.
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <concepts>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "layout.hpp"
+
+namespace flakeid {
+
+/// A worker id (strong type, so it cannot be swapped with a datacenter id).
+struct worker_id {
+  std::uint64_t value = 0;
+  constexpr explicit worker_id(std::uint64_t v) noexcept : value(v) {}
+  friend constexpr bool operator==(worker_id, worker_id) = default;
+};
+
+/// A datacenter id (strong type). Layouts without a datacenter field accept only 0.
+struct datacenter_id {
+  std::uint64_t value = 0;
+  constexpr explicit datacenter_id(std::uint64_t v) noexcept : value(v) {}
+  friend constexpr bool operator==(datacenter_id, datacenter_id) = default;
+};
+
+/// The (datacenter, worker) pair that makes a generator's IDs its own.
+struct node_id {
+  std::uint64_t datacenter = 0;
+  std::uint64_t worker = 0;
+  friend constexpr bool operator==(const node_id&, const node_id&) = default;
+};
+
+/// Shared between a lease and the generator it fences. The lease clears `valid` when it can no
+/// longer confirm that it holds the id; the generator refuses to mint while it is clear, and
+/// publishes in `last_unix_ms` the start of the newest tick it minted in, which the lease
+/// records for the next holder.
+struct lease_fence {
+  std::atomic<bool> valid{true};
+  std::atomic<std::int64_t> last_unix_ms{INT64_MIN};
+};
+
+/// What a worker-id source hands a generator.
+struct worker_assignment {
+  node_id node;
+  /// The generator mints only in ticks that start after this Unix time (the last timestamp of
+  /// a previous holder of the id, or of this process before a restart). INT64_MIN: no limit.
+  std::int64_t not_after_unix_ms = INT64_MIN;
+  /// The lease fence, or null for an id that needs no lease.
+  std::shared_ptr<lease_fence> fence;
+  /// Where the id came from, for logs: "fixed", "env FLAKEID_WORKER_ID", ...
+  std::string source;
+};
+
+/// A source of worker ids: `s.assign(layout)` returns the `worker_assignment` for a generator
+/// of that layout, or throws `worker_id_error` (or `field_range_error` for an id too large).
+template <class S>
+concept worker_id_source = requires(S& s, const layout& l) {
+  { s.assign(l) } -> std::convertible_to<worker_assignment>;
+};
+
+/// No worker id could be determined (a missing variable, a host name without an ordinal, no
+/// free id in a lease store).
+class worker_id_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+[[noreturn]] inline void reject_worker(const std::string& msg) { throw worker_id_error("flakeid: " + msg); }
+
+/// Parses a whole decimal string; false on anything else.
+inline bool parse_decimal(std::string_view s, std::uint64_t& out) noexcept {
+  if (s.empty()) return false;
+  const auto* end = s.data() + s.size();
+  const auto r = std::from_chars(s.data(), end, out);
+  return r.ec == std::errc{} && r.ptr == end;
+}
+
+/// Checks `n` against the layout's field of kind `k` (field_range_error when it does not fit).
+inline void check_node_field(const layout& l, field_kind k, std::uint64_t v) {
+  (void)l.place(k, v);
+}
+}  // namespace detail
+
+/// Fixed ids, given by the application.
+struct fixed_node {
+  node_id node;
+  constexpr fixed_node(datacenter_id d, worker_id w) noexcept : node{d.value, w.value} {}
+  constexpr explicit fixed_node(worker_id w) noexcept : node{0, w.value} {}
+  [[nodiscard]] worker_assignment assign(const layout&) const { return {node, INT64_MIN, nullptr, "fixed"}; }
+};
+
+/// The worker id (and optionally the datacenter id) from environment variables.
+/// Throws `worker_id_error` when a variable is missing or not a decimal number.
+struct env_worker_id {
+  std::string worker_variable = "FLAKEID_WORKER_ID";
+  std::string datacenter_variable;  // empty: datacenter 0
+
+  [[nodiscard]] worker_assignment assign(const layout&) const {
+    worker_assignment a;
+    a.node.worker = read(worker_variable);
+    if (!datacenter_variable.empty()) a.node.datacenter = read(datacenter_variable);
+    a.source = "env " + worker_variable;
+    return a;
+  }
+
+ private:
+  static std::uint64_t read(const std::string& name) {
+    const char* v = std::getenv(name.c_str());
+    if (v == nullptr) detail::reject_worker("environment variable " + name + " is not set");
+    std::uint64_t n = 0;
+    if (!detail::parse_decimal(v, n))
+      detail::reject_worker("environment variable " + name + " is '" + v +
+                            "', not a decimal number");
+    return n;
+  }
+};
+
+/// The ordinal of a Kubernetes StatefulSet pod, from its host name `<set>-<ordinal>`
+/// (`orders-12` gives worker 12). The host name comes from the constructor, or else from
+/// `gethostname`. Throws `worker_id_error` for a name without a numeric ordinal, and
+/// `field_range_error` (when the generator is built) for an ordinal too large for the field.
+struct statefulset_ordinal {
+  std::string hostname;  // empty: the machine's host name
+
+  [[nodiscard]] worker_assignment assign(const layout& l) const {
+    std::string name = hostname;
+    if (name.empty()) {
+      char buf[256] = {};
+      if (::gethostname(buf, sizeof buf - 1) != 0) detail::reject_worker("gethostname failed");
+      name = buf;
+    }
+    const auto dash = name.rfind('-');
+    if (dash == std::string::npos || dash + 1 == name.size())
+      detail::reject_worker("host name '" + name +
+                            "' has no StatefulSet ordinal (expected <name>-<number>)");
+    std::uint64_t n = 0;
+    if (!detail::parse_decimal(std::string_view(name).substr(dash + 1), n))
+      detail::reject_worker("host name '" + name + "' ends in '" + name.substr(dash + 1) +
+                            "', not a StatefulSet ordinal");
+    detail::check_node_field(l, field_kind::worker, n);
+    worker_assignment a;
+    a.node.worker = n;
+    a.source = "statefulset ordinal of " + name;
+    return a;
+  }
+};
+
+/// A guess from the host name's hash and the process id, folded into the worker (and
+/// datacenter) bits, as mybatis-plus and Sonyflake guess from MAC, IP and PID. Containers often
+/// share both the address and the pid (1), so two of them can get the same id: use it only where
+/// a collision is acceptable, and prefer a lease.
+struct host_pid_guess {
+  [[nodiscard]] worker_assignment assign(const layout& l) const {
+    char buf[256] = {};
+    (void)::gethostname(buf, sizeof buf - 1);
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+    for (const char* p = buf; *p != 0; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ULL;
+    const auto pid = static_cast<std::uint64_t>(::getpid());
+    worker_assignment a;
+    a.node.datacenter = h & l.max_value(field_kind::datacenter);
+    a.node.worker = (pid ^ (h >> 32)) & l.max_value(field_kind::worker);
+    a.source = "guess from host name and pid (may collide)";
+    return a;
+  }
+};
+
+}  // namespace flakeid
