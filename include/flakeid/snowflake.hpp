@@ -206,6 +206,7 @@ class basic_snowflake {
   /// tick: use them for back-filled rows in a time range `next_id()` no longer serves.
   /// Throws `timestamp_overflow_error` for `t` outside the layout's range.
   [[nodiscard]] std::uint64_t next_id_at(time_point t, std::uint64_t key = 0) {
+    if (fence_ && !fence_->valid.load(std::memory_order_acquire)) detail::throw_lease_lost();
     const std::uint64_t tick = L.ticks_at(t);
     const std::uint64_t seq = at_counter_.fetch_add(1, std::memory_order_relaxed) & seq_max;
     return make_id(tick, seq, key & gene_mask);
@@ -299,7 +300,8 @@ class basic_snowflake {
     for (;;) {
       // Read the state before the clock: a tick another thread published came from a reading
       // no later than ours, so only a real step back leaves the clock behind it.
-      std::uint64_t now = read_tick();
+      const std::uint64_t read = read_tick();
+      std::uint64_t now = read;
       const std::uint64_t last = old >> seq_bits;
       const std::uint64_t seq = old & seq_max;
       std::uint64_t tick = 0;
@@ -317,7 +319,7 @@ class basic_snowflake {
           tick = last;
           first = seq + 1;
         } else {
-          tick = exhausted_tick(last, now);
+          tick = exhausted_tick(last, read);
           if (tick == 0) {  // waited: go again with a fresh reading
             old = w.load(std::memory_order_acquire);
             continue;
@@ -353,8 +355,9 @@ class basic_snowflake {
     detail::throw_backwards(step_ms, backwards::max_step_ms);
   }
 
-  /// The tick `last` is used up. Returns the tick to move on to at once (borrowing), or 0 after
-  /// waiting for the clock to pass `last`.
+  /// The tick `last` is used up; the clock reads `now`. Returns the tick to move on to at once
+  /// (borrowing, while that stays within the bound ahead of the clock), or 0 after waiting for
+  /// the clock to pass `last`.
   std::uint64_t exhausted_tick(std::uint64_t last, std::uint64_t now) {
     if (last >= tick_max) [[unlikely]]
       detail::reject_time(epoch_ms + static_cast<std::int64_t>(span_ms) + 1, epoch_ms,
