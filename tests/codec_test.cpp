@@ -82,8 +82,9 @@ id_parts max_parts(const flakeid::layout& l) {
 
 TEST(codec_test, round_trips_random_parts_for_every_preset) {
   std::mt19937_64 rng(20240824);
-  for (const auto& [name, l] : all_presets) {
-    SCOPED_TRACE(name);
+  for (const named_layout& preset : all_presets) {
+    const flakeid::layout& l = preset.layout;
+    SCOPED_TRACE(preset.name);
     for (int i = 0; i < 20000; ++i) {
       const id_parts p = random_parts(l, rng);
       const std::uint64_t id = l.compose(p);
@@ -104,8 +105,9 @@ TEST(codec_test, round_trips_random_parts_for_every_preset) {
 
 TEST(codec_test, round_trips_random_ids_for_every_preset) {
   std::mt19937_64 rng(7);
-  for (const auto& [name, l] : all_presets) {
-    SCOPED_TRACE(name);
+  for (const named_layout& preset : all_presets) {
+    const flakeid::layout& l = preset.layout;
+    SCOPED_TRACE(preset.name);
     for (int i = 0; i < 20000; ++i) {
       const std::uint64_t id = rng() & l.max_id();
       ASSERT_EQ(l.compose(l.decompose(id)), id);
@@ -189,8 +191,9 @@ TEST(codec_test, compose_rejects_parts_that_do_not_fit_with_exact_messages) {
 }
 
 TEST(codec_test, compose_rejects_one_past_every_field_of_every_preset) {
-  for (const auto& [name, l] : all_presets) {
-    SCOPED_TRACE(name);
+  for (const named_layout& preset : all_presets) {
+    const flakeid::layout& l = preset.layout;
+    SCOPED_TRACE(preset.name);
     for (field_kind k : {field_kind::datacenter, field_kind::worker, field_kind::sequence,
                          field_kind::gene}) {
       id_parts p = max_parts(l);
