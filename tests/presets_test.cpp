@@ -333,8 +333,9 @@ TEST(presets_test, decodes_real_mastodon_ids) {
   constexpr auto& l = layouts::mastodon;
   // Mastodon docs, Entities > Status example: "id": "103270115826048975",
   // "created_at": "2019-12-08T03:48:33.901Z". The ID's 48-bit field is 1575776913849 ms,
-  // 2019-12-08T03:48:33.849Z: Mastodon mints the ID when the row is inserted, in the database,
-  // so created_at (set by the application) is 52 ms later, not equal.
+  // 2019-12-08T03:48:33.849Z. The ID comes from the database's timestamp_id() default and
+  // created_at from the application (mastodon lib/mastodon/snowflake.rb), so the two need not
+  // agree to the millisecond: here created_at is 52 ms later.
   static_assert(l.decompose(103270115826048975) ==
                 flakeid::id_parts{utc(2019y / December / 8, 3h, 48min, 33s, 849ms), 1575776913849,
                                   0, 0, 40911, 0});
