@@ -1,0 +1,6 @@
+// expect: layout_timestamp_range_must_fit_64_bit_unix_ms
+#include <flakeid/layout.hpp>
+
+// 2^60 seconds do not fit a signed 64-bit count of Unix milliseconds.
+using namespace flakeid::fields;
+constexpr flakeid::layout bad{{timestamp(60), sequence(3)}, 0, std::chrono::seconds{1}};
