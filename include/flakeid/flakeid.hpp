@@ -6,3 +6,4 @@
 #include "errors.hpp"
 #include "layout.hpp"
 #include "layouts.hpp"
+#include "text.hpp"
