@@ -7,3 +7,4 @@
 #include "layout.hpp"
 #include "layouts.hpp"
 #include "text.hpp"
+#include "format.hpp"
