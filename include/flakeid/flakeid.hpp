@@ -8,3 +8,4 @@
 #include "layouts.hpp"
 #include "text.hpp"
 #include "format.hpp"
+#include "layout_spec.hpp"
