@@ -5,12 +5,12 @@
 /// `yyyyMMddHHmmssSSS-<worker>-<sequence>` of CosId's SnowflakeFriendlyId. Also the JavaScript
 /// safe-integer check.
 ///
-/// | form        | alphabet                          | width                 | sorts like the number |
-/// |-------------|-----------------------------------|-----------------------|-----------------------|
-/// | radix62     | `0-9A-Za-z` (digit order of CosId) | 1 to 11, or padded 11 | padded only, byte-wise |
-/// | radix36     | `0-9A-Z`                          | 1 to 13, or padded 13 | padded only           |
-/// | crockford32 | `0-9A-HJKMNP-TV-Z`                | always 13             | yes                   |
-/// | friendly    | `yyyyMMddHHmmssSSS-worker-sequence` | varies              | no                    |
+/// | form        | characters                            | width                 | text order = ID order |
+/// |-------------|---------------------------------------|-----------------------|-----------------------|
+/// | radix62     | `0-9A-Za-z` (CosId's digit order)     | 1 to 11, or padded 11 | when padded           |
+/// | radix36     | `0-9A-Z`                              | 1 to 13, or padded 13 | when padded           |
+/// | crockford32 | `0-9A-HJKMNP-TV-Z`                    | always 13             | always                |
+/// | friendly    | `yyyyMMddHHmmssSSS-worker-sequence`   | varies                | no                    |
 ///
 /// Every encoder comes twice: one writes into a caller's buffer without allocating, in the
 /// manner of `std::to_chars` (it returns `{end, std::errc{}}`, or `{last,
@@ -20,9 +20,9 @@
 /// and its index (0-based), and what was allowed. All functions are thread-safe (no shared state).
 ///
 ///     char buf[flakeid::radix62_width];
-///     auto [end, ec] = flakeid::to_radix62(buf, buf + sizeof buf, id);   // unpadded
-///     std::string s = flakeid::to_crockford32(id);                      // "0ABCDEFGHJKMN"
-///     std::uint64_t back = flakeid::from_crockford32(s);
+///     auto [end, ec] = flakeid::to_radix62(buf, buf + sizeof buf, 62);  // writes "10"
+///     std::string s = flakeid::to_crockford32(62);                     // "000000000001Y"
+///     std::uint64_t back = flakeid::from_crockford32(s);               // 62
 ///
 /// **Radix 62 and 36.** CosId's `Radix62IdConverter` and `Radix36IdConverter` (Ahoo-Wang/CosId,
 /// cosid-core `me.ahoo.cosid.converter`) write the digits 0-9, then A-Z, then (radix 62 only)
