@@ -5,8 +5,11 @@
 
 #include "clock.hpp"
 #include "errors.hpp"
+#include "format.hpp"
 #include "layout.hpp"
+#include "layout_spec.hpp"
 #include "layouts.hpp"
 #include "policies.hpp"
 #include "snowflake.hpp"
+#include "text.hpp"
 #include "worker_id.hpp"
