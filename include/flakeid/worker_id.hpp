@@ -18,7 +18,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <charconv>
 #include <climits>
 #include <concepts>
 #include <cstdint>
@@ -29,6 +28,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "detail/text_util.hpp"
 #include "layout.hpp"
 
 namespace flakeid {
@@ -91,14 +91,6 @@ class worker_id_error : public std::runtime_error {
 
 namespace detail {
 [[noreturn]] inline void reject_worker(const std::string& msg) { throw worker_id_error("flakeid: " + msg); }
-
-/// Parses a whole decimal string; false on anything else.
-inline bool parse_decimal(std::string_view s, std::uint64_t& out) noexcept {
-  if (s.empty()) return false;
-  const auto* end = s.data() + s.size();
-  const auto r = std::from_chars(s.data(), end, out);
-  return r.ec == std::errc{} && r.ptr == end;
-}
 
 /// Checks `n` against the layout's field of kind `k` (field_range_error when it does not fit).
 inline void check_node_field(const layout& l, field_kind k, std::uint64_t v) {
