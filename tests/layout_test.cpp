@@ -90,22 +90,22 @@ TEST(layout_test, rejects_a_duplicate_kind_at_run_time) {
   static_assert(static_cast<int>(field_kind::worker) == 2);
   expect_invalid_layout(
       [] { return flakeid::layout{{timestamp(41), worker(5), worker(5), sequence(12)}, 0}; },
-      "flakeid: invalid layout: a field kind appears twice (kind given); each kind may appear "
-      "once, merge them (got 2)");
+      "flakeid: invalid layout: the kind 'worker' appears twice; each kind may appear once, "
+      "merge them");
 }
 
 TEST(layout_test, rejects_a_layout_without_a_timestamp_at_run_time) {
   using namespace flakeid::fields;
   expect_invalid_layout([] { return flakeid::layout{{worker(51), sequence(12)}, 0}; },
                         "flakeid: invalid layout: a layout needs a timestamp field; add "
-                        "fields::timestamp(bits) (got 0)");
+                        "fields::timestamp(bits)");
 }
 
 TEST(layout_test, rejects_a_layout_without_a_sequence_at_run_time) {
   using namespace flakeid::fields;
   expect_invalid_layout([] { return flakeid::layout{{timestamp(41), worker(22)}, 0}; },
                         "flakeid: invalid layout: a layout needs a sequence field; add "
-                        "fields::sequence(bits) (got 0)");
+                        "fields::sequence(bits)");
 }
 
 TEST(layout_test, rejects_a_timestamp_range_past_64_bit_unix_ms_at_run_time) {

@@ -114,8 +114,9 @@ namespace detail {
   reject_layout("a field has width 0 (index given); give it at least 1 bit or remove it", index);
 }
 [[noreturn]] inline void layout_field_kind_used_twice_merge_the_fields(long long kind) {
-  reject_layout("a field kind appears twice (kind given); each kind may appear once, merge them",
-                kind);
+  throw invalid_layout_error(std::string("flakeid: invalid layout: the kind '") +
+                             std::string(to_string(static_cast<field_kind>(kind))) +
+                             "' appears twice; each kind may appear once, merge them");
 }
 [[noreturn]] inline void layout_widths_must_add_up_to_63_or_64(long long sum) {
   reject_layout(
@@ -124,10 +125,12 @@ namespace detail {
       sum);
 }
 [[noreturn]] inline void layout_needs_a_timestamp_field(long long) {
-  reject_layout("a layout needs a timestamp field; add fields::timestamp(bits)", 0);
+  throw invalid_layout_error(
+      "flakeid: invalid layout: a layout needs a timestamp field; add fields::timestamp(bits)");
 }
 [[noreturn]] inline void layout_needs_a_sequence_field(long long) {
-  reject_layout("a layout needs a sequence field; add fields::sequence(bits)", 0);
+  throw invalid_layout_error(
+      "flakeid: invalid layout: a layout needs a sequence field; add fields::sequence(bits)");
 }
 [[noreturn]] inline void layout_unknown_field_kind(long long kind) {
   reject_layout("unknown field kind", kind);
@@ -323,6 +326,7 @@ struct layout {
   /// How long the layout still has at `now`: `expires_at() - now + 1 ms`, or zero once expired.
   /// An application can warn years ahead: `if (l.time_left(now) < years{2}) ...`.
   [[nodiscard]] constexpr std::chrono::milliseconds time_left(time_point now) const noexcept {
+    if (now < epoch()) now = epoch();  // keeps the subtraction in range
     const auto left = expires_at() - now + std::chrono::milliseconds{1};
     return left.count() > 0 ? left : std::chrono::milliseconds{0};
   }

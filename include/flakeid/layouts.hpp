@@ -70,6 +70,9 @@ inline constexpr layout cosid_seconds{
 
 /// CosId SafeJavaScriptSnowflakeId (41 bits ms, 3 machine, 9 sequence: 53 bits in all, so every
 /// ID is below 2^53 and exact as a JavaScript number). The 11 high bits are reserved.
+/// The epoch is COSID_EPOCH in milliseconds. CosId's own `ofMillisecond` factory passes the
+/// epoch in seconds (1577203200) to a millisecond generator, so its IDs count from 1970-01-19
+/// and run out in 2039; to read such IDs, use a layout with epoch 1577203200.
 inline constexpr layout cosid_js{
     {fields::reserved(11), fields::timestamp(41), fields::worker(3), fields::sequence(9)},
     1577203200000};
