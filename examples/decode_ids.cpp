@@ -40,7 +40,7 @@ int main() {
   for (const auto& s : samples) {
     const auto p = s.layout.decompose(s.id);
     std::printf("%-10s %20llu  %-24s %13llu %4llu %6llu %8llu  %s\n", s.system, ull(s.id),
-                flakeid::detail::format_utc(p.timestamp).c_str(), ull(p.ticks), ull(p.datacenter),
+                flakeid::to_iso8601(p.timestamp).c_str(), ull(p.ticks), ull(p.datacenter),
                 ull(p.worker), ull(p.sequence), s.source);
   }
   std::printf(

@@ -13,6 +13,7 @@
 /// itself does not depend on fmt). Both accept the format spec of a string, so width, fill and
 /// alignment apply to the whole text: `std::format("{:>120}", parts)`.
 
+#include <chrono>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -35,6 +36,11 @@
 #endif
 
 namespace flakeid {
+
+/// A time as ISO 8601 UTC with milliseconds: `2016-04-30T11:18:25.796Z`.
+[[nodiscard]] inline std::string to_iso8601(std::chrono::sys_time<std::chrono::milliseconds> t) {
+  return detail::format_utc(t);
+}
 
 /// The text of `p`: `{time: <UTC>, ticks: <n>, datacenter: <n>, worker: <n>, sequence: <n>,
 /// gene: <n>}`. Throws `std::bad_alloc` only.
