@@ -317,11 +317,8 @@ class basic_snowflake {
           tick = last;
           first = seq + 1;
         } else {
+          // The tick after an exhausted one starts at 0, whether borrowed or waited for.
           tick = exhausted_tick(last, now);
-          if (tick == 0) {  // waited: go again with a fresh reading
-            old = w.load(std::memory_order_acquire);
-            continue;
-          }
           first = 0;
         }
       }
@@ -353,19 +350,18 @@ class basic_snowflake {
     detail::throw_backwards(step_ms, backwards::max_step_ms);
   }
 
-  /// The tick `last` is used up. Returns the tick to move on to at once (borrowing), or 0 after
-  /// waiting for the clock to pass `last`.
+  /// The tick `last` is used up. Returns the tick to move on to: `last + 1` at once while
+  /// borrowing allows it, else the later of `last + 1` and the clock's tick after waiting.
   std::uint64_t exhausted_tick(std::uint64_t last, std::uint64_t now) {
     if (last >= tick_max) [[unlikely]]
       detail::reject_time(epoch_ms + static_cast<std::int64_t>(span_ms) + 1, epoch_ms,
                           epoch_ms + static_cast<std::int64_t>(span_ms));
     if constexpr (ahead_ticks > 0) {
       if (last + 1 <= now + ahead_ticks) return last + 1;
-      (void)wait_for_tick(last + 1 - ahead_ticks, -1);
+      return std::max(last + 1, wait_for_tick(last + 1 - ahead_ticks, -1));
     } else {
-      (void)wait_for_tick(last + 1, -1);
+      return wait_for_tick(last + 1, -1);
     }
-    return 0;
   }
 
   void fill(std::span<std::uint64_t> out, std::uint64_t gene) {
