@@ -308,11 +308,11 @@ class basic_snowflake {
         tick = now;
         first = start_.next(seq, seq_max);
       } else {
+        // Behind the last tick: count on in it (a borrowed lead, or held), or go again with a
+        // fresh reading after a wait. `now` keeps the clock's reading, which bounds borrowing.
         if (now < last) [[unlikely]] {
-          now = behind(last, now);
-          if (now > last) continue;  // waited for the clock; go again with a fresh reading
+          if (behind(last, now) > last) continue;
         }
-        // now == last (or held there)
         if (seq < seq_max) {
           tick = last;
           first = seq + 1;
