@@ -300,8 +300,7 @@ class basic_snowflake {
     for (;;) {
       // Read the state before the clock: a tick another thread published came from a reading
       // no later than ours, so only a real step back leaves the clock behind it.
-      const std::uint64_t read = read_tick();
-      std::uint64_t now = read;
+      const std::uint64_t now = read_tick();
       const std::uint64_t last = old >> seq_bits;
       const std::uint64_t seq = old & seq_max;
       std::uint64_t tick = 0;
@@ -310,20 +309,17 @@ class basic_snowflake {
         tick = now;
         first = start_.next(seq, seq_max);
       } else {
+        // Behind the last tick: count on in it (a borrowed lead, or held), or go again with a
+        // fresh reading after a wait. `now` keeps the clock's reading, which bounds borrowing.
         if (now < last) [[unlikely]] {
-          now = behind(last, now);
-          if (now > last) continue;  // waited for the clock; go again with a fresh reading
+          if (behind(last, now) > last) continue;
         }
-        // now == last (or held there)
         if (seq < seq_max) {
           tick = last;
           first = seq + 1;
         } else {
-          tick = exhausted_tick(last, read);
-          if (tick == 0) {  // waited: go again with a fresh reading
-            old = w.load(std::memory_order_acquire);
-            continue;
-          }
+          // The tick after an exhausted one starts at 0, whether borrowed or waited for.
+          tick = exhausted_tick(last, now);
           first = 0;
         }
       }
@@ -355,20 +351,18 @@ class basic_snowflake {
     detail::throw_backwards(step_ms, backwards::max_step_ms);
   }
 
-  /// The tick `last` is used up; the clock reads `now`. Returns the tick to move on to at once
-  /// (borrowing, while that stays within the bound ahead of the clock), or 0 after waiting for
-  /// the clock to pass `last`.
+  /// The tick `last` is used up. Returns the tick to move on to: `last + 1` at once while
+  /// borrowing allows it, else the later of `last + 1` and the clock's tick after waiting.
   std::uint64_t exhausted_tick(std::uint64_t last, std::uint64_t now) {
     if (last >= tick_max) [[unlikely]]
       detail::reject_time(epoch_ms + static_cast<std::int64_t>(span_ms) + 1, epoch_ms,
                           epoch_ms + static_cast<std::int64_t>(span_ms));
     if constexpr (ahead_ticks > 0) {
       if (last + 1 <= now + ahead_ticks) return last + 1;
-      (void)wait_for_tick(last + 1 - ahead_ticks, -1);
+      return std::max(last + 1, wait_for_tick(last + 1 - ahead_ticks, -1));
     } else {
-      (void)wait_for_tick(last + 1, -1);
+      return wait_for_tick(last + 1, -1);
     }
-    return 0;
   }
 
   void fill(std::span<std::uint64_t> out, std::uint64_t gene) {

@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "detail/text_util.hpp"
 #include "layout.hpp"
@@ -111,6 +112,10 @@ struct fixed_node {
 struct env_worker_id {
   std::string worker_variable = "FLAKEID_WORKER_ID";
   std::string datacenter_variable;  // empty: datacenter 0
+
+  env_worker_id() = default;
+  explicit env_worker_id(std::string worker_var, std::string datacenter_var = {})
+      : worker_variable(std::move(worker_var)), datacenter_variable(std::move(datacenter_var)) {}
 
   [[nodiscard]] worker_assignment assign(const layout&) const {
     worker_assignment a;

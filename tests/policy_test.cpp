@@ -1,0 +1,314 @@
+// Every policy of basic_snowflake, with multi_threaded and single_threaded state, on the
+// Twitter layout and a manual clock: exact IDs for each sequence start, each way of handling
+// an exhausted tick and each way of handling a clock that went back.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+
+#include "generator_support.hpp"
+
+using namespace std::chrono;
+using namespace flakeid_test;
+
+namespace {
+
+constexpr auto ticks0 = static_cast<std::uint64_t>(start_ms - twitter_epoch);
+/// Worker 7 of datacenter 1 on the Twitter layout, `dt` ticks after the start.
+constexpr std::uint64_t id_at(std::uint64_t dt, std::uint64_t seq) { return twitter_id(ticks0 + dt, 1, 7, seq); }
+constexpr std::uint64_t tick_of(std::uint64_t id) { return (id >> 22) - ticks0; }
+constexpr std::uint64_t seq_of(std::uint64_t id) { return id & 4095; }
+
+template <class Threading>
+class policy_test : public ::testing::Test {
+ protected:
+  template <class Start, class Exhausted = flakeid::wait_next_tick,
+            class Backwards = flakeid::throw_on_backwards>
+  using gen = flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock,
+                                       flakeid::policies<Start, Exhausted, Backwards, Threading>>;
+  flakeid::manual_clock clock{start_time};
+};
+using threadings = ::testing::Types<flakeid::multi_threaded, flakeid::single_threaded>;
+TYPED_TEST_SUITE(policy_test, threadings);
+
+// basic_snowflake is neither copyable nor movable, so tests build it in place.
+#define FLAKEID_GEN(name, ...)                                              \
+  typename TestFixture::template gen<__VA_ARGS__> name{flakeid::datacenter_id{1}, \
+                                                       flakeid::worker_id{7}, this->clock}
+
+// ---- sequence start ----------------------------------------------------------------------------
+
+TYPED_TEST(policy_test, zero_start_begins_every_tick_at_0) {
+  FLAKEID_GEN(g, flakeid::zero_start);
+  EXPECT_EQ(g.next_id(), id_at(0, 0));
+  EXPECT_EQ(g.next_id(), id_at(0, 1));
+  this->clock.advance(1ms);
+  EXPECT_EQ(g.next_id(), id_at(1, 0));
+  this->clock.advance(4ms);
+  EXPECT_EQ(g.next_id(), id_at(5, 0));
+}
+
+TYPED_TEST(policy_test, cosid_threshold_default_is_2047_for_12_bits) {
+  FLAKEID_GEN(g, flakeid::cosid_threshold<>);
+  EXPECT_EQ(g.next_id(), id_at(0, 1));  // CosId's first ID has sequence 1
+  for (std::uint64_t s = 2; s <= 2047; ++s) {
+    this->clock.advance(1ms);
+    ASSERT_EQ(g.next_id(), id_at(s - 1, s));
+  }
+  this->clock.advance(1ms);
+  EXPECT_EQ(g.next_id(), id_at(2047, 1));
+}
+
+TYPED_TEST(policy_test, cosid_threshold_2_at_1000_1001_1002_ms_gives_1_2_1) {
+  this->clock.set(ms_time{milliseconds{twitter_epoch + 1000}});
+  FLAKEID_GEN(g, flakeid::cosid_threshold<2>);
+  EXPECT_EQ(g.next_id(), twitter_id(1000, 1, 7, 1));
+  this->clock.advance(1ms);
+  EXPECT_EQ(g.next_id(), twitter_id(1001, 1, 7, 2));
+  this->clock.advance(1ms);
+  EXPECT_EQ(g.next_id(), twitter_id(1002, 1, 7, 1));
+  // Within a tick it counts past the threshold.
+  EXPECT_EQ(g.next_id(), twitter_id(1002, 1, 7, 2));
+  EXPECT_EQ(g.next_id(), twitter_id(1002, 1, 7, 3));
+  this->clock.advance(1ms);
+  EXPECT_EQ(g.next_id(), twitter_id(1003, 1, 7, 1));
+}
+
+TYPED_TEST(policy_test, vibrating_start_rotates_the_first_sequence) {
+  FLAKEID_GEN(g, flakeid::vibrating_start<3>);
+  for (std::uint64_t t = 0; t < 9; ++t) {
+    ASSERT_EQ(g.next_id(), id_at(t, t % 4)) << "tick " << t;
+    ASSERT_EQ(g.next_id(), id_at(t, t % 4 + 1)) << "tick " << t;
+    this->clock.advance(1ms);
+  }
+}
+
+TYPED_TEST(policy_test, vibrating_start_default_rotates_through_16_offsets) {
+  FLAKEID_GEN(g, flakeid::vibrating_start<>);
+  for (std::uint64_t t = 0; t < 40; ++t) {
+    ASSERT_EQ(g.next_id(), id_at(t, t % 16)) << "tick " << t;
+    this->clock.advance(1ms);
+  }
+}
+
+TYPED_TEST(policy_test, random_start_stays_below_its_bound) {
+  FLAKEID_GEN(g, flakeid::random_start<8>);
+  std::set<std::uint64_t> starts;
+  for (std::uint64_t t = 0; t < 2000; ++t) {
+    const std::uint64_t first = g.next_id();
+    ASSERT_EQ(tick_of(first), t);
+    ASSERT_LT(seq_of(first), 8U);
+    starts.insert(seq_of(first));
+    ASSERT_EQ(g.next_id(), first + 1);  // then it counts up within the tick
+    this->clock.advance(1ms);
+  }
+  EXPECT_EQ(starts.size(), 8U);  // 2000 draws below 8 reach every value
+}
+
+TYPED_TEST(policy_test, random_start_default_bound_is_128_and_bound_1_is_zero_start) {
+  FLAKEID_GEN(g, flakeid::random_start<>);
+  FLAKEID_GEN(one, flakeid::random_start<1>);
+  for (std::uint64_t t = 0; t < 1000; ++t) {
+    ASSERT_LT(seq_of(g.next_id()), 128U);
+    ASSERT_EQ(one.next_id(), id_at(t, 0));
+    this->clock.advance(1ms);
+  }
+}
+
+TYPED_TEST(policy_test, never_reset_counts_on_across_ticks_and_wraps) {
+  FLAKEID_GEN(g, flakeid::never_reset);
+  EXPECT_EQ(g.next_id(), id_at(0, 0));
+  EXPECT_EQ(g.next_id(), id_at(0, 1));
+  this->clock.advance(1ms);
+  EXPECT_EQ(g.next_id(), id_at(1, 2));
+  this->clock.advance(1ms);
+  EXPECT_EQ(g.next_id(), id_at(2, 3));
+  for (std::uint64_t s = 4; s <= 4095; ++s) ASSERT_EQ(g.next_id(), id_at(2, s));
+  this->clock.advance(1ms);  // the last sequence was used at tick 2; tick 3 wraps to 0
+  EXPECT_EQ(g.next_id(), id_at(3, 0));
+  EXPECT_EQ(this->clock.sleeps(), 0U);
+}
+
+TYPED_TEST(policy_test, every_start_policy_restarts_at_0_after_an_exhausted_tick) {
+  FLAKEID_GEN(zero, flakeid::zero_start);
+  FLAKEID_GEN(cosid, flakeid::cosid_threshold<>);
+  FLAKEID_GEN(vibrating, flakeid::vibrating_start<>);
+  FLAKEID_GEN(rnd, flakeid::random_start<>);
+  FLAKEID_GEN(never, flakeid::never_reset);
+  auto drain = [&](auto& g) {
+    const std::uint64_t t = tick_of(g.next_id());
+    std::uint64_t id = 0;
+    while (tick_of(id = g.next_id()) == t) {
+    }
+    EXPECT_EQ(tick_of(id), t + 1);
+    EXPECT_EQ(seq_of(id), 0U);
+    EXPECT_EQ(g.next_id(), id + 1);
+  };
+  drain(zero);
+  drain(cosid);
+  drain(vibrating);
+  drain(rnd);
+  drain(never);
+  EXPECT_EQ(this->clock.sleeps(), 5U);
+}
+
+// ---- sequence exhausted -------------------------------------------------------------------------
+
+TYPED_TEST(policy_test, wait_next_tick_waits_exactly_until_the_next_tick) {
+  FLAKEID_GEN(g, flakeid::zero_start, flakeid::wait_next_tick);
+  for (std::uint64_t t = 0; t < 3; ++t)
+    for (std::uint64_t s = 0; s < 4096; ++s) ASSERT_EQ(g.next_id(), id_at(t, s));
+  EXPECT_EQ(this->clock.sleeps(), 2U);
+  EXPECT_EQ(this->clock.slept(), 2ms);
+  EXPECT_EQ(this->clock.now(), start_time + 2ms);
+}
+
+TYPED_TEST(policy_test, borrow_ticks_runs_ahead_at_most_its_bound) {
+  FLAKEID_GEN(g, flakeid::zero_start, flakeid::borrow_ticks<3>);
+  const std::uint64_t total = 10 * 4096;
+  for (std::uint64_t k = 0; k < total; ++k) {
+    const std::uint64_t id = g.next_id();
+    ASSERT_EQ(id, id_at(k / 4096, k % 4096)) << k;
+    const auto clock_tick = static_cast<std::uint64_t>((this->clock.now() - start_time).count());
+    ASSERT_LE(tick_of(id), clock_tick + 3) << k;  // never more than 3 ms ahead of the clock
+  }
+  // Ticks 1-3 were borrowed at once; ticks 4-9 each waited 1 ms for the clock.
+  EXPECT_EQ(this->clock.sleeps(), 6U);
+  EXPECT_EQ(this->clock.slept(), 6ms);
+  EXPECT_EQ(this->clock.now(), start_time + 6ms);
+}
+
+TYPED_TEST(policy_test, borrowed_lead_is_not_a_step_back_but_a_larger_lag_is) {
+  FLAKEID_GEN(g, flakeid::zero_start, flakeid::borrow_ticks<3>);
+  for (std::uint64_t k = 0; k < 3 * 4096; ++k) (void)g.next_id();  // ticks 0-2
+  EXPECT_EQ(g.next_id(), id_at(3, 0));                              // borrowed, 3 ahead
+  EXPECT_EQ(g.next_id(), id_at(3, 1));                              // clock 3 behind: the lead
+  EXPECT_EQ(this->clock.sleeps(), 0U);
+  this->clock.step_back(1ms);  // now 4 behind the last tick
+  try {
+    (void)g.next_id();
+    FAIL() << "no exception";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_EQ(e.step(), 4ms);
+  }
+}
+
+TYPED_TEST(policy_test, next_ids_borrows_like_next_id) {
+  FLAKEID_GEN(g, flakeid::zero_start, flakeid::borrow_ticks<2>);
+  std::vector<std::uint64_t> ids(5 * 4096);
+  g.next_ids(ids);
+  for (std::uint64_t k = 0; k < ids.size(); ++k) ASSERT_EQ(ids[k], id_at(k / 4096, k % 4096)) << k;
+  EXPECT_EQ(this->clock.now(), start_time + 2ms);
+}
+
+// ---- clock moved back -----------------------------------------------------------------------------
+
+TYPED_TEST(policy_test, throw_on_backwards_reports_the_step_and_mints_nothing) {
+  FLAKEID_GEN(g, flakeid::zero_start, flakeid::wait_next_tick, flakeid::throw_on_backwards);
+  EXPECT_EQ(g.next_id(), id_at(0, 0));
+  this->clock.step_back(5ms);
+  try {
+    (void)g.next_id();
+    FAIL() << "no exception";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_EQ(e.step(), 5ms);
+    EXPECT_STREQ(e.what(), "flakeid: clock moved back by 5 ms; the policy tolerates no step back");
+  }
+  std::uint64_t out[4];
+  EXPECT_THROW(g.next_ids(out), flakeid::clock_backwards_error);
+  this->clock.advance(5ms);
+  EXPECT_EQ(g.next_id(), id_at(0, 1));  // nothing was used while the clock was behind
+}
+
+TYPED_TEST(policy_test, the_step_is_measured_from_the_last_tick_used) {
+  FLAKEID_GEN(g, flakeid::zero_start, flakeid::wait_next_tick, flakeid::throw_on_backwards);
+  EXPECT_EQ(g.next_id(), id_at(0, 0));
+  this->clock.advance(10ms);     // no ID minted at +10
+  this->clock.step_back(15ms);   // 5 ms behind tick 0
+  try {
+    (void)g.next_id();
+    FAIL() << "no exception";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_EQ(e.step(), 5ms);
+  }
+  this->clock.advance(3ms);  // still 2 behind
+  try {
+    (void)g.next_id();
+    FAIL() << "no exception";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_EQ(e.step(), 2ms);
+  }
+}
+
+TYPED_TEST(policy_test, wait_on_backwards_waits_within_its_bound_and_throws_beyond) {
+  FLAKEID_GEN(g, flakeid::zero_start, flakeid::wait_next_tick, flakeid::wait_on_backwards<5>);
+  EXPECT_EQ(g.next_id(), id_at(0, 0));
+  this->clock.step_back(5ms);
+  EXPECT_EQ(g.next_id(), id_at(0, 1));  // waited until the clock was back at tick 0
+  EXPECT_EQ(this->clock.sleeps(), 1U);
+  EXPECT_EQ(this->clock.slept(), 5ms);
+  EXPECT_EQ(this->clock.now(), start_time);
+  this->clock.step_back(6ms);
+  try {
+    (void)g.next_id();
+    FAIL() << "no exception";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_EQ(e.step(), 6ms);
+    EXPECT_STREQ(e.what(), "flakeid: clock moved back by 6 ms; the policy tolerates up to 5 ms");
+  }
+  EXPECT_EQ(this->clock.slept(), 5ms);  // beyond the bound it does not wait at all
+}
+
+TYPED_TEST(policy_test, wait_on_backwards_gives_up_when_the_clock_does_not_catch_up) {
+  FLAKEID_GEN(g, flakeid::zero_start, flakeid::wait_next_tick, flakeid::wait_on_backwards<5>);
+  EXPECT_EQ(g.next_id(), id_at(0, 0));
+  this->clock.step_back(4ms);
+  this->clock.auto_advance(false);  // waits sleep for real and the clock stays 4 ms behind
+  try {
+    (void)g.next_id();
+    FAIL() << "no exception";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_EQ(e.step(), 4ms);
+    EXPECT_STREQ(e.what(), "flakeid: clock moved back by 4 ms; the policy tolerates up to 5 ms");
+  }
+  EXPECT_GE(this->clock.sleeps(), 1U);
+}
+
+TYPED_TEST(policy_test, hold_on_backwards_keeps_counting_in_the_last_tick) {
+  FLAKEID_GEN(g, flakeid::zero_start, flakeid::wait_next_tick, flakeid::hold_on_backwards<10>);
+  EXPECT_EQ(g.next_id(), id_at(0, 0));
+  this->clock.step_back(10ms);
+  for (std::uint64_t s = 1; s < 4096; ++s) ASSERT_EQ(g.next_id(), id_at(0, s));
+  EXPECT_EQ(this->clock.sleeps(), 0U);
+  // The held tick is used up: wait until the clock reaches the next tick.
+  EXPECT_EQ(g.next_id(), id_at(1, 0));
+  EXPECT_EQ(this->clock.now(), start_time + 1ms);
+  EXPECT_EQ(this->clock.slept(), 11ms);
+  this->clock.step_back(11ms);
+  try {
+    (void)g.next_id();
+    FAIL() << "no exception";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_EQ(e.step(), 11ms);
+    EXPECT_STREQ(e.what(), "flakeid: clock moved back by 11 ms; the policy tolerates up to 10 ms");
+  }
+  this->clock.advance(11ms);
+  EXPECT_EQ(g.next_id(), id_at(1, 1));
+}
+
+TYPED_TEST(policy_test, ten_ms_ticks_report_the_step_in_whole_ticks) {
+  using sony_gen = flakeid::basic_snowflake<flakeid::layouts::sonyflake, flakeid::manual_clock,
+                                       flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick,
+                                                         flakeid::throw_on_backwards, TypeParam>>;
+  sony_gen g{flakeid::worker_id{1}, this->clock};
+  (void)g.next_id();
+  this->clock.step_back(25ms);  // from the start of a tick to 3 ticks earlier
+  try {
+    (void)g.next_id();
+    FAIL() << "no exception";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_EQ(e.step(), 30ms);
+  }
+}
+
+}  // namespace

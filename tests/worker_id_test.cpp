@@ -1,0 +1,170 @@
+// Worker-id sources (fixed, environment, StatefulSet ordinal, host/pid guess) and the lease
+// fence a generator honours.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "generator_support.hpp"
+
+using namespace std::chrono;
+using namespace flakeid_test;
+
+namespace {
+
+using classic = flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock>;
+constexpr auto ticks0 = static_cast<std::uint64_t>(start_ms - twitter_epoch);
+
+template <class Error, class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no exception";
+}
+
+TEST(worker_id_test, fixed_node_uses_the_given_ids) {
+  flakeid::manual_clock clock{start_time};
+  classic gen{flakeid::fixed_node{flakeid::datacenter_id{2}, flakeid::worker_id{30}}, clock};
+  EXPECT_EQ(gen.node(), (flakeid::node_id{2, 30}));
+  EXPECT_EQ(gen.node_source(), "fixed");
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0, 2, 30, 0));
+  EXPECT_EQ(error_of<flakeid::field_range_error>([&] { classic g{flakeid::fixed_node{flakeid::worker_id{32}}, clock}; }),
+            "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
+}
+
+TEST(worker_id_test, env_worker_id_reads_the_variables) {
+  ::setenv("FLAKEID_TEST_WORKER", "17", 1);
+  ::setenv("FLAKEID_TEST_DC", "3", 1);
+  flakeid::manual_clock clock{start_time};
+  classic gen{flakeid::env_worker_id{"FLAKEID_TEST_WORKER", "FLAKEID_TEST_DC"}, clock};
+  EXPECT_EQ(gen.node(), (flakeid::node_id{3, 17}));
+  EXPECT_EQ(gen.node_source(), "env FLAKEID_TEST_WORKER");
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0, 3, 17, 0));
+
+  const auto only_worker = flakeid::env_worker_id{"FLAKEID_TEST_WORKER", ""}.assign(flakeid::layouts::twitter);
+  EXPECT_EQ(only_worker.node, (flakeid::node_id{0, 17}));
+}
+
+TEST(worker_id_test, env_worker_id_rejects_a_missing_or_bad_variable) {
+  ::unsetenv("FLAKEID_TEST_MISSING");
+  flakeid::manual_clock clock{start_time};
+  EXPECT_EQ(error_of<flakeid::worker_id_error>([&] { classic g{flakeid::env_worker_id{"FLAKEID_TEST_MISSING", ""}, clock}; }),
+            "flakeid: environment variable FLAKEID_TEST_MISSING is not set");
+  for (const char* bad : {"abc", "", "12x", "-1", " 3"}) {
+    ::setenv("FLAKEID_TEST_BAD", bad, 1);
+    EXPECT_EQ(error_of<flakeid::worker_id_error>([&] { classic g{flakeid::env_worker_id{"FLAKEID_TEST_BAD", ""}, clock}; }),
+              std::string("flakeid: environment variable FLAKEID_TEST_BAD is '") + bad +
+                  "', not a decimal number");
+  }
+  ::setenv("FLAKEID_TEST_BIG", "32", 1);
+  EXPECT_EQ(error_of<flakeid::field_range_error>([&] { classic g{flakeid::env_worker_id{"FLAKEID_TEST_BIG", ""}, clock}; }),
+            "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
+}
+
+TEST(worker_id_test, statefulset_ordinal_takes_the_number_after_the_last_dash) {
+  flakeid::manual_clock clock{start_time};
+  classic gen{flakeid::statefulset_ordinal{"orders-12"}, clock};
+  EXPECT_EQ(gen.node(), (flakeid::node_id{0, 12}));
+  EXPECT_EQ(gen.node_source(), "statefulset ordinal of orders-12");
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0, 0, 12, 0));
+  EXPECT_EQ(flakeid::statefulset_ordinal{"order-api-7"}.assign(flakeid::layouts::twitter).node.worker, 7U);
+  EXPECT_EQ(flakeid::statefulset_ordinal{"orders-1023"}.assign(flakeid::layouts::cosid).node.worker, 1023U);
+}
+
+TEST(worker_id_test, statefulset_ordinal_rejects_names_without_a_usable_ordinal) {
+  const auto& l = flakeid::layouts::twitter;
+  EXPECT_EQ(error_of<flakeid::worker_id_error>([&] { (void)flakeid::statefulset_ordinal{"orders"}.assign(l); }),
+            "flakeid: host name 'orders' has no StatefulSet ordinal (expected <name>-<number>)");
+  EXPECT_EQ(error_of<flakeid::worker_id_error>([&] { (void)flakeid::statefulset_ordinal{"orders-"}.assign(l); }),
+            "flakeid: host name 'orders-' has no StatefulSet ordinal (expected <name>-<number>)");
+  EXPECT_EQ(error_of<flakeid::worker_id_error>([&] { (void)flakeid::statefulset_ordinal{"orders-abc"}.assign(l); }),
+            "flakeid: host name 'orders-abc' ends in 'abc', not a StatefulSet ordinal");
+  EXPECT_EQ(error_of<flakeid::field_range_error>([&] { (void)flakeid::statefulset_ordinal{"orders-32"}.assign(l); }),
+            "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
+  flakeid::manual_clock clock{start_time};
+  EXPECT_THROW((classic{flakeid::statefulset_ordinal{"orders-99"}, clock}), flakeid::field_range_error);
+}
+
+TEST(worker_id_test, host_pid_guess_stays_within_the_layouts_fields) {
+  for (const flakeid::layout* l : {&flakeid::layouts::twitter, &flakeid::layouts::cosid,
+                                   &flakeid::layouts::cosid_js, &flakeid::layouts::sonyflake}) {
+    const auto a = flakeid::host_pid_guess{}.assign(*l);
+    EXPECT_LE(a.node.worker, l->max_value(flakeid::field_kind::worker));
+    EXPECT_LE(a.node.datacenter, l->max_value(flakeid::field_kind::datacenter));
+    EXPECT_EQ(a.source, "guess from host name and pid (may collide)");
+  }
+  flakeid::manual_clock clock{start_time};
+  EXPECT_NO_THROW((classic{flakeid::host_pid_guess{}, clock}));
+}
+
+// ---- lease fence ----------------------------------------------------------------------------------
+
+flakeid::worker_assignment leased(std::shared_ptr<flakeid::lease_fence> fence,
+                                  std::int64_t not_after = INT64_MIN) {
+  return {flakeid::node_id{1, 7}, not_after, std::move(fence), "lease"};
+}
+
+TEST(worker_id_test, a_lost_lease_stops_minting_until_it_is_held_again) {
+  auto fence = std::make_shared<flakeid::lease_fence>();
+  flakeid::manual_clock clock{start_time};
+  classic gen{leased(fence), clock};
+  EXPECT_EQ(gen.node_source(), "lease");
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0, 1, 7, 0));
+  EXPECT_EQ(fence->last_unix_ms.load(), start_ms);
+
+  fence->valid = false;
+  clock.advance(2ms);
+  EXPECT_EQ(error_of<flakeid::lease_lost_error>([&] { (void)gen.next_id(); }),
+            "flakeid: the worker-id lease is not confirmed; minting stops until it is held again");
+  std::uint64_t out[2];
+  EXPECT_THROW(gen.next_ids(out), flakeid::lease_lost_error);
+  EXPECT_EQ(fence->last_unix_ms.load(), start_ms);  // nothing minted, nothing published
+
+  fence->valid = true;
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0 + 2, 1, 7, 0));
+  EXPECT_EQ(fence->last_unix_ms.load(), start_ms + 2);
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0 + 2, 1, 7, 1));
+  EXPECT_EQ(fence->last_unix_ms.load(), start_ms + 2);
+}
+
+TEST(worker_id_test, lease_fence_publishes_the_newest_tick_of_a_gene_generator) {
+  auto fence = std::make_shared<flakeid::lease_fence>();
+  flakeid::manual_clock clock{start_time};
+  flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock> gen{leased(fence), clock};
+  (void)gen.next_id(1);
+  clock.advance(5ms);
+  (void)gen.next_id(2);
+  EXPECT_EQ(fence->last_unix_ms.load(), start_ms + 5);
+  EXPECT_EQ(gen.last_tick_time(), start_time + 5ms);
+}
+
+TEST(worker_id_test, not_after_makes_the_first_id_come_from_a_later_tick) {
+  flakeid::manual_clock clock{start_time};
+  // The previous holder minted in the tick the clock now reads.
+  classic gen{leased(nullptr, start_ms), clock};
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0 + 1, 1, 7, 0));
+  EXPECT_EQ(clock.sleeps(), 1U);
+  EXPECT_EQ(clock.now(), start_time + 1ms);
+}
+
+TEST(worker_id_test, not_after_ahead_of_the_clock_is_a_step_back_for_the_policy) {
+  flakeid::manual_clock clock{start_time};
+  classic strict{leased(nullptr, start_ms + 5), clock};
+  try {
+    (void)strict.next_id();
+    FAIL() << "no exception";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_EQ(e.step(), 5ms);
+  }
+  flakeid::cosid_snowflake<flakeid::layouts::cosid, flakeid::manual_clock> patient{
+      flakeid::worker_assignment{flakeid::node_id{0, 7}, start_ms + 5, nullptr, "lease"}, clock};
+  const std::uint64_t id = patient.next_id();
+  EXPECT_EQ(id, cosid_id(static_cast<std::uint64_t>(start_ms + 6 - cosid_epoch), 7, 0));
+  EXPECT_EQ(clock.now(), start_time + 6ms);
+}
+
+}  // namespace
