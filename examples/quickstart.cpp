@@ -8,7 +8,7 @@ namespace {
 void print_parts(const flakeid::layout& l, std::uint64_t id) {
   const auto p = l.decompose(id);
   std::printf("  %llu = time %s, datacenter %llu, worker %llu, sequence %llu, gene %llu\n",
-              static_cast<unsigned long long>(id), flakeid::detail::format_utc(p.timestamp).c_str(),
+              static_cast<unsigned long long>(id), flakeid::to_iso8601(p.timestamp).c_str(),
               static_cast<unsigned long long>(p.datacenter), static_cast<unsigned long long>(p.worker),
               static_cast<unsigned long long>(p.sequence), static_cast<unsigned long long>(p.gene));
 }
@@ -52,5 +52,5 @@ int main() {
   print_parts(gene.layout(), gene.next_id(1001));
   print_parts(cosid.layout(), cosid.next_id());
   std::printf("\nthe twitter layout lasts until %s\n",
-              flakeid::detail::format_utc(flakeid::layouts::twitter.expires_at()).c_str());
+              flakeid::to_iso8601(flakeid::layouts::twitter.expires_at()).c_str());
 }

@@ -13,8 +13,8 @@ int main() {
   const auto to = now + milliseconds{1};  // half-open: include the current millisecond
   const flakeid::id_bounds r = twitter.id_range(from, to);
 
-  std::printf("IDs minted from %s to %s (UTC):\n", flakeid::detail::format_utc(from).c_str(),
-              flakeid::detail::format_utc(now).c_str());
+  std::printf("IDs minted from %s to %s (UTC):\n", flakeid::to_iso8601(from).c_str(),
+              flakeid::to_iso8601(now).c_str());
   std::printf("  SELECT * FROM tweets WHERE id >= %llu AND id < %llu;\n",
               static_cast<unsigned long long>(r.lo), static_cast<unsigned long long>(r.hi));
 
