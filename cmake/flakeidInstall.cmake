@@ -62,6 +62,7 @@ install(FILES "${PROJECT_BINARY_DIR}/flakeidConfig.cmake"
 # flakeid.pc finds the prefix from its own place, so the installed tree can be moved.
 file(RELATIVE_PATH FLAKEID_PC_TO_PREFIX
      "/prefix/${FLAKEID_INSTALL_PKGCONFIGDIR}" "/prefix")
+string(REGEX REPLACE "/$" "" FLAKEID_PC_TO_PREFIX "${FLAKEID_PC_TO_PREFIX}")
 configure_file("${CMAKE_CURRENT_LIST_DIR}/flakeid.pc.in" "${PROJECT_BINARY_DIR}/flakeid.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/flakeid.pc" DESTINATION "${FLAKEID_INSTALL_PKGCONFIGDIR}")
 
