@@ -1,0 +1,211 @@
+# Drives the flakeid command-line tool and checks its exact output.
+# Run as: cmake -DCLI=<path to flakeid> -P cli_test.cmake
+if(NOT EXISTS "${CLI}")
+  message(FATAL_ERROR "CLI=${CLI} does not exist")
+endif()
+
+set(failures 0)
+
+# run(<args>...): runs the tool; sets rc, out, err in the caller.
+macro(run)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID "${CLI}" ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endmacro()
+
+function(failed name what)
+  message(SEND_ERROR "[${name}] ${what}")
+  math(EXPR n "${failures} + 1")
+  set(failures ${n} PARENT_SCOPE)
+endfunction()
+
+# expect_out(<name> <expected stdout> <args>...): exit 0, stdout exactly as given, stderr empty.
+function(expect_out name expected)
+  run(${ARGN})
+  if(NOT rc EQUAL 0 OR NOT out STREQUAL expected OR NOT err STREQUAL "")
+    failed(${name} "flakeid ${ARGN}\n  exit ${rc}\n  stdout:\n${out}  expected:\n${expected}  stderr: ${err}")
+  endif()
+  set(failures ${failures} PARENT_SCOPE)
+endfunction()
+
+# expect_bad(<name> <stderr regex> <args>...): exit 2, no stdout, one line on stderr matching.
+function(expect_bad name regex)
+  run(${ARGN})
+  string(REGEX MATCHALL "\n" lines "${err}")
+  list(LENGTH lines line_count)
+  if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR NOT line_count EQUAL 1 OR NOT err MATCHES "^flakeid[^\n]*${regex}")
+    failed(${name} "flakeid ${ARGN}\n  exit ${rc} (expected 2)\n  stdout: ${out}\n  stderr: ${err}  expected to match: ${regex}")
+  endif()
+  set(failures ${failures} PARENT_SCOPE)
+endfunction()
+
+# ---- parse: published IDs ------------------------------------------------------------------------
+# Discord developer docs, "Snowflakes": 2016-04-30 11:18:25.796 UTC, worker 1, process 0, increment 7.
+expect_out(parse_discord
+  "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7\n"
+  parse 175928847299117063 --layout discord)
+expect_out(parse_discord_json
+  "{\"id\":\"175928847299117063\",\"time\":\"2016-04-30T11:18:25.796Z\",\"unix_ms\":1462015105796,\"ticks\":41944705796,\"worker\":1,\"datacenter\":0,\"sequence\":7}\n"
+  parse --format json --layout=discord 175928847299117063)
+# X docs, Tweet object: created_at "Wed Oct 10 20:19:24 +0000 2018"; twitter is the default layout.
+expect_out(parse_twitter_default
+  "id=1050118621198921728 time=2018-10-10T20:19:24.211Z ticks=250367789554 datacenter=10 worker=27 sequence=0\n"
+  parse 1050118621198921728)
+expect_out(parse_several
+  "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7\nid=0 time=2015-01-01T00:00:00.000Z ticks=0 worker=0 datacenter=0 sequence=0\n"
+  parse --layout discord 175928847299117063 0)
+
+# ---- parse: text forms, detected and forced ------------------------------------------------------
+set(discord_line "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7\n")
+expect_out(parse_radix62 "${discord_line}" parse --layout discord Czks0tP37X)
+expect_out(parse_base32 "${discord_line}" parse --layout discord 04W86BB0G4007)
+expect_out(parse_base32_lower "${discord_line}" parse --layout discord 04w86bb0g4007)
+expect_out(parse_friendly "${discord_line}" parse --layout discord 20160430111825796-0-1-7)
+expect_out(parse_input_radix36 "${discord_line}" parse --layout discord --input radix36 01C49KKPHNXTZ)
+expect_out(parse_input_decimal "${discord_line}" parse --layout discord --input decimal 175928847299117063)
+
+# ---- encode and decode -------------------------------------------------------------------------
+expect_out(encode_radix62 "Czks0tP37X\nLygHa16AHYF\n" encode --to radix62 175928847299117063 18446744073709551615)
+expect_out(encode_radix62_pad "0Czks0tP37X\n00000000010\n" encode --to radix62 --pad 175928847299117063 62)
+expect_out(encode_radix36 "3W5E11264SGSF\n" encode --to radix36 18446744073709551615)
+expect_out(encode_base32 "04W86BB0G4007\nFZZZZZZZZZZZZ\n" encode --to base32 175928847299117063 18446744073709551615)
+# CosId's own friendly form of 295913926632165376 is 20220320133617924-5-0 at UTC+8.
+expect_out(encode_friendly_cosid "20220320053617924-5-0\n" encode --to friendly --layout cosid 295913926632165376)
+expect_out(decode_friendly_cosid "295913926632165376\n" decode --from friendly --layout cosid 20220320053617924-5-0)
+# All digits reads as decimal: "10" is ten, not radix62 62 (unless --from radix62).
+expect_out(decode_detected "18446744073709551615\n18446744073709551615\n10\n" decode LygHa16AHYF FZZZZZZZZZZZZ 10)
+expect_out(decode_radix62 "62\n" decode --from radix62 10)
+expect_out(decode_radix36 "18446744073709551615\n" decode --to radix36 3W5E11264SGSF)
+
+# ---- range -------------------------------------------------------------------------------------
+set(day_2024 "[1741610183685046272, 1741972571550646272)\nid >= 1741610183685046272 AND id < 1741972571550646272\n")
+expect_out(range_dates "${day_2024}" range 2024-01-01 2024-01-02)
+expect_out(range_iso "${day_2024}" range 2024-01-01T00:00:00Z 2024-01-02T08:00:00+08:00 --layout twitter)
+expect_out(range_unix_ms "${day_2024}" range 1704067200000 1704153600000)
+expect_out(range_column
+  "[1741610183685046272, 1741610183685046272)\ntweet_id >= 1741610183685046272 AND tweet_id < 1741610183685046272\n"
+  range 2024-01-01 2024-01-01 --column tweet_id)
+
+# ---- gen ---------------------------------------------------------------------------------------
+run(gen -n 5 --worker 3 --datacenter 1)
+string(REGEX MATCHALL "[0-9]+" ids "${out}")
+list(LENGTH ids count)
+if(NOT rc EQUAL 0 OR NOT count EQUAL 5 OR NOT err STREQUAL "")
+  failed(gen_count "gen -n 5: exit ${rc}, ${count} IDs, stderr '${err}'")
+else()
+  set(previous "")
+  foreach(id IN LISTS ids)
+    string(LENGTH "${id}" len)
+    if(previous AND (NOT len EQUAL 19 OR NOT previous STRLESS id))
+      failed(gen_order "IDs not increasing: ${previous} then ${id}")
+    endif()
+    set(previous ${id})
+  endforeach()
+  run(parse ${ids})
+  string(REGEX MATCHALL "datacenter=1 worker=3 sequence=[0-9]+\n" fields "${out}")
+  list(LENGTH fields n)
+  if(NOT n EQUAL 5)
+    failed(gen_fields "minted IDs decode to\n${out}")
+  endif()
+endif()
+
+run(gen --generator gene --gene 45 -n 3 --worker 2)
+string(REGEX MATCHALL "[0-9]+" ids "${out}")
+run(parse --layout seed_gene ${ids})
+string(REGEX MATCHALL "worker=2 sequence=[0-9]+ gene=13\n" fields "${out}")  # 45 mod 32
+list(LENGTH fields n)
+if(NOT n EQUAL 3)
+  failed(gen_gene "gene IDs decode to\n${out}")
+endif()
+
+foreach(generator IN ITEMS classic cosid tick)
+  run(gen --generator ${generator} --to base32 -n 2 --worker 1)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^[0-9A-Z]+\n[0-9A-Z]+\n$")
+    failed(gen_${generator} "gen --generator ${generator}: exit ${rc}\n${out}${err}")
+  endif()
+endforeach()
+
+execute_process(COMMAND ${CMAKE_COMMAND} -E env FLAKEID_WORKER_ID=9 "${CLI}" gen --layout sonyflake
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err STREQUAL "flakeid gen: worker 9 from env FLAKEID_WORKER_ID\n")
+  failed(gen_env "FLAKEID_WORKER_ID=9: exit ${rc}, stderr '${err}'")
+endif()
+string(STRIP "${out}" id)
+run(parse --layout sonyflake ${id})
+if(NOT out MATCHES " worker=9\n$")
+  failed(gen_env_worker "sonyflake ID from worker 9 decodes to ${out}")
+endif()
+run(gen)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "^flakeid gen: worker 0 from the default, as neither --worker nor FLAKEID_WORKER_ID is set")
+  failed(gen_default_worker "no worker: exit ${rc}, stderr '${err}'")
+endif()
+# A spec equal to a preset mints as that preset (mastodon: the spec's epoch and tick default to
+# 0 and 1 ms). CMake would split a spec with ';', so these specs have none.
+run(gen --to friendly --layout ts:48,seq:16)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^[0-9]+-[0-9]+\n$")
+  failed(gen_spec_of_a_preset "exit ${rc}\n${out}${err}")
+endif()
+
+# ---- help and version ----------------------------------------------------------------------------
+foreach(command IN ITEMS gen parse range encode decode layouts)
+  run(${command} --help)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^usage: flakeid ${command}")
+    failed(help_${command} "${command} --help: exit ${rc}\n${out}")
+  endif()
+  run(help ${command})
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^usage: flakeid ${command}")
+    failed(help_cmd_${command} "help ${command}: exit ${rc}\n${out}")
+  endif()
+endforeach()
+run(--help)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^usage: flakeid <command>")
+  failed(help "--help: exit ${rc}\n${out}")
+endif()
+run(--version)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^flakeid [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+  failed(version "--version: ${out}")
+endif()
+run(layouts)
+if(NOT out MATCHES "\ndiscord +ts:42,worker:5,dc:5,seq:12;epoch=1420070400000;tick=1ms +expires 2154-05-15T07:35:11.103Z\n")
+  failed(layouts "layouts:\n${out}")
+endif()
+
+# ---- bad input: one line on stderr, exit 2 -------------------------------------------------------
+expect_bad(no_command "give a command")
+expect_bad(unknown_command "unknown command 'bogus'" bogus)
+expect_bad(unknown_option "parse: unknown option '--bogus'; see 'flakeid parse --help'" parse --bogus 1)
+expect_bad(option_twice "option '--layout' is given twice" parse --layout twitter --layout discord 1)
+expect_bad(option_without_value "option '--layout' needs a value" parse 1 --layout)
+expect_bad(parse_nothing "give at least one ID" parse)
+expect_bad(parse_bad_radix62 "radix62 text \"zz!\" has '!' at index 2" parse zz!)
+expect_bad(parse_bad_layout "unknown; known: twitter, discord" parse 1 --layout twiter)
+expect_bad(parse_bad_spec "invalid layout spec" parse 1 --layout "ts:41,seq:12")
+expect_bad(parse_reserved_bit "sets reserved bits" parse 18446744073709551615)
+expect_bad(parse_bad_format "format 'xml' is unknown" parse 1 --format xml)
+expect_bad(parse_bad_input "--input 'hex' is not a text form" parse 1 --input hex)
+expect_bad(parse_decimal_overflow "ID '18446744073709551616' is not a decimal number" parse 18446744073709551616)
+expect_bad(parse_bad_friendly "friendly ID" parse 2016-04-30 --layout discord)
+expect_bad(range_one_time "give two times" range 2024-01-01)
+expect_bad(range_bad_time "TO '2024-13-01' is neither a UTC time" range 2024-01-01 2024-13-01)
+expect_bad(range_reversed "needs from <= to" range 2024-01-02 2024-01-01)
+expect_bad(range_before_epoch "outside the layout's range" range 2000-01-01 2000-01-02)
+expect_bad(encode_no_form "give the form with --to" encode 1)
+expect_bad(encode_bad_form "--to 'hex' is not a text form" encode --to hex 1)
+expect_bad(encode_not_decimal "ID 'abc' is not a decimal number" encode --to radix62 abc)
+expect_bad(decode_bad_base32 "Crockford base32 text \"0000000000U00\" has 'U'" decode 0000000000U00 --from base32)
+expect_bad(gen_custom_layout "is not a preset; generators take their layout at compile time"
+           gen --layout ts:41,worker:10,seq:12)
+expect_bad(gen_zero "-n 0 asks for no IDs" gen -n 0 --worker 1)
+expect_bad(gen_bad_count "-n 'many' is not a decimal number" gen -n many)
+expect_bad(gen_bad_generator "generator 'fast' is unknown" gen --generator fast)
+expect_bad(gen_worker_too_large "worker 32 is out of range \\[0, 31\\] for a 5-bit field" gen --worker 32)
+expect_bad(gen_no_datacenter "datacenter 1 is out of range \\[0, 0\\]: the layout has no datacenter field"
+           gen --layout cosid --worker 1 --datacenter 1)
+expect_bad(gen_gene_without_field "has no gene field" gen --gene 3 --worker 1)
+expect_bad(gen_gene_layout "the gene generator needs a layout whose lowest field is a gene"
+           gen --generator gene --layout twitter --worker 1)
+expect_bad(gen_operand "unexpected argument '5'" gen 5)
+
+if(failures GREATER 0)
+  message(FATAL_ERROR "${failures} CLI check(s) failed")
+endif()
+message(STATUS "every CLI check passed")

@@ -1,0 +1,625 @@
+// flakeid: the command-line tool. Mints IDs, decodes them, converts their text forms and turns a
+// time range into a SQL predicate, for any preset layout or a layout spec.
+//
+//   flakeid gen -n 3 --layout sonyflake --worker 7
+//   flakeid parse 175928847299117063 --layout discord
+//   flakeid range 2024-01-01 2024-01-02 --layout twitter
+//   flakeid encode --to base32 175928847299117063
+//   flakeid decode --from radix62 Dz7Z5zTg
+//
+// Every command has --help. Bad input prints one line on stderr and exits with status 2; any
+// other failure (the clock went back, a lease was lost) exits with status 1.
+
+#include <array>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <flakeid/flakeid.hpp>
+
+#ifndef FLAKEID_CLI_VERSION
+#define FLAKEID_CLI_VERSION "unknown"
+#endif
+
+namespace {
+
+// ---- errors and exit codes ---------------------------------------------------------------------
+
+constexpr int exit_ok = 0;
+constexpr int exit_failure = 1;
+constexpr int exit_usage = 2;
+
+/// Bad command-line input: reported on one line, exit status 2.
+class usage_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+[[noreturn]] void fail(const std::string& msg) { throw usage_error(msg); }
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+int print_help(std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return exit_ok;
+}
+
+// ---- help --------------------------------------------------------------------------------------
+
+constexpr std::string_view main_help =
+    "usage: flakeid <command> [options] [arguments]\n"
+    "\n"
+    "Snowflake-family 64-bit IDs: mint, decode, convert, and turn times into ID ranges.\n"
+    "\n"
+    "commands:\n"
+    "  gen       mint IDs\n"
+    "  parse     print the fields and the UTC time of IDs\n"
+    "  range     the IDs minted between two times, as bounds and a SQL predicate\n"
+    "  encode    decimal IDs to radix62, radix36, base32 (Crockford) or the friendly form\n"
+    "  decode    IDs in those forms back to decimal\n"
+    "  layouts   list the preset layouts and their specs\n"
+    "\n"
+    "A layout (--layout) is a preset name (twitter, discord, sonyflake, ...; see 'flakeid\n"
+    "layouts') or a spec such as 'ts:41,worker:10,seq:12;epoch=2024-01-01;tick=1ms'.\n"
+    "\n"
+    "'flakeid <command> --help' describes a command. 'flakeid --version' prints the version.\n"
+    "Exit status: 0 success, 1 failure while minting, 2 bad input.\n";
+
+constexpr std::string_view gen_help =
+    "usage: flakeid gen [-n N] [--layout L] [--generator classic|gene|cosid|tick]\n"
+    "                   [--worker W] [--datacenter D] [--gene K] [--to FORM]\n"
+    "\n"
+    "Mints N IDs (default 1), one per line, in decimal or in the text form FORM\n"
+    "(radix62, radix36, base32, friendly).\n"
+    "\n"
+    "  --generator   classic  Twitter's: sequence 0 every tick (default; layout twitter)\n"
+    "                cosid    CosId's: the sequence runs on across ticks (layout cosid)\n"
+    "                tick     classic on a monotonic clock (layout twitter)\n"
+    "                gene     the gene of --gene K in the lowest bits (layout seed_gene)\n"
+    "  --layout      a preset layout; a spec is accepted when it equals a preset. Generators\n"
+    "                take their layout at compile time, so a custom layout needs a program of\n"
+    "                its own: flakeid::classic_snowflake<my_layout>.\n"
+    "  --worker      the worker id. Without it, the id comes from the environment variable\n"
+    "                FLAKEID_WORKER_ID, else it is 0; a note on stderr says which.\n"
+    "  --datacenter  the datacenter id (default 0).\n"
+    "  --gene        the key whose gene the IDs carry (layouts with a gene field; default 0).\n";
+
+constexpr std::string_view parse_help =
+    "usage: flakeid parse ID... [--layout L] [--format text|json]\n"
+    "                           [--input decimal|radix62|radix36|base32|friendly]\n"
+    "\n"
+    "Prints the fields and the UTC time of each ID under the layout (default twitter), one line\n"
+    "per ID: 'id=... time=... ticks=...' then the layout's fields from high to low, or with\n"
+    "--format json one JSON object per line (the ID as a string, safe for JavaScript).\n"
+    "\n"
+    "The text form of each ID is detected unless --input names it: all digits is decimal;\n"
+    "13 characters of Crockford's alphabet is base32; text with a '-' is the friendly form;\n"
+    "anything else is radix62. A padded radix36 ID needs --input radix36.\n";
+
+constexpr std::string_view range_help =
+    "usage: flakeid range FROM TO [--layout L] [--column NAME]\n"
+    "\n"
+    "Prints the half-open bounds [lo, hi) holding every ID minted from FROM up to (not\n"
+    "including) TO under the layout (default twitter), then the SQL predicate\n"
+    "'id >= lo AND id < hi' (--column names the column; default id).\n"
+    "\n"
+    "FROM and TO are UTC times: 2024-01-01, 2024-01-01T00:00:00Z, 2024-01-01T00:00:00.000Z,\n"
+    "2024-01-01T08:00:00+08:00, or Unix milliseconds (1704067200000).\n";
+
+constexpr std::string_view encode_help =
+    "usage: flakeid encode --to radix62|radix36|base32|friendly [--pad] [--layout L] ID...\n"
+    "\n"
+    "Writes each decimal ID in the text form, one per line.\n"
+    "  radix62   0-9A-Za-z, as CosId writes it (--pad: always 11 characters)\n"
+    "  radix36   0-9A-Z (--pad: always 13 characters)\n"
+    "  base32    Crockford's base32, always 13 characters; text order is ID order\n"
+    "  friendly  yyyyMMddHHmmssSSS-<fields> in UTC, under the layout (default twitter)\n";
+
+constexpr std::string_view decode_help =
+    "usage: flakeid decode [--from radix62|radix36|base32|friendly] [--layout L] TEXT...\n"
+    "\n"
+    "Writes each ID given in a text form as a decimal number, one per line. Without --from\n"
+    "(or its synonym --to) the form is detected as 'flakeid parse' does. The friendly form is\n"
+    "read under the layout (default twitter) in UTC.\n";
+
+constexpr std::string_view layouts_help =
+    "usage: flakeid layouts\n"
+    "\n"
+    "Lists the preset layouts: name, spec (fields high to low; epoch in Unix ms; tick) and the\n"
+    "last instant each can encode.\n";
+
+// ---- arguments ---------------------------------------------------------------------------------
+
+/// The command line of one command: its options (each at most once) and its operands.
+struct arguments {
+  std::vector<std::pair<std::string_view, std::string_view>> options;
+  std::vector<std::string_view> operands;
+  bool help = false;
+
+  [[nodiscard]] std::optional<std::string_view> get(std::string_view name) const {
+    for (const auto& [k, v] : options)
+      if (k == name) return v;
+    return std::nullopt;
+  }
+  [[nodiscard]] bool flag(std::string_view name) const { return get(name).has_value(); }
+};
+
+struct option_spec {
+  std::string_view name;  // "--layout", "-n"
+  bool takes_value;
+};
+
+arguments read_arguments(std::string_view command, std::span<char* const> argv,
+                         std::span<const option_spec> allowed) {
+  arguments a;
+  bool options_done = false;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string_view arg = argv[i];
+    if (options_done || arg.size() < 2 || arg[0] != '-') {
+      a.operands.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      a.help = true;
+      continue;
+    }
+    const std::size_t eq = arg.find('=');
+    const std::string_view name = arg.substr(0, eq);
+    const option_spec* spec = nullptr;
+    for (const auto& o : allowed)
+      if (o.name == name) spec = &o;
+    if (spec == nullptr)
+      fail("flakeid " + std::string(command) + ": unknown option " + quoted(name) + "; see 'flakeid " +
+           std::string(command) + " --help'");
+    if (a.get(name)) fail("flakeid " + std::string(command) + ": option " + quoted(name) + " is given twice");
+    std::string_view value;
+    if (spec->takes_value) {
+      if (eq != std::string_view::npos) {
+        value = arg.substr(eq + 1);
+      } else if (i + 1 < argv.size()) {
+        value = argv[++i];
+      } else {
+        fail("flakeid " + std::string(command) + ": option " + quoted(name) + " needs a value");
+      }
+    } else if (eq != std::string_view::npos) {
+      fail("flakeid " + std::string(command) + ": option " + quoted(name) + " takes no value");
+    }
+    a.options.emplace_back(name, value);
+  }
+  return a;
+}
+
+/// Reads `text` as an unsigned decimal number no larger than `max`.
+std::uint64_t read_number(std::string_view command, std::string_view what, std::string_view text,
+                          std::uint64_t max = UINT64_MAX) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || v > max)
+    fail("flakeid " + std::string(command) + ": " + std::string(what) + " " + quoted(text) +
+         " is not a decimal number in [0, " + std::to_string(max) + "]");
+  return v;
+}
+
+flakeid::layout read_layout(const arguments& a, std::string_view fallback) {
+  return flakeid::parse_layout(a.get("--layout").value_or(fallback));
+}
+
+// ---- text forms --------------------------------------------------------------------------------
+
+enum class text_form { decimal, radix62, radix36, base32, friendly };
+
+text_form read_form(std::string_view command, std::string_view option, std::string_view name,
+                    bool allow_decimal) {
+  if (name == "radix62") return text_form::radix62;
+  if (name == "radix36") return text_form::radix36;
+  if (name == "base32" || name == "crockford32") return text_form::base32;
+  if (name == "friendly") return text_form::friendly;
+  if (allow_decimal && name == "decimal") return text_form::decimal;
+  fail("flakeid " + std::string(command) + ": " + std::string(option) + " " + quoted(name) +
+       " is not a text form; allowed: " + (allow_decimal ? "decimal, " : "") +
+       "radix62, radix36, base32, friendly");
+}
+
+bool is_crockford_char(char c) {
+  if (c >= '0' && c <= '9') return true;
+  if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return c >= 'A' && c <= 'Z' && c != 'U';
+}
+
+/// The text form `text` is most likely in (see the help of `parse`).
+text_form detect_form(std::string_view text) {
+  bool digits = !text.empty();
+  bool crockford = text.size() == flakeid::crockford32_width;
+  for (const char c : text) {
+    digits = digits && c >= '0' && c <= '9';
+    crockford = crockford && is_crockford_char(c);
+  }
+  if (digits) return text_form::decimal;
+  if (crockford) return text_form::base32;
+  if (text.find('-') != std::string_view::npos) return text_form::friendly;
+  return text_form::radix62;
+}
+
+std::uint64_t read_id(std::string_view command, std::string_view text, text_form form,
+                      const flakeid::layout& l) {
+  switch (form) {
+    case text_form::decimal: return read_number(command, "ID", text);
+    case text_form::radix62: return flakeid::from_radix62(text);
+    case text_form::radix36: return flakeid::from_radix36(text);
+    case text_form::base32: return flakeid::from_crockford32(text);
+    case text_form::friendly: return flakeid::from_friendly(l, text);
+  }
+  return 0;
+}
+
+std::string write_id(std::uint64_t id, text_form form, const flakeid::layout& l,
+                     flakeid::radix_padding pad = flakeid::radix_padding::none) {
+  switch (form) {
+    case text_form::decimal: return std::to_string(id);
+    case text_form::radix62: return flakeid::to_radix62(id, pad);
+    case text_form::radix36: return flakeid::to_radix36(id, pad);
+    case text_form::base32: return flakeid::to_crockford32(id);
+    case text_form::friendly: return flakeid::to_friendly(l, id);
+  }
+  return {};
+}
+
+/// `2016-04-30T11:18:25.796Z`.
+std::string utc_text(flakeid::layout::time_point t) { return flakeid::detail::format_utc(t); }
+
+// ---- gen ---------------------------------------------------------------------------------------
+
+enum class generator_kind { classic, gene, cosid, tick };
+
+struct gen_request {
+  std::uint64_t count = 1;
+  generator_kind kind = generator_kind::classic;
+  flakeid::worker_assignment node;
+  std::optional<std::uint64_t> gene;
+  text_form to = text_form::decimal;
+  std::string layout_name;
+};
+
+/// Where `gen` takes its ids when --worker is not given. This is the one function to change
+/// when a host-local lease is available: acquire it here, hold it in `keep` (it must outlive
+/// the generator, which it fences) and return its assignment.
+struct default_node {
+  flakeid::worker_assignment assignment;
+  std::shared_ptr<void> keep;
+};
+
+default_node default_worker(const flakeid::layout& l) {
+  if (std::getenv("FLAKEID_WORKER_ID") != nullptr) return {flakeid::env_worker_id{}.assign(l), nullptr};
+  default_node d;
+  d.assignment.source =
+      "the default, as neither --worker nor FLAKEID_WORKER_ID is set; another process on worker 0 "
+      "can mint the same IDs";
+  return d;
+}
+
+template <class Generator>
+void mint(Generator& gen, const gen_request& r) {
+  constexpr flakeid::layout l = Generator::layout_value;
+  std::vector<std::uint64_t> ids(static_cast<std::size_t>(std::min<std::uint64_t>(r.count, 4096)));
+  std::string out;
+  for (std::uint64_t left = r.count; left != 0;) {
+    const std::span<std::uint64_t> batch(ids.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, ids.size())));
+    if constexpr (Generator::has_gene) {
+      gen.next_ids(batch, r.gene.value_or(0));
+    } else {
+      gen.next_ids(batch);
+    }
+    out.clear();
+    for (const std::uint64_t id : batch) {
+      out += write_id(id, r.to, l);
+      out += '\n';
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    left -= batch.size();
+  }
+}
+
+template <flakeid::layout L>
+void gen_with(gen_request& r) {
+  // run_gen has checked the generator and --gene against the layout.
+  switch (r.kind) {
+    case generator_kind::classic: {
+      flakeid::classic_snowflake<L> gen{std::move(r.node)};
+      return mint(gen, r);
+    }
+    case generator_kind::cosid: {
+      flakeid::cosid_snowflake<L> gen{std::move(r.node)};
+      return mint(gen, r);
+    }
+    case generator_kind::tick: {
+      flakeid::tick_snowflake<L> gen{std::move(r.node)};
+      return mint(gen, r);
+    }
+    case generator_kind::gene:
+      if constexpr (L.has(flakeid::field_kind::gene) && L.shift(flakeid::field_kind::gene) == 0) {
+        flakeid::gene_snowflake<L> gen{std::move(r.node)};
+        return mint(gen, r);
+      } else {
+        fail("flakeid gen: the gene generator needs a layout whose lowest field is a gene");
+      }
+  }
+}
+
+/// One `gen_with` per preset layout, in the order of `flakeid::preset_names()`.
+using gen_function = void (*)(gen_request&);
+
+template <std::size_t... I>
+constexpr std::array<gen_function, sizeof...(I)> make_gen_table(std::index_sequence<I...>) {
+  return {&gen_with<flakeid::layout_by_name(flakeid::preset_names()[I])>...};
+}
+
+constexpr std::size_t preset_count = flakeid::preset_names().size();
+constexpr auto gen_table = make_gen_table(std::make_index_sequence<preset_count>{});
+
+int run_gen(std::span<char* const> argv) {
+  static constexpr option_spec allowed[] = {{"-n", true},      {"--layout", true}, {"--generator", true},
+                                            {"--worker", true}, {"--datacenter", true}, {"--gene", true},
+                                            {"--to", true}};
+  const arguments a = read_arguments("gen", argv, allowed);
+  if (a.help) return print_help(gen_help);
+  if (!a.operands.empty())
+    fail("flakeid gen: unexpected argument " + quoted(a.operands.front()) + "; see 'flakeid gen --help'");
+
+  gen_request r;
+  r.count = read_number("gen", "-n", a.get("-n").value_or("1"), 1'000'000'000);
+  if (r.count == 0) fail("flakeid gen: -n 0 asks for no IDs; give a count of at least 1");
+  const std::string_view kind = a.get("--generator").value_or("classic");
+  std::string_view default_layout = "twitter";
+  if (kind == "classic") {
+    r.kind = generator_kind::classic;
+  } else if (kind == "cosid") {
+    r.kind = generator_kind::cosid;
+    default_layout = "cosid";
+  } else if (kind == "tick") {
+    r.kind = generator_kind::tick;
+  } else if (kind == "gene") {
+    r.kind = generator_kind::gene;
+    default_layout = "seed_gene";
+  } else {
+    fail("flakeid gen: generator " + quoted(kind) + " is unknown; allowed: classic, gene, cosid, tick");
+  }
+  const flakeid::layout l = read_layout(a, default_layout);
+  r.layout_name = a.get("--layout").value_or(default_layout);
+  if (const auto to = a.get("--to")) r.to = read_form("gen", "--to", *to, true);
+  if (const auto g = a.get("--gene")) r.gene = read_number("gen", "--gene", *g);
+
+  const bool gene_layout = l.has(flakeid::field_kind::gene);
+  if (r.gene && !gene_layout)
+    fail("flakeid gen: layout " + r.layout_name + " has no gene field, so --gene cannot apply; use a "
+         "layout with one, such as seed_gene");
+  if (r.kind == generator_kind::gene && !(gene_layout && l.shift(flakeid::field_kind::gene) == 0))
+    fail("flakeid gen: the gene generator needs a layout whose lowest field is a gene, such as "
+         "seed_gene; layout " + r.layout_name + " has none");
+
+  std::size_t preset = preset_count;
+  for (std::size_t i = 0; i < preset_count; ++i)
+    if (flakeid::layout_by_name(flakeid::preset_names()[i]) == l) preset = i;
+  if (preset == preset_count)
+    fail("flakeid gen: layout " + quoted(r.layout_name) +
+         " is not a preset; generators take their layout at compile time, so mint IDs of a custom "
+         "layout from a program (flakeid::classic_snowflake<my_layout>); 'flakeid layouts' lists the presets");
+
+  default_node fallback;
+  if (const auto w = a.get("--worker")) {
+    r.node.node.worker = read_number("gen", "--worker", *w);
+    r.node.source = "--worker";
+  } else {
+    fallback = default_worker(l);
+    r.node = fallback.assignment;
+  }
+  if (const auto d = a.get("--datacenter")) r.node.node.datacenter = read_number("gen", "--datacenter", *d);
+  if (!a.get("--worker"))
+    std::fprintf(stderr, "flakeid gen: worker %llu from %s\n",
+                 static_cast<unsigned long long>(r.node.node.worker), r.node.source.c_str());
+  gen_table[preset](r);
+  return exit_ok;
+}
+
+// ---- parse -------------------------------------------------------------------------------------
+
+int run_parse(std::span<char* const> argv) {
+  static constexpr option_spec allowed[] = {{"--layout", true}, {"--format", true}, {"--input", true}};
+  const arguments a = read_arguments("parse", argv, allowed);
+  if (a.help) return print_help(parse_help);
+  if (a.operands.empty()) fail("flakeid parse: give at least one ID; see 'flakeid parse --help'");
+  const flakeid::layout l = read_layout(a, "twitter");
+  const std::string_view format = a.get("--format").value_or("text");
+  if (format != "text" && format != "json")
+    fail("flakeid parse: format " + quoted(format) + " is unknown; allowed: text, json");
+  const auto input = a.get("--input");
+  const std::optional<text_form> forced =
+      input ? std::optional<text_form>(read_form("parse", "--input", *input, true)) : std::nullopt;
+  const bool json = format == "json";
+
+  // Decode every ID before printing, so bad input prints nothing but its error.
+  std::vector<std::pair<std::uint64_t, flakeid::id_parts>> decoded;
+  for (const std::string_view text : a.operands) {
+    const std::uint64_t id = read_id("parse", text, forced.value_or(detect_form(text)), l);
+    decoded.emplace_back(id, l.decompose(id));
+  }
+  std::string out;
+  for (const auto& [id, p] : decoded) {
+    const std::string time = utc_text(p.timestamp);
+    out += json ? "{\"id\":\"" + std::to_string(id) + "\",\"time\":\"" + time +
+                      "\",\"unix_ms\":" + std::to_string(p.timestamp.time_since_epoch().count()) +
+                      ",\"ticks\":" + std::to_string(p.ticks)
+                : "id=" + std::to_string(id) + " time=" + time + " ticks=" + std::to_string(p.ticks);
+    for (const flakeid::field& f : l.fields()) {
+      if (f.kind == flakeid::field_kind::timestamp || f.kind == flakeid::field_kind::reserved) continue;
+      const std::string name(flakeid::to_string(f.kind));
+      const std::string value = std::to_string(l.extract(id, f.kind));
+      out += json ? ",\"" + name + "\":" + value : " " + name + "=" + value;
+    }
+    out += json ? "}\n" : "\n";
+  }
+  std::fputs(out.c_str(), stdout);
+  return exit_ok;
+}
+
+// ---- range -------------------------------------------------------------------------------------
+
+flakeid::layout::time_point read_time(std::string_view what, std::string_view text) {
+  std::uint64_t ms = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+  if (!text.empty() && ec == std::errc{} && end == text.data() + text.size() &&
+      ms <= static_cast<std::uint64_t>(INT64_MAX))
+    return flakeid::layout::time_point{std::chrono::milliseconds{static_cast<std::int64_t>(ms)}};
+  std::int64_t unix_ms = 0;
+  if (flakeid::detail::parse_iso_instant(text, unix_ms))
+    return flakeid::layout::time_point{std::chrono::milliseconds{unix_ms}};
+  fail("flakeid range: " + std::string(what) + " " + quoted(text) +
+       " is neither a UTC time (2024-01-01, 2024-01-01T00:00:00Z, 2024-01-01T08:00:00+08:00) "
+       "nor Unix milliseconds");
+}
+
+int run_range(std::span<char* const> argv) {
+  static constexpr option_spec allowed[] = {{"--layout", true}, {"--column", true}};
+  const arguments a = read_arguments("range", argv, allowed);
+  if (a.help) return print_help(range_help);
+  if (a.operands.size() != 2)
+    fail("flakeid range: give two times, FROM and TO (got " + std::to_string(a.operands.size()) +
+         "); see 'flakeid range --help'");
+  const flakeid::layout l = read_layout(a, "twitter");
+  const auto from = read_time("FROM", a.operands[0]);
+  const auto to = read_time("TO", a.operands[1]);
+  const flakeid::id_bounds b = l.id_range(from, to);
+  const std::string column(a.get("--column").value_or("id"));
+  const std::string lo = std::to_string(b.lo);
+  const std::string hi = std::to_string(b.hi);
+  std::printf("[%s, %s)\n%s >= %s AND %s < %s\n", lo.c_str(), hi.c_str(), column.c_str(), lo.c_str(),
+              column.c_str(), hi.c_str());
+  return exit_ok;
+}
+
+// ---- encode and decode ---------------------------------------------------------------------------
+
+int run_encode(std::span<char* const> argv) {
+  static constexpr option_spec allowed[] = {{"--to", true}, {"--layout", true}, {"--pad", false}};
+  const arguments a = read_arguments("encode", argv, allowed);
+  if (a.help) return print_help(encode_help);
+  const auto to = a.get("--to");
+  if (!to) fail("flakeid encode: give the form with --to radix62|radix36|base32|friendly");
+  const text_form form = read_form("encode", "--to", *to, false);
+  if (a.operands.empty()) fail("flakeid encode: give at least one decimal ID; see 'flakeid encode --help'");
+  const flakeid::layout l = read_layout(a, "twitter");
+  const auto pad = a.flag("--pad") ? flakeid::radix_padding::full : flakeid::radix_padding::none;
+  std::string out;
+  for (const std::string_view text : a.operands) {
+    out += write_id(read_number("encode", "ID", text), form, l, pad);
+    out += '\n';
+  }
+  std::fputs(out.c_str(), stdout);
+  return exit_ok;
+}
+
+int run_decode(std::span<char* const> argv) {
+  static constexpr option_spec allowed[] = {{"--from", true}, {"--to", true}, {"--layout", true}};
+  const arguments a = read_arguments("decode", argv, allowed);
+  if (a.help) return print_help(decode_help);
+  if (a.get("--from") && a.get("--to"))
+    fail("flakeid decode: give the form once, with --from (or its synonym --to)");
+  const auto name = a.get("--from") ? a.get("--from") : a.get("--to");
+  const std::optional<text_form> forced =
+      name ? std::optional<text_form>(read_form("decode", "--from", *name, true)) : std::nullopt;
+  if (a.operands.empty()) fail("flakeid decode: give at least one ID; see 'flakeid decode --help'");
+  const flakeid::layout l = read_layout(a, "twitter");
+  std::string out;
+  for (const std::string_view text : a.operands) {
+    out += std::to_string(read_id("decode", text, forced.value_or(detect_form(text)), l));
+    out += '\n';
+  }
+  std::fputs(out.c_str(), stdout);
+  return exit_ok;
+}
+
+// ---- layouts -----------------------------------------------------------------------------------
+
+int run_layouts(std::span<char* const> argv) {
+  const arguments a = read_arguments("layouts", argv, {});
+  if (a.help) return print_help(layouts_help);
+  if (!a.operands.empty()) fail("flakeid layouts: unexpected argument " + quoted(a.operands.front()));
+  for (const std::string_view name : flakeid::preset_names()) {
+    const flakeid::layout& l = flakeid::layout_by_name(name);
+    std::printf("%-14.*s %-62s expires %s\n", static_cast<int>(name.size()), name.data(),
+                flakeid::to_spec(l).c_str(), utc_text(l.expires_at()).c_str());
+  }
+  return exit_ok;
+}
+
+// ---- main --------------------------------------------------------------------------------------
+
+int run(std::span<char* const> args) {
+  if (args.empty()) fail("flakeid: give a command (gen, parse, range, encode, decode, layouts); see 'flakeid --help'");
+  const std::string_view command = args[0];
+  const std::span<char* const> rest = args.subspan(1);
+  if (command == "--help" || command == "-h" || command == "help") {
+    if (!rest.empty()) {
+      char help_flag[] = "--help";
+      std::array<char*, 2> again{rest[0], help_flag};
+      return run(again);
+    }
+    return print_help(main_help);
+  }
+  if (command == "--version") return print_help("flakeid " FLAKEID_CLI_VERSION "\n");
+  if (command == "gen") return run_gen(rest);
+  if (command == "parse") return run_parse(rest);
+  if (command == "range") return run_range(rest);
+  if (command == "encode") return run_encode(rest);
+  if (command == "decode") return run_decode(rest);
+  if (command == "layouts") return run_layouts(rest);
+  fail("flakeid: unknown command " + quoted(command) +
+       "; commands: gen, parse, range, encode, decode, layouts (see 'flakeid --help')");
+}
+
+/// The message of `e` on one line, starting with "flakeid".
+void report(const std::exception& e) {
+  std::string msg = e.what();
+  for (char& c : msg)
+    if (c == '\n') c = ' ';
+  if (msg.rfind("flakeid", 0) != 0) msg = "flakeid: " + msg;
+  std::fprintf(stderr, "%s\n", msg.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const int rc = run(std::span<char* const>(argv + 1, static_cast<std::size_t>(argc > 0 ? argc - 1 : 0)));
+    return std::fflush(stdout) == 0 ? rc : exit_failure;
+  } catch (const std::invalid_argument& e) {  // usage errors, bad layouts, bad ID text
+    report(e);
+    return exit_usage;
+  } catch (const std::out_of_range& e) {  // a worker, datacenter or gene too large for the layout
+    report(e);
+    return exit_usage;
+  } catch (const flakeid::timestamp_overflow_error& e) {  // a time outside the layout's range
+    report(e);
+    return exit_usage;
+  } catch (const flakeid::worker_id_error& e) {  // FLAKEID_WORKER_ID is not a number
+    report(e);
+    return exit_usage;
+  } catch (const std::exception& e) {
+    report(e);
+    return exit_failure;
+  }
+}
