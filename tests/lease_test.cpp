@@ -174,8 +174,11 @@ TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
   const std::string ns = unique_ns("race");
   auto o = quick_options(ns);
   o.ttl = 5000ms;
+  // Closing `go` starts every child at once; closing `hold` lets them release and exit.
   int go[2];
+  int hold[2];
   ASSERT_EQ(::pipe(go), 0);
+  ASSERT_EQ(::pipe(hold), 0);
   struct child {
     pid_t pid;
     int out;
@@ -188,9 +191,10 @@ TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       ::close(go[1]);
+      ::close(hold[1]);
       ::close(out[0]);
       char c = 0;
-      (void)!::read(go[0], &c, 1);  // start together
+      (void)!::read(go[0], &c, 1);  // EOF: start
       std::string r;
       {
         flakeid::file_lease l{o, b.dir};
@@ -201,7 +205,7 @@ TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
         }
         (void)!::write(out[1], r.data(), r.size());
         ::close(out[1]);
-        (void)!::read(go[0], &c, 1);  // hold until the parent has every answer
+        (void)!::read(hold[0], &c, 1);  // EOF: the parent has every answer
       }
       ::_exit(0);
     }
@@ -209,10 +213,8 @@ TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
     children.push_back({pid, out[0]});
   }
   ::close(go[0]);
-  const char start = 's';
-  ASSERT_EQ(::write(go[1], &start, 1), 1);
-  // One byte starts only one reader: close-free start for all: write one byte per child.
-  for (int i = 1; i < 40; ++i) (void)!::write(go[1], &start, 1);
+  ::close(hold[0]);
+  ::close(go[1]);
   std::set<std::string> ids;
   int refused = 0;
   const std::string expected = "flakeid: no free worker id in namespace " + ns + ": all 32 ids are leased";
@@ -228,7 +230,7 @@ TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
       ++refused;
     }
   }
-  ::close(go[1]);  // releases every child
+  ::close(hold[1]);  // releases every child
   for (auto& c : children) ::waitpid(c.pid, nullptr, 0);
   EXPECT_EQ(ids.size(), 32U);
   EXPECT_EQ(refused, 8);
