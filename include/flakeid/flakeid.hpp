@@ -4,9 +4,12 @@
 /// have their own headers and targets).
 
 #include "clock.hpp"
+#include "clock_guard.hpp"
 #include "errors.hpp"
+#include "file_lease.hpp"
 #include "layout.hpp"
 #include "layouts.hpp"
+#include "lease.hpp"
 #include "policies.hpp"
 #include "snowflake.hpp"
 #include "worker_id.hpp"
