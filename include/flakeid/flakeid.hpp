@@ -4,11 +4,14 @@
 /// have their own headers and targets).
 
 #include "clock.hpp"
+#include "clock_guard.hpp"
 #include "errors.hpp"
 #include "format.hpp"
+#include "file_lease.hpp"
 #include "layout.hpp"
 #include "layout_spec.hpp"
 #include "layouts.hpp"
+#include "lease.hpp"
 #include "policies.hpp"
 #include "snowflake.hpp"
 #include "text.hpp"

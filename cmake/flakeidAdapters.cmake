@@ -1,0 +1,71 @@
+# Adapters that need a client library, each its own INTERFACE target, built when the library is
+# found (pkg-config first, then find_library):
+#   flakeid::redis     include/flakeid/adapters/redis_lease.hpp     hiredis (libhiredis-dev)
+#   flakeid::postgres  include/flakeid/adapters/postgres_lease.hpp  libpq   (libpq-dev)
+# FLAKEID_REDIS_FOUND / FLAKEID_POSTGRES_FOUND tell whether each target exists.
+
+find_package(PkgConfig QUIET)
+
+# flakeid_find_client(<prefix> <pkg-config module> <header> <library>): defines the imported
+# target flakeid_client_<prefix> and sets <prefix>_FOUND.
+function(flakeid_find_client prefix module header library)
+  set(found FALSE)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(${prefix}_PC QUIET IMPORTED_TARGET GLOBAL ${module})
+    if(${prefix}_PC_FOUND)
+      add_library(flakeid_client_${prefix} INTERFACE IMPORTED GLOBAL)
+      target_link_libraries(flakeid_client_${prefix} INTERFACE PkgConfig::${prefix}_PC)
+      set(found TRUE)
+    endif()
+  endif()
+  if(NOT found)
+    find_path(${prefix}_INCLUDE_DIR ${header} PATH_SUFFIXES postgresql)
+    find_library(${prefix}_LIBRARY ${library})
+    if(${prefix}_INCLUDE_DIR AND ${prefix}_LIBRARY)
+      add_library(flakeid_client_${prefix} INTERFACE IMPORTED GLOBAL)
+      target_include_directories(flakeid_client_${prefix} INTERFACE "${${prefix}_INCLUDE_DIR}")
+      target_link_libraries(flakeid_client_${prefix} INTERFACE "${${prefix}_LIBRARY}")
+      set(found TRUE)
+    endif()
+  endif()
+  set(${prefix}_FOUND ${found} PARENT_SCOPE)
+endfunction()
+
+flakeid_find_client(FLAKEID_HIREDIS hiredis hiredis/hiredis.h hiredis)
+flakeid_find_client(FLAKEID_LIBPQ libpq libpq-fe.h pq)
+
+set(FLAKEID_REDIS_FOUND ${FLAKEID_HIREDIS_FOUND})
+set(FLAKEID_POSTGRES_FOUND ${FLAKEID_LIBPQ_FOUND})
+
+if(FLAKEID_REDIS_FOUND)
+  add_library(flakeid_redis INTERFACE)
+  add_library(flakeid::redis ALIAS flakeid_redis)
+  set_target_properties(flakeid_redis PROPERTIES EXPORT_NAME redis)
+  target_link_libraries(flakeid_redis INTERFACE flakeid::flakeid flakeid_client_FLAKEID_HIREDIS)
+  target_sources(flakeid_redis INTERFACE FILE_SET HEADERS BASE_DIRS include
+                 FILES "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/redis_lease.hpp")
+  message(STATUS "flakeid: Redis adapter (flakeid::redis) enabled")
+else()
+  message(STATUS "flakeid: hiredis not found; flakeid::redis is not built")
+endif()
+
+if(FLAKEID_POSTGRES_FOUND)
+  add_library(flakeid_postgres INTERFACE)
+  add_library(flakeid::postgres ALIAS flakeid_postgres)
+  set_target_properties(flakeid_postgres PROPERTIES EXPORT_NAME postgres)
+  target_link_libraries(flakeid_postgres INTERFACE flakeid::flakeid flakeid_client_FLAKEID_LIBPQ)
+  target_sources(flakeid_postgres INTERFACE FILE_SET HEADERS BASE_DIRS include
+                 FILES "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/postgres_lease.hpp")
+  message(STATUS "flakeid: PostgreSQL adapter (flakeid::postgres) enabled")
+else()
+  message(STATUS "flakeid: libpq not found; flakeid::postgres is not built")
+endif()
+
+# The adapter tests and the lease example need the client libraries. They are read at the end
+# of the top-level CMakeLists.txt, once the core tests (and GoogleTest) are set up.
+if(FLAKEID_BUILD_TESTS)
+  cmake_language(DEFER CALL include "${PROJECT_SOURCE_DIR}/tests/adapters/tests.cmake")
+endif()
+if(FLAKEID_BUILD_EXAMPLES)
+  cmake_language(DEFER CALL include "${PROJECT_SOURCE_DIR}/examples/adapters/examples.cmake")
+endif()

@@ -1,0 +1,12 @@
+# The lease example: Redis when flakeid::redis is built and FLAKEID_REDIS_ADDRESS is set at run
+# time, else the host-local file lease. Built and run by CTest (label "demo").
+add_executable(example_lease_worker "${CMAKE_CURRENT_LIST_DIR}/lease_worker.cpp")
+if(TARGET flakeid::redis)
+  target_link_libraries(example_lease_worker PRIVATE flakeid::redis)
+  target_compile_definitions(example_lease_worker PRIVATE FLAKEID_EXAMPLE_HAVE_REDIS=1)
+else()
+  target_link_libraries(example_lease_worker PRIVATE flakeid::flakeid)
+endif()
+flakeid_set_warnings(example_lease_worker)
+add_test(NAME example.lease_worker COMMAND example_lease_worker)
+set_tests_properties(example.lease_worker PROPERTIES LABELS "demo")

@@ -1,0 +1,243 @@
+#pragma once
+/// \file adapters/redis_lease.hpp
+/// `redis_lease`: worker-id leases in Redis (hiredis; CMake target `flakeid::redis`).
+///
+/// Keys, under the namespace `ns` (the hash tag keeps them in one slot):
+///
+///     flakeid:{ns}:worker:<id>   the holder's token; expires `ttl + safe_guard` after the last
+///                                renewal, or is "released" for `safe_guard` after a release
+///     flakeid:{ns}:last:<id>     the last timestamp minted with the id (Unix ms, no expiry)
+///
+/// A claim is one Lua script that takes the first id whose key is absent with
+/// `SET key token NX PX ttl+safe_guard`; renewal and release are scripts that act only when
+/// the key still holds this lease's token. The holder itself counts its lease as lasting only
+/// `ttl` from the moment it sent the renewal, so the id stays unused for at least `safe_guard`
+/// after its holder stopped minting.
+///
+///     flakeid::redis_lease lease{"127.0.0.1:6379"};
+///     flakeid::classic_snowflake<> gen{lease};
+///
+/// Throws `lease_store_error` when Redis cannot be reached within `connect_timeout` or does
+/// not answer within `io_timeout`.
+
+#include <hiredis/hiredis.h>
+#include <sys/time.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../lease.hpp"
+
+namespace flakeid {
+
+namespace detail {
+
+inline constexpr const char* redis_claim_script = R"lua(
+local n = tonumber(ARGV[2])
+for i = 0, n - 1 do
+  if redis.call('SET', ARGV[1] .. 'worker:' .. i, ARGV[3], 'NX', 'PX', ARGV[4]) then
+    local last = redis.call('GET', ARGV[1] .. 'last:' .. i)
+    return {i, last or ''}
+  end
+end
+return {-1, ''}
+)lua";
+
+inline constexpr const char* redis_record_last = R"lua(
+local function record(key, last)
+  if last ~= '' then
+    local rec = redis.call('GET', key)
+    if not rec or tonumber(rec) < tonumber(last) then redis.call('SET', key, last) end
+  end
+end
+)lua";
+
+inline constexpr const char* redis_renew_script = R"lua(
+local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+elseif v == false then
+  local rec = redis.call('GET', KEYS[2])
+  if rec and (ARGV[3] == '' or tonumber(rec) > tonumber(ARGV[3])) then return 0 end
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+else
+  return 0
+end
+record(KEYS[2], ARGV[3])
+return 1
+)lua";
+
+inline constexpr const char* redis_release_script = R"lua(
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+record(KEYS[2], ARGV[3])
+if tonumber(ARGV[2]) > 0 then
+  redis.call('SET', KEYS[1], 'released', 'PX', ARGV[2])
+else
+  redis.call('DEL', KEYS[1])
+end
+return 1
+)lua";
+
+inline timeval to_timeval(std::chrono::milliseconds d) {
+  timeval tv{};
+  tv.tv_sec = static_cast<decltype(tv.tv_sec)>(d.count() / 1000);
+  tv.tv_usec = static_cast<decltype(tv.tv_usec)>((d.count() % 1000) * 1000);
+  return tv;
+}
+
+/// Splits "host:port" (port 6379 when absent; "[v6]:port" for IPv6).
+inline std::pair<std::string, int> split_address(const std::string& address, int default_port) {
+  std::string host = address;
+  std::string port_text;
+  bool has_port = false;
+  if (!address.empty() && address.front() == '[') {  // [v6] or [v6]:port
+    const auto close = address.find(']');
+    if (close == std::string::npos) throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
+    host = address.substr(1, close - 1);
+    if (close + 1 < address.size()) {
+      if (address[close + 1] != ':') throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
+      port_text = address.substr(close + 2);
+      has_port = true;
+    }
+  } else if (const auto colon = address.find(':'); colon != std::string::npos && address.rfind(':') == colon) {
+    host = address.substr(0, colon);
+    port_text = address.substr(colon + 1);
+    has_port = true;
+  }
+  int port = default_port;
+  if (has_port) {
+    const auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+    if (r.ec != std::errc{} || r.ptr != port_text.data() + port_text.size() || port <= 0 || port > 65535)
+      throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
+  }
+  if (host.empty()) throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
+  return {host, port};
+}
+
+class redis_lease_store final : public lease_store {
+ public:
+  redis_lease_store(const std::string& address, const lease_options& o)
+      : prefix_("flakeid:{" + o.name_space + "}:"),
+        hold_ms_(std::to_string((o.ttl + o.safe_guard).count())),
+        guard_ms_(std::to_string(o.safe_guard.count())),
+        connect_timeout_(o.connect_timeout),
+        io_timeout_(o.io_timeout.count() > 0 ? o.io_timeout : std::max(std::chrono::milliseconds{10}, o.ttl / 5)) {
+    auto [h, p] = split_address(address, 6379);
+    host_ = std::move(h);
+    port_ = p;
+  }
+
+  [[nodiscard]] std::string where() const override { return "redis " + host_ + ":" + std::to_string(port_); }
+
+  std::optional<lease_claim> claim(std::uint64_t count, const std::string& holder) override {
+    const std::string n = std::to_string(count);
+    reply r = eval(redis_claim_script, {}, {prefix_, n, holder, hold_ms_});
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || r->element[0]->type != REDIS_REPLY_INTEGER)
+      fail_reply("unexpected answer to the claim script");
+    if (r->element[0]->integer < 0) return std::nullopt;
+    lease_claim c;
+    c.id = static_cast<std::uint64_t>(r->element[0]->integer);
+    const redisReply* last = r->element[1];
+    if (last->type == REDIS_REPLY_STRING && last->len > 0) {
+      std::int64_t v = 0;
+      const auto res = std::from_chars(last->str, last->str + last->len, v);
+      if (res.ec == std::errc{}) c.last_unix_ms = v;
+    }
+    return c;
+  }
+
+  renewal renew(std::uint64_t id, const std::string& holder, std::int64_t last) override {
+    reply r = eval(std::string(redis_record_last) + redis_renew_script, keys(id), {holder, hold_ms_, text(last)});
+    return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
+  }
+
+  void release(std::uint64_t id, const std::string& holder, std::int64_t last) override {
+    (void)eval(std::string(redis_record_last) + redis_release_script, keys(id), {holder, guard_ms_, text(last)});
+  }
+
+ private:
+  struct reply_deleter {
+    void operator()(redisReply* r) const noexcept { freeReplyObject(r); }
+  };
+  struct context_deleter {
+    void operator()(redisContext* c) const noexcept { redisFree(c); }
+  };
+  using reply = std::unique_ptr<redisReply, reply_deleter>;
+
+  static std::string text(std::int64_t last) { return last == INT64_MIN ? std::string() : std::to_string(last); }
+
+  [[nodiscard]] std::vector<std::string> keys(std::uint64_t id) const {
+    return {prefix_ + "worker:" + std::to_string(id), prefix_ + "last:" + std::to_string(id)};
+  }
+
+  void connect() {
+    if (ctx_) return;
+    redisContext* c = redisConnectWithTimeout(host_.c_str(), port_, to_timeval(connect_timeout_));
+    if (c == nullptr || c->err != 0) {
+      const std::string why = c == nullptr ? "out of memory" : c->errstr;
+      if (c != nullptr) redisFree(c);
+      throw lease_store_error("flakeid: cannot connect to " + where() + " within " + std::to_string(connect_timeout_.count()) + " ms: " + why);
+    }
+    ctx_.reset(c);
+    if (redisSetTimeout(c, to_timeval(io_timeout_)) != REDIS_OK) fail_io();
+  }
+
+  [[noreturn]] void fail_io() {
+    const std::string why = ctx_ ? ctx_->errstr : "no connection";
+    ctx_.reset();  // reconnect next time
+    throw lease_store_error("flakeid: " + where() + ": " + why);
+  }
+
+  [[noreturn]] void fail_reply(const std::string& why) const {
+    throw lease_store_error("flakeid: " + where() + ": " + why);
+  }
+
+  reply eval(const std::string& script, const std::vector<std::string>& k, const std::vector<std::string>& args) {
+    connect();
+    std::vector<const char*> argv;
+    std::vector<std::size_t> lens;
+    const std::string nkeys = std::to_string(k.size());
+    auto push = [&](const std::string& s) {
+      argv.push_back(s.data());
+      lens.push_back(s.size());
+    };
+    const std::string cmd = "EVAL";
+    push(cmd);
+    push(script);
+    push(nkeys);
+    for (const auto& s : k) push(s);
+    for (const auto& s : args) push(s);
+    auto* raw = static_cast<redisReply*>(redisCommandArgv(ctx_.get(), static_cast<int>(argv.size()), argv.data(), lens.data()));
+    if (raw == nullptr) fail_io();
+    reply r(raw);
+    if (r->type == REDIS_REPLY_ERROR) fail_reply(std::string(r->str, r->len));
+    return r;
+  }
+
+  std::string prefix_;
+  std::string hold_ms_;
+  std::string guard_ms_;
+  std::chrono::milliseconds connect_timeout_;
+  std::chrono::milliseconds io_timeout_;
+  std::string host_;
+  int port_ = 6379;
+  std::unique_ptr<redisContext, context_deleter> ctx_;
+};
+
+}  // namespace detail
+
+/// A worker-id lease in Redis at `address` ("host:port"; see the file comment).
+class redis_lease : public lease {
+ public:
+  explicit redis_lease(const std::string& address, lease_options options = {})
+      : lease(std::make_unique<detail::redis_lease_store>(address, options), options) {}
+};
+
+}  // namespace flakeid

@@ -1,0 +1,79 @@
+#pragma once
+/// \file clock_guard.hpp
+/// `clock_guard_file`: a fixed worker id, and a local state file that remembers how far the
+/// generator has minted, so a process restarted after the wall clock moved back waits or
+/// refuses instead of repeating IDs. No lease store is involved.
+///
+/// The file holds the newest timestamp that may have been minted. A background thread rewrites
+/// it every `ttl / 3` with `max(last minted, now + ttl)`, the farthest the generator may go
+/// before its fence drops (the fence drops when the file could not be written for `ttl -
+/// margin`), and the destructor writes the exact last timestamp. So after a clean shutdown the
+/// next start is limited by the last ID itself, and after a crash by at most `ttl` more.
+/// At start, a recorded timestamp ahead of the clock by up to `max_wait` is waited for; a
+/// larger one throws `clock_backwards_error`. The file is held with `flock`: a second process
+/// using the same file fails with `worker_id_error` instead of sharing the worker id.
+///
+///     flakeid::clock_guard_file guard{"/var/lib/orders/flakeid.state",
+///                                     flakeid::fixed_node{flakeid::worker_id{7}}};
+///     flakeid::classic_snowflake<> gen{guard};
+///
+/// Use `options.use_clock(c)` when the generator reads another clock than the system clock.
+
+#include <filesystem>
+#include <string>
+#include <utility>
+
+#include "file_lease.hpp"
+#include "lease.hpp"
+#include "worker_id.hpp"
+
+namespace flakeid {
+
+/// A fixed node plus a restart clock guard in `file` (see the file comment). Models
+/// `worker_id_source`; serves one generator and must outlive it.
+class clock_guard_file {
+ public:
+  /// Settings suited to a guard: written every 500 ms, waits up to 3 s at start.
+  [[nodiscard]] static lease_options default_options() {
+    lease_options o;
+    o.ttl = std::chrono::milliseconds{1'500};
+    o.safe_guard = std::chrono::milliseconds{0};
+    o.max_wait = std::chrono::milliseconds{3'000};
+    return o;
+  }
+
+  clock_guard_file(std::filesystem::path file, fixed_node node, lease_options options = default_options())
+      : node_(node.node), file_(file), lease_(std::make_unique<detail::file_lease_store>(file, options), with_horizon(options)) {}
+
+  /// Reads the file (waiting or throwing as the class comment says), locks it and starts the
+  /// writer; the assignment carries the fixed node and the recorded timestamp.
+  [[nodiscard]] worker_assignment assign(const flakeid::layout& l) {
+    detail::check_node_field(l, field_kind::datacenter, node_.datacenter);
+    detail::check_node_field(l, field_kind::worker, node_.worker);
+    (void)lease_.acquire(1);
+    worker_assignment a;
+    a.node = node_;
+    a.not_after_unix_ms = lease_.previous_last_unix_ms();
+    a.fence = lease_.fence();
+    a.source = "fixed, clock guard " + file_.string();
+    return a;
+  }
+
+  /// The timestamp the file held at start (INT64_MIN: a new file).
+  [[nodiscard]] std::int64_t recorded_unix_ms() const { return lease_.previous_last_unix_ms(); }
+  /// Writes the exact last timestamp and unlocks the file (also done by the destructor).
+  void release() noexcept { lease_.release(); }
+  [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept { return lease_.fence(); }
+
+ private:
+  static lease_options with_horizon(lease_options o) {
+    o.record_horizon = true;
+    return o;
+  }
+
+  node_id node_;
+  std::filesystem::path file_;
+  lease lease_;
+};
+
+}  // namespace flakeid

@@ -1,0 +1,69 @@
+// postgres_lease against a real PostgreSQL cluster (initdb + pg_ctl) started for each test.
+#include <flakeid/adapters/postgres_lease.hpp>
+
+#include "lease_scenarios.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+struct postgres_backend {
+  postgres_cluster server;
+  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
+    return std::make_unique<flakeid::postgres_lease>(server.conninfo(), o);
+  }
+  void stop() { server.stop(); }
+  void start() { server.start(); }
+};
+
+class postgres_lease_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  postgres_backend b;
+};
+
+TEST_F(postgres_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
+TEST_F(postgres_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) { sigkill_holder(b); }
+TEST_F(postgres_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b); }
+TEST_F(postgres_lease_test, restart_with_clock_moved_back_waits_or_refuses) { restart_with_clock_back(b); }
+
+TEST_F(postgres_lease_test, assigns_datacenter_and_worker_from_the_layout) {
+  auto o = quick_options(unique_ns("layout"));
+  o.max_ids = 64;
+  flakeid::postgres_lease a{b.server.conninfo(), o};
+  const flakeid::worker_assignment x = a.assign(flakeid::layouts::twitter);
+  EXPECT_EQ(x.node, (flakeid::node_id{0, 0}));
+  EXPECT_NE(x.source.find("postgresql 127.0.0.1:"), std::string::npos) << x.source;
+}
+
+TEST(postgres_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
+  const int port = free_port();
+  auto o = quick_options("unreachable");
+  o.connect_timeout = 500ms;
+  flakeid::postgres_lease l{"host=127.0.0.1 port=" + std::to_string(port) + " user=x dbname=x", o};
+  const auto t0 = steady::now();
+  try {
+    (void)l.acquire(32);
+    FAIL() << "acquired from nowhere";
+  } catch (const flakeid::lease_store_error& e) {
+    const std::string expected =
+        "flakeid: cannot connect to postgresql 127.0.0.1:" + std::to_string(port) + " within 500 ms: ";
+    EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
+  }
+  EXPECT_LT(steady::now() - t0, 2s);
+}
+
+TEST(postgres_lease_unreachable, a_silent_address_times_out_within_the_connect_timeout) {
+  auto o = quick_options("unreachable");
+  o.connect_timeout = 300ms;
+  flakeid::postgres_lease l{"host=10.255.255.1 port=5432 user=x dbname=x", o};
+  const auto t0 = steady::now();
+  EXPECT_THROW((void)l.acquire(32), flakeid::lease_store_error);
+  EXPECT_LT(steady::now() - t0, 1500ms);
+}
+
+}  // namespace

@@ -1,0 +1,86 @@
+// redis_lease against a real redis-server started for each test (see test_servers.hpp).
+#include <flakeid/adapters/redis_lease.hpp>
+
+#include "lease_scenarios.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+struct redis_backend {
+  redis_server server;
+  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
+    return std::make_unique<flakeid::redis_lease>(server.address(), o);
+  }
+  void stop() { server.stop(); }
+  void start() { server.start(); }
+};
+
+class redis_lease_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  redis_backend b;
+};
+
+TEST_F(redis_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
+TEST_F(redis_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) { sigkill_holder(b); }
+TEST_F(redis_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b); }
+TEST_F(redis_lease_test, restart_with_clock_moved_back_waits_or_refuses) { restart_with_clock_back(b); }
+
+TEST_F(redis_lease_test, assigns_datacenter_and_worker_from_the_layout) {
+  auto o = quick_options(unique_ns("layout"));
+  flakeid::redis_lease a{b.server.address(), o};
+  flakeid::redis_lease c{b.server.address(), o};
+  const flakeid::worker_assignment x = a.assign(flakeid::layouts::twitter);
+  const flakeid::worker_assignment y = c.assign(flakeid::layouts::twitter);
+  EXPECT_EQ(x.node, (flakeid::node_id{0, 0}));
+  EXPECT_EQ(y.node, (flakeid::node_id{0, 1}));
+  EXPECT_NE(x.source.find("redis 127.0.0.1:"), std::string::npos) << x.source;
+}
+
+TEST_F(redis_lease_test, namespaces_do_not_share_ids) {
+  auto o = quick_options(unique_ns("ns_a"));
+  auto p = quick_options(unique_ns("ns_b"));
+  flakeid::redis_lease a{b.server.address(), o};
+  flakeid::redis_lease c{b.server.address(), p};
+  EXPECT_EQ(a.acquire(1), 0U);
+  EXPECT_EQ(c.acquire(1), 0U);
+}
+
+TEST(redis_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
+  const int port = free_port();  // nothing listens there
+  auto o = quick_options("unreachable");
+  o.connect_timeout = 500ms;
+  flakeid::redis_lease l{"127.0.0.1:" + std::to_string(port), o};
+  const auto t0 = steady::now();
+  try {
+    (void)l.acquire(32);
+    FAIL() << "acquired from nowhere";
+  } catch (const flakeid::lease_store_error& e) {
+    const std::string expected = "flakeid: cannot connect to redis 127.0.0.1:" + std::to_string(port) + " within 500 ms: ";
+    EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
+  }
+  EXPECT_LT(steady::now() - t0, 2s);
+}
+
+TEST(redis_lease_unreachable, a_silent_address_times_out_within_the_connect_timeout) {
+  auto o = quick_options("unreachable");
+  o.connect_timeout = 300ms;
+  flakeid::redis_lease l{"10.255.255.1:6379", o};  // not routed: no answer, or an immediate error
+  const auto t0 = steady::now();
+  EXPECT_THROW((void)l.acquire(32), flakeid::lease_store_error);
+  EXPECT_LT(steady::now() - t0, 1500ms);
+}
+
+TEST(redis_lease_address, parses_host_and_port) {
+  EXPECT_EQ(flakeid::detail::split_address("10.0.0.1:7000", 6379), (std::pair<std::string, int>{"10.0.0.1", 7000}));
+  EXPECT_EQ(flakeid::detail::split_address("cache", 6379), (std::pair<std::string, int>{"cache", 6379}));
+  EXPECT_EQ(flakeid::detail::split_address("[::1]:7000", 6379), (std::pair<std::string, int>{"::1", 7000}));
+  EXPECT_THROW((void)flakeid::detail::split_address("cache:x", 6379), std::invalid_argument);
+}
+
+}  // namespace

@@ -1,0 +1,32 @@
+# Lease tests against real servers (redis-server; initdb + pg_ctl), one program per adapter.
+# Included (deferred) from cmake/flakeidAdapters.cmake once the core tests are set up. An adapter whose client
+# library was not found gets a stand-in test that fails, unless FLAKEID_ALLOW_SKIP_SERVERS=1.
+find_package(GTest QUIET)
+if(TARGET GTest::gtest_main)
+  set(flakeid_gtest_main GTest::gtest_main)
+else()
+  set(flakeid_gtest_main gtest_main)
+endif()
+include(GoogleTest)
+
+foreach(adapter redis postgres)
+  string(TOUPPER ${adapter} upper)
+  if(FLAKEID_${upper}_FOUND)
+    add_executable(${adapter}_lease_test "${CMAKE_CURRENT_LIST_DIR}/${adapter}_lease_test.cpp")
+    target_link_libraries(${adapter}_lease_test PRIVATE flakeid::${adapter} ${flakeid_gtest_main})
+    target_include_directories(${adapter}_lease_test PRIVATE "${CMAKE_CURRENT_LIST_DIR}")
+    flakeid_set_warnings(${adapter}_lease_test)
+    gtest_discover_tests(${adapter}_lease_test DISCOVERY_TIMEOUT 120
+                         PROPERTIES LABELS "lease;server" TIMEOUT 60)
+  else()
+    if(adapter STREQUAL "redis")
+      set(pkg libhiredis-dev)
+    else()
+      set(pkg libpq-dev)
+    endif()
+    add_test(NAME ${adapter}_lease_test.client_library_found
+             COMMAND "${CMAKE_COMMAND}" "-DWHAT=the ${adapter} client library" "-DPACKAGE=${pkg}"
+                     -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
+    set_tests_properties(${adapter}_lease_test.client_library_found PROPERTIES LABELS "lease;server")
+  endif()
+endforeach()
