@@ -48,7 +48,7 @@ class usage_error : public std::invalid_argument {
 
 [[noreturn]] void fail(const std::string& msg) { throw usage_error(msg); }
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 int print_help(std::string_view text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -184,9 +184,9 @@ arguments read_arguments(std::string_view command, std::span<char* const> argv,
     for (const auto& o : allowed)
       if (o.name == name) spec = &o;
     if (spec == nullptr)
-      fail("flakeid " + std::string(command) + ": unknown option " + quoted(name) + "; see 'flakeid " +
+      fail("flakeid " + std::string(command) + ": unknown option " + quote(name) + "; see 'flakeid " +
            std::string(command) + " --help'");
-    if (a.get(name)) fail("flakeid " + std::string(command) + ": option " + quoted(name) + " is given twice");
+    if (a.get(name)) fail("flakeid " + std::string(command) + ": option " + quote(name) + " is given twice");
     std::string_view value;
     if (spec->takes_value) {
       if (eq != std::string_view::npos) {
@@ -194,10 +194,10 @@ arguments read_arguments(std::string_view command, std::span<char* const> argv,
       } else if (i + 1 < argv.size()) {
         value = argv[++i];
       } else {
-        fail("flakeid " + std::string(command) + ": option " + quoted(name) + " needs a value");
+        fail("flakeid " + std::string(command) + ": option " + quote(name) + " needs a value");
       }
     } else if (eq != std::string_view::npos) {
-      fail("flakeid " + std::string(command) + ": option " + quoted(name) + " takes no value");
+      fail("flakeid " + std::string(command) + ": option " + quote(name) + " takes no value");
     }
     a.options.emplace_back(name, value);
   }
@@ -210,7 +210,7 @@ std::uint64_t read_number(std::string_view command, std::string_view what, std::
   std::uint64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || v > max)
-    fail("flakeid " + std::string(command) + ": " + std::string(what) + " " + quoted(text) +
+    fail("flakeid " + std::string(command) + ": " + std::string(what) + " " + quote(text) +
          " is not a decimal number in [0, " + std::to_string(max) + "]");
   return v;
 }
@@ -230,7 +230,7 @@ text_form read_form(std::string_view command, std::string_view option, std::stri
   if (name == "base32" || name == "crockford32") return text_form::base32;
   if (name == "friendly") return text_form::friendly;
   if (allow_decimal && name == "decimal") return text_form::decimal;
-  fail("flakeid " + std::string(command) + ": " + std::string(option) + " " + quoted(name) +
+  fail("flakeid " + std::string(command) + ": " + std::string(option) + " " + quote(name) +
        " is not a text form; allowed: " + (allow_decimal ? "decimal, " : "") +
        "radix62, radix36, base32, friendly");
 }
@@ -378,7 +378,7 @@ int run_gen(std::span<char* const> argv) {
   const arguments a = read_arguments("gen", argv, allowed);
   if (a.help) return print_help(gen_help);
   if (!a.operands.empty())
-    fail("flakeid gen: unexpected argument " + quoted(a.operands.front()) + "; see 'flakeid gen --help'");
+    fail("flakeid gen: unexpected argument " + quote(a.operands.front()) + "; see 'flakeid gen --help'");
 
   gen_request r;
   r.count = read_number("gen", "-n", a.get("-n").value_or("1"), 1'000'000'000);
@@ -396,7 +396,7 @@ int run_gen(std::span<char* const> argv) {
     r.kind = generator_kind::gene;
     default_layout = "seed_gene";
   } else {
-    fail("flakeid gen: generator " + quoted(kind) + " is unknown; allowed: classic, gene, cosid, tick");
+    fail("flakeid gen: generator " + quote(kind) + " is unknown; allowed: classic, gene, cosid, tick");
   }
   const flakeid::layout l = read_layout(a, default_layout);
   r.layout_name = a.get("--layout").value_or(default_layout);
@@ -415,7 +415,7 @@ int run_gen(std::span<char* const> argv) {
   for (std::size_t i = 0; i < preset_count; ++i)
     if (flakeid::layout_by_name(flakeid::preset_names()[i]) == l) preset = i;
   if (preset == preset_count)
-    fail("flakeid gen: layout " + quoted(r.layout_name) +
+    fail("flakeid gen: layout " + quote(r.layout_name) +
          " is not a preset; generators take their layout at compile time, so mint IDs of a custom "
          "layout from a program (flakeid::classic_snowflake<my_layout>); 'flakeid layouts' lists the presets");
 
@@ -445,7 +445,7 @@ int run_parse(std::span<char* const> argv) {
   const flakeid::layout l = read_layout(a, "twitter");
   const std::string_view format = a.get("--format").value_or("text");
   if (format != "text" && format != "json")
-    fail("flakeid parse: format " + quoted(format) + " is unknown; allowed: text, json");
+    fail("flakeid parse: format " + quote(format) + " is unknown; allowed: text, json");
   const auto input = a.get("--input");
   const std::optional<text_form> forced =
       input ? std::optional<text_form>(read_form("parse", "--input", *input, true)) : std::nullopt;
@@ -487,7 +487,7 @@ flakeid::layout::time_point read_time(std::string_view what, std::string_view te
   std::int64_t unix_ms = 0;
   if (flakeid::detail::parse_iso_instant(text, unix_ms))
     return flakeid::layout::time_point{std::chrono::milliseconds{unix_ms}};
-  fail("flakeid range: " + std::string(what) + " " + quoted(text) +
+  fail("flakeid range: " + std::string(what) + " " + quote(text) +
        " is neither a UTC time (2024-01-01, 2024-01-01T00:00:00Z, 2024-01-01T08:00:00+08:00) "
        "nor Unix milliseconds");
 }
@@ -557,7 +557,7 @@ int run_decode(std::span<char* const> argv) {
 int run_layouts(std::span<char* const> argv) {
   const arguments a = read_arguments("layouts", argv, {});
   if (a.help) return print_help(layouts_help);
-  if (!a.operands.empty()) fail("flakeid layouts: unexpected argument " + quoted(a.operands.front()));
+  if (!a.operands.empty()) fail("flakeid layouts: unexpected argument " + quote(a.operands.front()));
   for (const std::string_view name : flakeid::preset_names()) {
     const flakeid::layout& l = flakeid::layout_by_name(name);
     std::printf("%-14.*s %-62s expires %s\n", static_cast<int>(name.size()), name.data(),
@@ -587,7 +587,7 @@ int run(std::span<char* const> args) {
   if (command == "encode") return run_encode(rest);
   if (command == "decode") return run_decode(rest);
   if (command == "layouts") return run_layouts(rest);
-  fail("flakeid: unknown command " + quoted(command) +
+  fail("flakeid: unknown command " + quote(command) +
        "; commands: gen, parse, range, encode, decode, layouts (see 'flakeid --help')");
 }
 
