@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
@@ -295,9 +296,10 @@ struct gen_request {
   std::string layout_name;
 };
 
-/// Where `gen` takes its ids when --worker is not given. This is the one function to change
-/// when a host-local lease is available: acquire it here, hold it in `keep` (it must outlive
-/// the generator, which it fences) and return its assignment.
+/// Where `gen` takes its ids when --worker is not given: FLAKEID_WORKER_ID when set, else a
+/// host-local file lease (namespace FLAKEID_LEASE_NAMESPACE or "default", in
+/// FLAKEID_LEASE_DIR or the default lease directory), so that concurrent runs on one host never
+/// share a worker id. The lease is kept in `keep`: it must outlive the generator it fences.
 struct default_node {
   flakeid::worker_assignment assignment;
   std::shared_ptr<void> keep;
@@ -305,11 +307,21 @@ struct default_node {
 
 default_node default_worker(const flakeid::layout& l) {
   if (std::getenv("FLAKEID_WORKER_ID") != nullptr) return {flakeid::env_worker_id{}.assign(l), nullptr};
-  default_node d;
-  d.assignment.source =
-      "the default, as neither --worker nor FLAKEID_WORKER_ID is set; another process on worker 0 "
-      "can mint the same IDs";
-  return d;
+  flakeid::lease_options options;
+  if (const char* ns = std::getenv("FLAKEID_LEASE_NAMESPACE"); ns != nullptr && *ns != '\0') options.name_space = ns;
+  const char* dir = std::getenv("FLAKEID_LEASE_DIR");
+  try {
+    auto lease = std::make_shared<flakeid::file_lease>(
+        options, (dir != nullptr && *dir != '\0') ? std::filesystem::path(dir) : flakeid::default_lease_directory());
+    default_node d{lease->assign(l), nullptr};
+    d.keep = lease;
+    return d;
+  } catch (const std::exception& e) {
+    default_node d;
+    d.assignment.source = std::string("the default, as no file lease could be taken (") + e.what() +
+                          "); another process on worker 0 can mint the same IDs";
+    return d;
+  }
 }
 
 template <class Generator>

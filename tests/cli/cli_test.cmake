@@ -134,9 +134,32 @@ run(parse --layout sonyflake ${id})
 if(NOT out MATCHES " worker=9\n$")
   failed(gen_env_worker "sonyflake ID from worker 9 decodes to ${out}")
 endif()
-run(gen)
-if(NOT rc EQUAL 0 OR NOT err MATCHES "^flakeid gen: worker 0 from the default, as neither --worker nor FLAKEID_WORKER_ID is set")
-  failed(gen_default_worker "no worker: exit ${rc}, stderr '${err}'")
+# Without --worker or FLAKEID_WORKER_ID, gen takes a host-local file lease: two runs at once
+# hold two different ids; an unusable lease directory falls back to worker 0 and says so.
+string(RANDOM LENGTH 10 tag)
+set(lease_dir "${CMAKE_CURRENT_BINARY_DIR}/cli-leases-${tag}")
+file(MAKE_DIRECTORY "${lease_dir}")
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${lease_dir}
+          FLAKEID_LEASE_NAMESPACE=clitest "${CLI}" gen
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err STREQUAL "flakeid gen: worker 0 from lease file lease ${lease_dir} namespace clitest id 0\n")
+  failed(gen_default_lease "no worker: exit ${rc}, stderr '${err}'")
+endif()
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${lease_dir}
+          FLAKEID_LEASE_NAMESPACE=clitest "${CLI}" gen
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err STREQUAL "flakeid gen: worker 1 from lease file lease ${lease_dir} namespace clitest id 1\n")
+  failed(gen_default_lease_guarded "id 0 is in its safe-guard period: exit ${rc}, stderr '${err}'")
+endif()
+file(REMOVE_RECURSE "${lease_dir}")
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${lease_dir}/missing
+          "${CLI}" gen
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "^flakeid gen: worker 0 from the default, as no file lease could be taken")
+  failed(gen_default_worker "no lease directory: exit ${rc}, stderr '${err}'")
 endif()
 # A spec equal to a preset mints as that preset (mastodon: the spec's epoch and tick default to
 # 0 and 1 ms). CMake would split a spec with ';', so these specs have none.
