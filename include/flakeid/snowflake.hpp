@@ -263,11 +263,20 @@ class basic_snowflake {
 
   /// The clock's tick now; throws timestamp_overflow_error outside the layout's range.
   [[nodiscard]] std::uint64_t read_tick() const {
-    const std::int64_t ms = detail::unix_ms(clock_.now());
+    std::int64_t ms = 0;
+    return read_tick(ms);
+  }
+  /// The same, also giving the reading in Unix ms.
+  [[nodiscard]] std::uint64_t read_tick(std::int64_t& ms) const {
+    ms = detail::unix_ms(clock_.now());
     const auto since = static_cast<std::uint64_t>(ms - epoch_ms);  // before the epoch: huge
     if (since > span_ms) [[unlikely]]
       detail::reject_time(ms, epoch_ms, epoch_ms + static_cast<std::int64_t>(span_ms));
     return since / static_cast<std::uint64_t>(tick_ms);
+  }
+  /// How far (ms) a reading lies behind the start of tick `last`.
+  [[nodiscard]] static constexpr std::int64_t behind_ms(std::uint64_t last, std::int64_t ms) noexcept {
+    return epoch_ms + static_cast<std::int64_t>(last) * tick_ms - ms;
   }
 
   /// Waits until the clock reaches tick `target`, sleeping most of the way and spinning at the
@@ -299,7 +308,8 @@ class basic_snowflake {
     for (;;) {
       // Read the state before the clock: a tick another thread published came from a reading
       // no later than ours, so only a real step back leaves the clock behind it.
-      std::uint64_t now = read_tick();
+      std::int64_t now_ms = 0;
+      std::uint64_t now = read_tick(now_ms);
       const std::uint64_t last = old >> seq_bits;
       const std::uint64_t seq = old & seq_max;
       std::uint64_t tick = 0;
@@ -309,7 +319,7 @@ class basic_snowflake {
         first = start_.next(seq, seq_max);
       } else {
         if (now < last) [[unlikely]] {
-          now = behind(last, now);
+          now = behind(last, now, now_ms);
           if (now > last) continue;  // waited for the clock; go again with a fresh reading
         }
         // now == last (or held there)
@@ -334,20 +344,23 @@ class basic_snowflake {
     }
   }
 
-  /// The clock reads tick `now`, behind the last tick used: the lead borrowing built up, or a
-  /// step back for the backwards policy. Returns the tick to continue from (`last` to count on
-  /// in it, a fresh reading > last after a wait), or throws.
-  std::uint64_t behind(std::uint64_t last, std::uint64_t now) {
+  /// The clock reads tick `now` (Unix ms `now_ms`), behind the last tick used: the lead
+  /// borrowing built up, or a step back for the backwards policy. Returns the tick to continue
+  /// from (`last` to count on in it, a fresh reading > last after a wait), or throws.
+  /// The step is measured in ms from the reading to the start of `last`, not in whole ticks: a
+  /// step of 1 ms across the boundary of a 1 s tick is a step of 1 ms.
+  std::uint64_t behind(std::uint64_t last, std::uint64_t now, std::int64_t now_ms) {
     const std::uint64_t lag = last - now;
     if (lag <= ahead_ticks) return last;
-    const std::int64_t step_ms = static_cast<std::int64_t>(lag) * tick_ms;
+    const std::int64_t step_ms = behind_ms(last, now_ms);
     if constexpr (backwards::action == backwards_action::hold) {
       if (step_ms <= backwards::max_step_ms) return last;
     } else if constexpr (backwards::action == backwards_action::wait) {
       if (step_ms <= backwards::max_step_ms) {
         const std::uint64_t t = wait_for_tick(last, backwards::max_step_ms + tick_ms);
         if (t >= last) return t > last ? t : last;
-        detail::throw_backwards(static_cast<std::int64_t>(last - t) * tick_ms, backwards::max_step_ms);
+        detail::throw_backwards(std::max<std::int64_t>(1, behind_ms(last, detail::unix_ms(clock_.now()))),
+                                backwards::max_step_ms);
       }
     }
     detail::throw_backwards(step_ms, backwards::max_step_ms);
