@@ -150,6 +150,22 @@ class basic_snowflake {
   explicit basic_snowflake(Source&& source, Clock clock = Clock{})
       : basic_snowflake(worker_assignment(source.assign(L)), std::move(clock)) {}
 
+  /// Not a worker-id source: any other class passed where a source goes fails to compile here,
+  /// with a message that says what a source needs.
+  template <class Source>
+    requires(std::is_class_v<std::remove_cvref_t<Source>> &&
+             !worker_id_source<std::remove_cvref_t<Source>> &&
+             !std::is_same_v<std::remove_cvref_t<Source>, basic_snowflake> &&
+             !std::is_convertible_v<Source, worker_assignment> &&
+             !std::is_convertible_v<Source, worker_id> && !std::is_convertible_v<Source, datacenter_id> &&
+             !std::is_convertible_v<Source, std::uint64_t> && !std::is_convertible_v<Source, Clock>)
+  explicit basic_snowflake(Source&&, Clock = Clock{}) {
+    static_assert(sizeof(Source) == 0,
+                  "Source must model flakeid::worker_id_source: give it 'worker_assignment "
+                  "assign(const flakeid::layout&)'; or use flakeid::fixed_node, env_worker_id, "
+                  "statefulset_ordinal or a lease");
+  }
+
   /// Ids from an assignment already made.
   explicit basic_snowflake(worker_assignment a, Clock clock = Clock{})
       : clock_(std::move(clock)), node_(a.node), fence_(std::move(a.fence)), source_(std::move(a.source)) {
