@@ -150,3 +150,23 @@ TYPED_TEST(expiry_test, time_left) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by fuzz_codec: composing with a time near the ends of the 64-bit millisecond range
+// overflowed while formatting the error message. It is an error, with a message.
+TEST(expiry_test, a_time_at_the_ends_of_the_range_is_an_error_with_a_message) {
+  for (const std::int64_t ms : {INT64_MIN, INT64_MIN + 1, INT64_MAX}) {
+    flakeid::id_parts p;
+    p.timestamp = flakeid::layout::time_point{milliseconds{ms}};
+    try {
+      (void)lay::twitter.compose(p);
+      FAIL() << "no exception";
+    } catch (const flakeid::timestamp_overflow_error& e) {
+      EXPECT_NE(std::string(e.what()).find("unix ms " + std::to_string(ms)), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+}  // namespace
