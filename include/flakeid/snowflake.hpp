@@ -168,8 +168,11 @@ class basic_snowflake {
 
   /// Ids from an assignment already made.
   explicit basic_snowflake(worker_assignment a, Clock clock = Clock{})
-      : clock_(std::move(clock)), node_(a.node), fence_(std::move(a.fence)), source_(std::move(a.source)) {
-    node_bits_ = L.place(field_kind::datacenter, node_.datacenter) | L.place(field_kind::worker, node_.worker);
+      : clock_(std::move(clock)),
+        node_(a.node),
+        node_bits_(L.place(field_kind::datacenter, node_.datacenter) | L.place(field_kind::worker, node_.worker)),
+        fence_(std::move(a.fence)),
+        source_(std::move(a.source)) {
     std::uint64_t first_tick = 0;
     if (a.not_after_unix_ms != INT64_MIN && a.not_after_unix_ms >= L.epoch_ms) {
       first_tick = static_cast<std::uint64_t>((a.not_after_unix_ms - L.epoch_ms) / L.tick_ms);

@@ -27,7 +27,7 @@ inline std::string format_utc(std::int64_t unix_ms) {
   const year_month_day ymd{day};
   const hh_mm_ss<milliseconds> hms{milliseconds{ms_of_day}};
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", static_cast<int>(ymd.year()),
+  (void)std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", static_cast<int>(ymd.year()),
                 static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
                 static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
                 static_cast<int>(hms.seconds().count()),
