@@ -302,13 +302,17 @@ class basic_snowflake {
   /// end; returns the tick then read. Gives up (returns the tick read) once it has slept for
   /// `budget_ms` (negative: no bound).
   std::uint64_t wait_for_tick(std::uint64_t target, std::int64_t budget_ms) const {
-    const std::int64_t target_ns = (epoch_ms + static_cast<std::int64_t>(target) * tick_ms) * 1'000'000;
+    // The target as a millisecond time point; the time left is taken as a difference in the
+    // clock's own unit, so a reading past the year 2262 (a 48-bit Unix-ms layout lasts to 10889)
+    // does not overflow a count of nanoseconds since 1970.
+    const time_point target_time{std::chrono::milliseconds{epoch_ms + static_cast<std::int64_t>(target) * tick_ms}};
     std::int64_t slept_ns = 0;
     for (;;) {
       const std::uint64_t now = read_tick();
       if (now >= target) return now;
       if (budget_ms >= 0 && slept_ns > budget_ms * 1'000'000) return now;
-      const std::int64_t left = target_ns - detail::unix_ns(clock_.now());
+      const std::int64_t left =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(target_time - clock_.now()).count();
       if (left > spin_ns) {
         detail::clock_sleep(clock_, std::chrono::nanoseconds{left - spin_ns / 2});
         slept_ns += left - spin_ns / 2;
