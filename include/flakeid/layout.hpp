@@ -232,10 +232,10 @@ struct layout {
     field_count = static_cast<std::uint8_t>(fields.size());
     total_bits = static_cast<std::uint8_t>(sum);
     unsigned shift = sum;
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      shift -= fields[i].bits;
-      kind_shift[static_cast<std::size_t>(fields[i].kind)] = static_cast<std::uint8_t>(shift);
-      kind_bits[static_cast<std::size_t>(fields[i].kind)] = fields[i].bits;
+    for (const field f : fields) {
+      shift -= f.bits;
+      kind_shift[static_cast<std::size_t>(f.kind)] = static_cast<std::uint8_t>(shift);
+      kind_bits[static_cast<std::size_t>(f.kind)] = f.bits;
     }
     // The last tick, in Unix ms, must fit std::int64_t (and so sys_time<milliseconds>).
     const unsigned ts_bits = kind_bits[static_cast<std::size_t>(field_kind::timestamp)];

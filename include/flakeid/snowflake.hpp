@@ -150,10 +150,29 @@ class basic_snowflake {
   explicit basic_snowflake(Source&& source, Clock clock = Clock{})
       : basic_snowflake(worker_assignment(source.assign(L)), std::move(clock)) {}
 
+  /// Not a worker-id source: any other class passed where a source goes fails to compile here,
+  /// with a message that says what a source needs.
+  template <class Source>
+    requires(std::is_class_v<std::remove_cvref_t<Source>> &&
+             !worker_id_source<std::remove_cvref_t<Source>> &&
+             !std::is_same_v<std::remove_cvref_t<Source>, basic_snowflake> &&
+             !std::is_convertible_v<Source, worker_assignment> &&
+             !std::is_convertible_v<Source, worker_id> && !std::is_convertible_v<Source, datacenter_id> &&
+             !std::is_convertible_v<Source, std::uint64_t> && !std::is_convertible_v<Source, Clock>)
+  explicit basic_snowflake(Source&&, Clock = Clock{}) {
+    static_assert(sizeof(Source) == 0,
+                  "Source must model flakeid::worker_id_source: give it 'worker_assignment "
+                  "assign(const flakeid::layout&)'; or use flakeid::fixed_node, env_worker_id, "
+                  "statefulset_ordinal or a lease");
+  }
+
   /// Ids from an assignment already made.
   explicit basic_snowflake(worker_assignment a, Clock clock = Clock{})
-      : clock_(std::move(clock)), node_(a.node), fence_(std::move(a.fence)), source_(std::move(a.source)) {
-    node_bits_ = L.place(field_kind::datacenter, node_.datacenter) | L.place(field_kind::worker, node_.worker);
+      : clock_(std::move(clock)),
+        node_(a.node),
+        node_bits_(L.place(field_kind::datacenter, node_.datacenter) | L.place(field_kind::worker, node_.worker)),
+        fence_(std::move(a.fence)),
+        source_(std::move(a.source)) {
     std::uint64_t first_tick = 0;
     if (a.not_after_unix_ms != INT64_MIN && a.not_after_unix_ms >= L.epoch_ms) {
       first_tick = static_cast<std::uint64_t>((a.not_after_unix_ms - L.epoch_ms) / L.tick_ms);
@@ -264,24 +283,37 @@ class basic_snowflake {
 
   /// The clock's tick now; throws timestamp_overflow_error outside the layout's range.
   [[nodiscard]] std::uint64_t read_tick() const {
-    const std::int64_t ms = detail::unix_ms(clock_.now());
+    std::int64_t ms = 0;
+    return read_tick(ms);
+  }
+  /// The same, also giving the reading in Unix ms.
+  [[nodiscard]] std::uint64_t read_tick(std::int64_t& ms) const {
+    ms = detail::unix_ms(clock_.now());
     const auto since = static_cast<std::uint64_t>(ms - epoch_ms);  // before the epoch: huge
     if (since > span_ms) [[unlikely]]
       detail::reject_time(ms, epoch_ms, epoch_ms + static_cast<std::int64_t>(span_ms));
     return since / static_cast<std::uint64_t>(tick_ms);
+  }
+  /// How far (ms) a reading lies behind the start of tick `last`.
+  [[nodiscard]] static constexpr std::int64_t behind_ms(std::uint64_t last, std::int64_t ms) noexcept {
+    return epoch_ms + static_cast<std::int64_t>(last) * tick_ms - ms;
   }
 
   /// Waits until the clock reaches tick `target`, sleeping most of the way and spinning at the
   /// end; returns the tick then read. Gives up (returns the tick read) once it has slept for
   /// `budget_ms` (negative: no bound).
   std::uint64_t wait_for_tick(std::uint64_t target, std::int64_t budget_ms) const {
-    const std::int64_t target_ns = (epoch_ms + static_cast<std::int64_t>(target) * tick_ms) * 1'000'000;
+    // The target as a millisecond time point; the time left is taken as a difference in the
+    // clock's own unit, so a reading past the year 2262 (a 48-bit Unix-ms layout lasts to 10889)
+    // does not overflow a count of nanoseconds since 1970.
+    const time_point target_time{std::chrono::milliseconds{epoch_ms + static_cast<std::int64_t>(target) * tick_ms}};
     std::int64_t slept_ns = 0;
     for (;;) {
       const std::uint64_t now = read_tick();
       if (now >= target) return now;
       if (budget_ms >= 0 && slept_ns > budget_ms * 1'000'000) return now;
-      const std::int64_t left = target_ns - detail::unix_ns(clock_.now());
+      const std::int64_t left =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(target_time - clock_.now()).count();
       if (left > spin_ns) {
         detail::clock_sleep(clock_, std::chrono::nanoseconds{left - spin_ns / 2});
         slept_ns += left - spin_ns / 2;
@@ -300,7 +332,8 @@ class basic_snowflake {
     for (;;) {
       // Read the state before the clock: a tick another thread published came from a reading
       // no later than ours, so only a real step back leaves the clock behind it.
-      const std::uint64_t now = read_tick();
+      std::int64_t now_ms = 0;
+      const std::uint64_t now = read_tick(now_ms);
       const std::uint64_t last = old >> seq_bits;
       const std::uint64_t seq = old & seq_max;
       std::uint64_t tick = 0;
@@ -312,7 +345,7 @@ class basic_snowflake {
         // Behind the last tick: count on in it (a borrowed lead, or held), or go again with a
         // fresh reading after a wait. `now` keeps the clock's reading, which bounds borrowing.
         if (now < last) [[unlikely]] {
-          if (behind(last, now) > last) continue;
+          if (behind(last, now, now_ms) > last) continue;
         }
         if (seq < seq_max) {
           tick = last;
@@ -332,20 +365,23 @@ class basic_snowflake {
     }
   }
 
-  /// The clock reads tick `now`, behind the last tick used: the lead borrowing built up, or a
-  /// step back for the backwards policy. Returns the tick to continue from (`last` to count on
-  /// in it, a fresh reading > last after a wait), or throws.
-  std::uint64_t behind(std::uint64_t last, std::uint64_t now) {
+  /// The clock reads tick `now` (Unix ms `now_ms`), behind the last tick used: the lead
+  /// borrowing built up, or a step back for the backwards policy. Returns the tick to continue
+  /// from (`last` to count on in it, a fresh reading > last after a wait), or throws.
+  /// The step is measured in ms from the reading to the start of `last`, not in whole ticks: a
+  /// step of 1 ms across the boundary of a 1 s tick is a step of 1 ms.
+  std::uint64_t behind(std::uint64_t last, std::uint64_t now, std::int64_t now_ms) {
     const std::uint64_t lag = last - now;
     if (lag <= ahead_ticks) return last;
-    const std::int64_t step_ms = static_cast<std::int64_t>(lag) * tick_ms;
+    const std::int64_t step_ms = behind_ms(last, now_ms);
     if constexpr (backwards::action == backwards_action::hold) {
       if (step_ms <= backwards::max_step_ms) return last;
     } else if constexpr (backwards::action == backwards_action::wait) {
       if (step_ms <= backwards::max_step_ms) {
         const std::uint64_t t = wait_for_tick(last, backwards::max_step_ms + tick_ms);
         if (t >= last) return t > last ? t : last;
-        detail::throw_backwards(static_cast<std::int64_t>(last - t) * tick_ms, backwards::max_step_ms);
+        detail::throw_backwards(std::max<std::int64_t>(1, behind_ms(last, detail::unix_ms(clock_.now()))),
+                                backwards::max_step_ms);
       }
     }
     detail::throw_backwards(step_ms, backwards::max_step_ms);

@@ -1,0 +1,12 @@
+// expect: sequence_start must have 'std::uint64_t next
+// A sequence-start policy whose next() may throw is rejected: the hot path counts on it.
+#include <cstdint>
+#include <flakeid/snowflake.hpp>
+
+struct throwing_start {
+  std::uint64_t next(std::uint64_t, std::uint64_t) { return 0; }
+};
+
+flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::wall_clock,
+                         flakeid::policies<throwing_start>>
+    gen;
