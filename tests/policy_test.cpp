@@ -296,18 +296,18 @@ TYPED_TEST(policy_test, hold_on_backwards_keeps_counting_in_the_last_tick) {
   EXPECT_EQ(g.next_id(), id_at(1, 1));
 }
 
-TYPED_TEST(policy_test, ten_ms_ticks_report_the_step_in_whole_ticks) {
+TYPED_TEST(policy_test, ten_ms_ticks_report_the_step_in_milliseconds) {
   using sony_gen = flakeid::basic_snowflake<flakeid::layouts::sonyflake, flakeid::manual_clock,
                                        flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick,
                                                          flakeid::throw_on_backwards, TypeParam>>;
   sony_gen g{flakeid::worker_id{1}, this->clock};
   (void)g.next_id();
-  this->clock.step_back(25ms);  // from the start of a tick to 3 ticks earlier
+  this->clock.step_back(25ms);  // from the start of a tick to 25 ms (2.5 ticks) before it
   try {
     (void)g.next_id();
     FAIL() << "no exception";
   } catch (const flakeid::clock_backwards_error& e) {
-    EXPECT_EQ(e.step(), 30ms);
+    EXPECT_EQ(e.step(), 25ms);  // from the reading to the start of the last tick used
   }
 }
 
