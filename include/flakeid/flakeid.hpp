@@ -11,5 +11,7 @@
 #include "layouts.hpp"
 #include "policies.hpp"
 #include "snowflake.hpp"
+#include "striped.hpp"
 #include "text.hpp"
+#include "tsc_clock.hpp"
 #include "worker_id.hpp"
