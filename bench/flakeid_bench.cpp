@@ -18,6 +18,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <thread>
+#include <ctime>
 #include <vector>
 
 #include <flakeid/flakeid.hpp>
@@ -44,7 +46,6 @@ inline constexpr std::int64_t burst_bound_ms = 250;
 using borrow_twitter = basic_snowflake<layouts::twitter, wall_clock, policies<zero_start, borrow_ticks<burst_bound_ms>>>;
 
 constexpr double min_time = 0.15;
-constexpr double sat_time = 0.3;
 
 template <class Gen>
 void mint_loop(benchmark::State& st, Gen& gen) {
@@ -112,32 +113,112 @@ void cap_next_ids(benchmark::State& st) {
   st.SetItemsProcessed(st.iterations() * st.range(0));
 }
 
-// ---- at saturation (Twitter's layout, 4096 IDs per ms) ------------------------------------
+// ---- several threads, and saturation ------------------------------------------------------
+
+/// CPU time of the calling thread, in seconds.
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+constexpr int batch = 256;
+
+/// Runs `threads` threads minting with `mint(thread)` (one ID per call) for `seconds`, once per
+/// iteration, and reports the aggregate: wall time from the start signal to the last thread's
+/// exit (so time per ID is wall / all IDs), and CPU time summed over the threads.
+template <class Mint>
+void threaded(benchmark::State& st, Mint mint, double seconds) {
+  const int threads = static_cast<int>(st.range(0));
+  double ids = 0;
+  double cpu = 0;
+  for (auto _ : st) {
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::atomic<bool> stop{false};
+    std::vector<std::uint64_t> n(static_cast<std::size_t>(threads));
+    std::vector<double> c(static_cast<std::size_t>(threads));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (!go.load(std::memory_order_acquire)) {
+        }
+        const double c0 = thread_cpu_s();
+        std::uint64_t k = 0;
+        while (!stop.load(std::memory_order_relaxed)) {
+          for (int i = 0; i < batch; ++i) benchmark::DoNotOptimize(mint(t));
+          k += batch;
+        }
+        c[static_cast<std::size_t>(t)] = thread_cpu_s() - c0;
+        n[static_cast<std::size_t>(t)] = k;
+      });
+    }
+    while (ready.load() < threads) {
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    go.store(true, std::memory_order_release);
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    stop.store(true);
+    for (auto& th : pool) th.join();
+    const auto t1 = std::chrono::steady_clock::now();
+    st.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+    for (int t = 0; t < threads; ++t) {
+      ids += static_cast<double>(n[static_cast<std::size_t>(t)]);
+      cpu += c[static_cast<std::size_t>(t)];
+    }
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(ids));
+  st.counters["cpu_ns_per_id"] = cpu * 1e9 / ids;
+}
+
+constexpr double mt_seconds = 0.1;
+constexpr double sat_seconds = 0.25;
+
+void mt_twitter_mutex(benchmark::State& st) {
+  static flakeid_bench::twitter_worker<wide> gen{0, 0};
+  threaded(st, [&](int) { return gen.next_id(); }, mt_seconds);
+}
+void mt_classic(benchmark::State& st) {
+  static classic_wide gen{worker_id{0}};
+  threaded(st, [&](int) { return gen.next_id(); }, mt_seconds);
+}
+void mt_fast_tick(benchmark::State& st) {
+  static fast_tick_wide gen{worker_id{0}};
+  threaded(st, [&](int) { return gen.next_id(); }, mt_seconds);
+}
 
 void sat_twitter_mutex(benchmark::State& st) {
   static flakeid_bench::twitter_worker<layouts::twitter> gen{1, 1};
-  mint_loop(st, gen);
+  threaded(st, [&](int) { return gen.next_id(); }, sat_seconds);
 }
 void sat_classic(benchmark::State& st) {
   static classic_snowflake<> gen{datacenter_id{1}, worker_id{1}};
-  mint_loop(st, gen);
+  threaded(st, [&](int) { return gen.next_id(); }, sat_seconds);
 }
 void sat_fast_tick(benchmark::State& st) {
   static fast_tick_twitter gen{datacenter_id{1}, worker_id{1}};
-  mint_loop(st, gen);
+  threaded(st, [&](int) { return gen.next_id(); }, sat_seconds);
 }
 void sat_cosid_mutex(benchmark::State& st) {
   static flakeid_bench::cosid_worker<layouts::cosid> gen{1};
-  mint_loop(st, gen);
+  threaded(st, [&](int) { return gen.next_id(); }, sat_seconds);
 }
 void sat_cosid(benchmark::State& st) {
   static cosid_snowflake<> gen{worker_id{1}};
-  mint_loop(st, gen);
+  threaded(st, [&](int) { return gen.next_id(); }, sat_seconds);
 }
 void sat_striped(benchmark::State& st) {
   static striped_twitter gen{datacenter_id{1}, worker_id{1}};
-  striped_twitter::bind_this_thread(static_cast<std::size_t>(st.thread_index()));
-  mint_loop(st, gen);
+  threaded(
+      st,
+      [&](int t) {
+        // Thread t on stripe t (what the round-robin gives two fresh threads, made explicit).
+        static thread_local const bool bound = (striped_twitter::bind_this_thread(static_cast<std::size_t>(t)), true);
+        (void)bound;
+        return gen.next_id();
+      },
+      sat_seconds);
 }
 
 // ---- gene ----------------------------------------------------------------------------------
@@ -240,26 +321,30 @@ void burst_twitter_mutex(benchmark::State& st) {
 
 }  // namespace
 
-// Each registration: name, then how it runs. UseRealTime everywhere: a generator that sleeps
-// must be charged for the wall time it takes.
+// Each registration: name, then how it runs. Real or manual (hand-measured wall) time
+// everywhere: a generator that sleeps is charged for the wall time it takes.
 BENCHMARK(floor_wall_read)->Name("floor/wall_read")->MinTime(min_time);
 BENCHMARK(floor_steady_read)->Name("floor/steady_read")->MinTime(min_time);
 BENCHMARK(floor_tsc_read)->Name("floor/tsc_read")->MinTime(min_time);
 BENCHMARK(floor_cas)->Name("floor/cas")->MinTime(min_time);
 
-BENCHMARK(cap_twitter_mutex)->Name("cap/twitter_mutex")->MinTime(min_time)->UseRealTime()->Threads(1)->Threads(2);
-BENCHMARK(cap_classic)->Name("cap/classic")->MinTime(min_time)->UseRealTime()->Threads(1)->Threads(2);
+BENCHMARK(cap_twitter_mutex)->Name("cap/twitter_mutex")->MinTime(min_time)->UseRealTime();
+BENCHMARK(cap_classic)->Name("cap/classic")->MinTime(min_time)->UseRealTime();
 BENCHMARK(cap_classic_st)->Name("cap/classic_st")->MinTime(min_time)->UseRealTime();
 BENCHMARK(cap_tick)->Name("cap/tick")->MinTime(min_time)->UseRealTime();
-BENCHMARK(cap_fast_tick)->Name("cap/fast_tick")->MinTime(min_time)->UseRealTime()->Threads(1)->Threads(2);
+BENCHMARK(cap_fast_tick)->Name("cap/fast_tick")->MinTime(min_time)->UseRealTime();
 BENCHMARK(cap_next_ids)->Name("cap/next_ids")->Arg(256)->MinTime(min_time)->UseRealTime();
 
-BENCHMARK(sat_twitter_mutex)->Name("sat/twitter_mutex")->MinTime(sat_time)->UseRealTime()->Threads(1)->Threads(2);
-BENCHMARK(sat_classic)->Name("sat/classic")->MinTime(sat_time)->UseRealTime()->Threads(1)->Threads(2);
-BENCHMARK(sat_fast_tick)->Name("sat/fast_tick")->MinTime(sat_time)->UseRealTime();
-BENCHMARK(sat_cosid_mutex)->Name("sat/cosid_mutex")->MinTime(sat_time)->UseRealTime();
-BENCHMARK(sat_cosid)->Name("sat/cosid")->MinTime(sat_time)->UseRealTime();
-BENCHMARK(sat_striped)->Name("sat/striped")->MinTime(sat_time)->UseRealTime()->Threads(1)->Threads(2);
+// Own threads (see `threaded`); the argument is the thread count.
+BENCHMARK(mt_twitter_mutex)->Name("mt/twitter_mutex")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
+BENCHMARK(mt_classic)->Name("mt/classic")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
+BENCHMARK(mt_fast_tick)->Name("mt/fast_tick")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
+BENCHMARK(sat_twitter_mutex)->Name("sat/twitter_mutex")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
+BENCHMARK(sat_classic)->Name("sat/classic")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
+BENCHMARK(sat_fast_tick)->Name("sat/fast_tick")->Arg(1)->Iterations(2)->UseManualTime();
+BENCHMARK(sat_cosid_mutex)->Name("sat/cosid_mutex")->Arg(1)->Iterations(2)->UseManualTime();
+BENCHMARK(sat_cosid)->Name("sat/cosid")->Arg(1)->Iterations(2)->UseManualTime();
+BENCHMARK(sat_striped)->Name("sat/striped")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
 
 BENCHMARK(gene_article)->Name("gene/article_mutex")->Iterations(150)->UseManualTime();
 BENCHMARK(gene_flakeid)->Name("gene/gene")->Iterations(150)->UseManualTime();

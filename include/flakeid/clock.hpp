@@ -12,6 +12,9 @@
 /// `time_point` of `std::chrono::system_clock` (Unix time). It may have a member
 /// `sleep_for(std::chrono::nanoseconds)`; a generator that waits calls it instead of
 /// `std::this_thread::sleep_for`, which lets `manual_clock` move its time instead of sleeping.
+/// It may have a member `now_fenced()`, a reading the CPU does not take before the loads that
+/// precede it, for a clock whose `now()` may be taken early (a bare `rdtsc`); a generator that
+/// finds the clock behind its state reads it again that way before calling it a step back.
 
 #include <atomic>
 #include <chrono>
@@ -73,6 +76,13 @@ class basic_tick_clock {
 
   [[nodiscard]] time_point now() const noexcept {
     return base_wall_ + std::chrono::duration_cast<duration>(Monotonic::now() - base_mono_);
+  }
+  /// `now()` from `Monotonic::now_fenced()`: a reading not taken before earlier loads (only
+  /// when `Monotonic` has it, as `tsc_steady_clock` does).
+  [[nodiscard]] time_point now_fenced() const noexcept
+    requires requires { Monotonic::now_fenced(); }
+  {
+    return base_wall_ + std::chrono::duration_cast<duration>(Monotonic::now_fenced() - base_mono_);
   }
   /// The wall clock minus this clock's time: positive when the wall clock is ahead.
   [[nodiscard]] duration drift() const noexcept {
@@ -163,6 +173,21 @@ template <class TimePoint>
 [[nodiscard]] constexpr std::int64_t unix_ns(TimePoint t) noexcept {
   return static_cast<std::int64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+}
+
+template <class C>
+concept has_now_fenced = requires(const C& c) {
+  { c.now_fenced() } -> std::same_as<typename C::time_point>;
+};
+
+/// `c.now_fenced()` where the clock has it, else `c.now()`.
+template <class C>
+[[nodiscard]] typename C::time_point clock_now_fenced(const C& c) noexcept(noexcept(c.now())) {
+  if constexpr (has_now_fenced<C>) {
+    return c.now_fenced();
+  } else {
+    return c.now();
+  }
 }
 
 /// Waits on behalf of a generator: the clock's own `sleep_for` when it has one.

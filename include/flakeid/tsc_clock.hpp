@@ -3,7 +3,7 @@
 /// `tsc_steady_clock`, a monotonic clock read from the CPU's time-stamp counter, and
 /// `fast_tick_clock`, the tick clock on it.
 ///
-///   tsc_steady_clock   std::chrono steady clock: one `rdtscp` and a multiply per reading.
+///   tsc_steady_clock   std::chrono steady clock: one `rdtsc` and a multiply per reading.
 ///                      Calibrated against `std::chrono::steady_clock` at first use (about
 ///                      10 ms, once per process). Where the TSC cannot be trusted (no invariant
 ///                      TSC, the kernel does not use it as its clock source, not x86-64) it is
@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -54,7 +55,7 @@ __extension__ using u128 = unsigned __int128;
 /// (Linux shows it as `constant_tsc` and `nonstop_tsc`).
 inline bool cpu_has_invariant_tsc() noexcept {
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid_max(0x80000000U, nullptr) < 0x80000007U) return false;
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000U, nullptr)) < 0x80000007U) return false;
   __get_cpuid(0x80000007U, &a, &b, &c, &d);
   return (d & (1U << 8)) != 0;
 }
@@ -70,9 +71,14 @@ inline bool kernel_trusts_tsc() {
   return name == "tsc";
 }
 
-/// The TSC, read once every earlier load is done (`rdtscp` waits for them), so a state word
-/// read before the clock is never newer than the reading.
-inline std::uint64_t read_tsc() noexcept {
+/// The TSC (`rdtsc`): about half the cost of `rdtscp`, but the CPU may execute it before
+/// earlier loads are done, so the reading can be a few nanoseconds older than a value loaded
+/// just before it.
+inline std::uint64_t read_tsc() noexcept { return __rdtsc(); }
+
+/// The TSC once every earlier instruction is done and every earlier load is globally visible
+/// (`rdtscp`).
+inline std::uint64_t read_tsc_fenced() noexcept {
   unsigned aux = 0;
   return __rdtscp(&aux);
 }
@@ -104,7 +110,7 @@ inline tsc_state calibrate_tsc() {
     std::int64_t best = INT64_MAX;
     for (int i = 0; i < 16; ++i) {
       const std::int64_t a = steady::now().time_since_epoch().count();
-      const std::uint64_t t = read_tsc();
+      const std::uint64_t t = read_tsc_fenced();
       const std::int64_t b = steady::now().time_since_epoch().count();
       if (b - a < best) {
         best = b - a;
@@ -155,12 +161,25 @@ struct tsc_steady_clock {
   using time_point = std::chrono::time_point<tsc_steady_clock, duration>;
   static constexpr bool is_steady = true;
 
-  [[nodiscard]] static time_point now() noexcept {
+  /// A reading: one `rdtsc` and a multiply. It may be taken a few nanoseconds before loads
+  /// that precede it in the program; `now_fenced()` is not.
+  [[nodiscard]] static time_point now() noexcept { return read<false>(); }
+  /// A reading taken after every earlier load is done (`rdtscp`), for a caller that compares it
+  /// with a value it just loaded (a generator does when the clock seems to be behind its state).
+  [[nodiscard]] static time_point now_fenced() noexcept { return read<true>(); }
+
+  /// Calibrates now if not yet done, and says what was found.
+  [[nodiscard]] static const tsc_calibration& calibration() { return detail::tsc().info; }
+
+ private:
+  template <bool Fenced>
+  [[nodiscard]] static time_point read() noexcept {
 #if FLAKEID_HAS_TSC
     const detail::tsc_state& s = detail::tsc();
     if (s.info.uses_tsc) [[likely]] {
-      // Readings before tsc0 (another thread calibrated meanwhile) give negative offsets.
-      const auto delta = static_cast<std::int64_t>(detail::read_tsc() - s.tsc0);
+      const std::uint64_t t = Fenced ? detail::read_tsc_fenced() : detail::read_tsc();
+      // A reading a little before tsc0 (counters of two cores a few ticks apart) is negative.
+      const auto delta = static_cast<std::int64_t>(t - s.tsc0);
       const std::int64_t off =
           delta >= 0 ? static_cast<std::int64_t>((detail::u128(delta) * s.mult) >> 32)
                      : -static_cast<std::int64_t>((detail::u128(-delta) * s.mult) >> 32);
@@ -169,9 +188,6 @@ struct tsc_steady_clock {
 #endif
     return time_point{std::chrono::duration_cast<duration>(std::chrono::steady_clock::now().time_since_epoch())};
   }
-
-  /// Calibrates now if not yet done, and says what was found.
-  [[nodiscard]] static const tsc_calibration& calibration() { return detail::tsc().info; }
 };
 
 /// The tick clock on the TSC: the wall clock read once, then `tsc_steady_clock`.
