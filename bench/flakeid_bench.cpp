@@ -231,18 +231,22 @@ void wait_next_ms() {
   }
 }
 
-/// The largest lead (ms) of an ID's time over the wall clock read just after it was minted,
-/// over `n` IDs minted as fast as possible by `mint(i)`.
+/// The largest lead (ms, to the nanosecond) of the start of an ID's tick over the wall clock
+/// read just after the ID was minted, over `n` IDs minted as fast as possible by `mint(i)`.
+/// A generator on the wall clock never leads (<= 0); borrowing leads up to its bound; a tick
+/// clock leads by its drift when it runs ahead of the wall clock.
 template <class Mint>
 double max_lead_ms(const layout& l, Mint mint, int n) {
   std::int64_t lead = INT64_MIN;
   for (int i = 0; i < n; ++i) {
     const std::uint64_t id = mint(static_cast<std::uint64_t>(i));
-    const std::int64_t now = wall_ms();
-    const std::int64_t t = l.decompose_unchecked(id).timestamp.time_since_epoch().count();
-    if (t - now > lead) lead = t - now;
+    const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+    const std::int64_t t_ns = l.decompose_unchecked(id).timestamp.time_since_epoch().count() * 1'000'000;
+    if (t_ns - now_ns > lead) lead = t_ns - now_ns;
   }
-  return static_cast<double>(lead);
+  return static_cast<double>(lead) / 1e6;
 }
 
 /// Bursts of one tick's worth, each starting in a fresh millisecond, timed by hand; then the
@@ -270,6 +274,13 @@ void gene_flakeid(benchmark::State& st) {
   using gen_t = gene_snowflake<>;
   static gen_t gen{datacenter_id{1}, worker_id{1}};
   gene_bench(st, gen, 0, std::make_unique<gen_t>(datacenter_id{1}, worker_id{1}));
+}
+
+void gene_fast_tick(benchmark::State& st) {
+  using gen_t = gene_snowflake<layouts::seed_gene, fast_tick_clock>;
+  static gen_t gen{datacenter_id{1}, worker_id{1}};
+  gene_bench(st, gen, 0, std::make_unique<gen_t>(datacenter_id{1}, worker_id{1}));
+  st.counters["drift_us"] = static_cast<double>(gen.clock().drift().count()) / 1e3;
 }
 
 // ---- burst: one million IDs with borrowing -------------------------------------------------
@@ -348,6 +359,7 @@ BENCHMARK(sat_striped)->Name("sat/striped")->Arg(1)->Arg(2)->Iterations(2)->UseM
 
 BENCHMARK(gene_article)->Name("gene/article_mutex")->Iterations(150)->UseManualTime();
 BENCHMARK(gene_flakeid)->Name("gene/gene")->Iterations(150)->UseManualTime();
+BENCHMARK(gene_fast_tick)->Name("gene/gene_fast_tick")->Iterations(150)->UseManualTime();
 
 BENCHMARK(burst_twitter_mutex)->Name("burst/twitter_mutex")->Iterations(1)->UseManualTime();
 BENCHMARK(burst_borrow)->Name("burst/borrow")->Iterations(3)->UseManualTime();

@@ -66,10 +66,10 @@ class basic_tick_clock {
   using time_point = std::chrono::sys_time<duration>;
   static constexpr bool is_steady = false;  // Unix time, though it never steps
 
-  /// Reads the wall clock and the monotonic clock once.
-  basic_tick_clock() noexcept
-      : base_wall_(std::chrono::time_point_cast<duration>(std::chrono::system_clock::now())),
-        base_mono_(Monotonic::now()) {}
+  /// Reads the wall clock and the monotonic clock once, back to back. The monotonic clock is
+  /// read once before, so that a first reading that sets it up (`tsc_steady_clock` calibrates)
+  /// does not come between the two.
+  basic_tick_clock() noexcept : basic_tick_clock(warm_up{}) {}
 
   /// Starts from a given wall time (a restored state, a test).
   explicit basic_tick_clock(time_point start) noexcept : base_wall_(start), base_mono_(Monotonic::now()) {}
@@ -92,6 +92,12 @@ class basic_tick_clock {
   [[nodiscard]] time_point base() const noexcept { return base_wall_; }
 
  private:
+  struct warm_up {};
+  explicit basic_tick_clock(warm_up) noexcept
+      : base_wall_((static_cast<void>(Monotonic::now()),
+                    std::chrono::time_point_cast<duration>(std::chrono::system_clock::now()))),
+        base_mono_(Monotonic::now()) {}
+
   time_point base_wall_;
   typename Monotonic::time_point base_mono_;
 };
