@@ -10,7 +10,9 @@
 //   gene    the gene layout, bursts of one tick's worth (4096 IDs over 32 genes)
 //   burst   one million IDs at once with borrowing
 //
-// Times are wall time per ID (aggregate over threads); CPU time is summed over threads.
+// Each benchmark reports wall time per ID (aggregate over threads) and CPU time per ID (summed
+// over threads): on a loaded machine wall time also measures the scheduler, so per-call costs
+// are compared in CPU time and throughput (capacity, scaling) in wall time.
 
 #include <benchmark/benchmark.h>
 
@@ -46,6 +48,14 @@ inline constexpr std::int64_t burst_bound_ms = 250;
 using borrow_twitter = basic_snowflake<layouts::twitter, wall_clock, policies<zero_start, borrow_ticks<burst_bound_ms>>>;
 
 constexpr double min_time = 0.15;
+
+/// CPU time of the calling thread, in seconds.
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 
 template <class Gen>
 void mint_loop(benchmark::State& st, Gen& gen) {
@@ -114,13 +124,6 @@ void cap_next_ids(benchmark::State& st) {
 }
 
 // ---- several threads, and saturation ------------------------------------------------------
-
-/// CPU time of the calling thread, in seconds.
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 constexpr int batch = 256;
 
@@ -253,14 +256,18 @@ double max_lead_ms(const layout& l, Mint mint, int n) {
 /// lead over the wall clock of a fresh generator minting 40 000 IDs flat out.
 template <class Gen>
 void gene_bench(benchmark::State& st, Gen& gen, double bound_ms, std::unique_ptr<Gen> fresh) {
+  double cpu = 0;
   for (auto _ : st) {
     wait_next_ms();
+    const double c0 = thread_cpu_s();
     const auto t0 = std::chrono::steady_clock::now();
     for (int k = 0; k < gene_burst; ++k) benchmark::DoNotOptimize(gen.next_id(static_cast<std::uint64_t>(k)));
     const auto t1 = std::chrono::steady_clock::now();
+    cpu += thread_cpu_s() - c0;
     st.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
   }
   st.SetItemsProcessed(st.iterations() * gene_burst);
+  st.counters["cpu_ns_per_id"] = cpu * 1e9 / static_cast<double>(st.iterations() * gene_burst);
   st.counters["max_lead_ms"] = max_lead_ms(layouts::seed_gene, [&](std::uint64_t k) { return fresh->next_id(k); }, 40'000);
   st.counters["bound_ms"] = bound_ms;
 }
@@ -293,8 +300,10 @@ constexpr std::size_t burst_ids = 1'000'000;
 template <class Gen, class MakeGen>
 void burst_bench(benchmark::State& st, MakeGen make, bool bulk, double bound_ms) {
   std::vector<std::uint64_t> out(burst_ids, 1);  // touched: no page faults while timed
+  double cpu = 0;
   for (auto _ : st) {
     auto gen = make();
+    const double c0 = thread_cpu_s();
     const auto t0 = std::chrono::steady_clock::now();
     if constexpr (requires { gen->next_ids(out); }) {
       if (bulk) gen->next_ids(out);
@@ -303,10 +312,12 @@ void burst_bench(benchmark::State& st, MakeGen make, bool bulk, double bound_ms)
       for (auto& id : out) id = gen->next_id();
     }
     const auto t1 = std::chrono::steady_clock::now();
+    cpu += thread_cpu_s() - c0;
     benchmark::DoNotOptimize(out.data());
     st.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
   }
   st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(burst_ids));
+  st.counters["cpu_ns_per_id"] = cpu * 1e9 / static_cast<double>(st.iterations() * static_cast<std::int64_t>(burst_ids));
   if (bound_ms >= 0) {
     auto gen = make();
     st.counters["max_lead_ms"] =

@@ -69,51 +69,61 @@ class Results:
 
 
 def targets(r):
-    """(number, what, measured, comparison, required, note) for each target of the issue."""
-    floor = r.ns("floor/wall_read") + r.ns("floor/cas")
+    """(number, what, measured, comparison, required, met, note) for each target of the issue.
+
+    Per-call costs are compared in CPU time per ID (the machine is shared, so wall time also
+    measures the scheduler); capacity and scaling in wall time, which is what they are about."""
+    floor = r.cpu("floor/wall_read") + r.cpu("floor/cas")
     rows = []
 
     def row(num, what, measured, op, required, note=""):
         met = measured <= required if op == "<=" else measured >= required
         rows.append((num, what, measured, op, required, met, note))
 
-    row("1", "cap/classic / (floor/wall_read + floor/cas)", r.ns("cap/classic") / floor, "<=", 1.2,
-        f"{r.ns('cap/classic'):.1f} ns vs {r.ns('floor/wall_read'):.1f} + {r.ns('floor/cas'):.1f} ns")
-    row("1", "cap/classic / cap/twitter_mutex (time per ID)", r.ns("cap/classic") / r.ns("cap/twitter_mutex"), "<=", 1.0,
-        f"{r.ns('cap/classic'):.1f} vs {r.ns('cap/twitter_mutex'):.1f} ns")
+    c = r.cpu
+    row("1", "cap/classic / (floor/wall_read + floor/cas), CPU", c("cap/classic") / floor, "<=", 1.2,
+        f"{c('cap/classic'):.1f} ns vs {c('floor/wall_read'):.1f} + {c('floor/cas'):.1f} ns")
+    row("1", "cap/classic / cap/twitter_mutex, CPU per ID", c("cap/classic") / c("cap/twitter_mutex"), "<=", 1.0,
+        f"{c('cap/classic'):.1f} vs {c('cap/twitter_mutex'):.1f} ns")
     row("2", "sat/classic/1 rate / capacity", r.rate("sat/classic/1") / TWITTER_CAPACITY, ">=", 0.99,
-        f"{r.rate('sat/classic/1') / 1e6:.3f} M/s; wall {r.ns('sat/classic/1'):.0f} ns/ID")
-    row("2", "sat/classic/1 CPU / sat/twitter_mutex/1 CPU", r.cpu("sat/classic/1") / r.cpu("sat/twitter_mutex/1"), "<=", 0.25,
-        f"CPU {r.cpu('sat/classic/1'):.1f} vs {r.cpu('sat/twitter_mutex/1'):.1f} ns/ID")
+        f"{r.rate('sat/classic/1') / 1e6:.3f} M/s; wall {r.ns('sat/classic/1'):.0f} ns/ID; "
+        f"the baseline: {r.rate('sat/twitter_mutex/1') / TWITTER_CAPACITY:.3f}")
+    row("2", "sat/classic/1 CPU / sat/twitter_mutex/1 CPU", c("sat/classic/1") / c("sat/twitter_mutex/1"), "<=", 0.25,
+        f"CPU {c('sat/classic/1'):.1f} vs {c('sat/twitter_mutex/1'):.1f} ns/ID")
     row("3", "sat/classic/2 rate / capacity", r.rate("sat/classic/2") / TWITTER_CAPACITY, ">=", 0.99,
-        f"{r.rate('sat/classic/2') / 1e6:.3f} M/s; CPU {r.cpu('sat/classic/2'):.1f} ns/ID")
+        f"{r.rate('sat/classic/2') / 1e6:.3f} M/s; CPU {c('sat/classic/2'):.1f} ns/ID "
+        f"(baseline {c('sat/twitter_mutex/2'):.1f})")
     row("3", "mt/classic/2 / mt/classic/1 (aggregate rate)", r.rate("mt/classic/2") / r.rate("mt/classic/1"), ">=", 1.0,
-        f"{r.rate('mt/classic/2') / 1e6:.1f} vs {r.rate('mt/classic/1') / 1e6:.1f} M/s; 2 threads got {r.cpu_share('mt/classic/2', 2):.0%} of 2 cores")
-    row("3", "mt/classic/2 / mt/twitter_mutex/2 (aggregate rate)", r.rate("mt/classic/2") / r.rate("mt/twitter_mutex/2"), ">=", 2.0,
-        f"{r.rate('mt/classic/2') / 1e6:.1f} vs {r.rate('mt/twitter_mutex/2') / 1e6:.1f} M/s")
-    row("4", "gene/article_mutex / gene/gene (time per ID)", r.ns("gene/article_mutex") / r.ns("gene/gene"), ">=", 1.5,
-        f"{r.ns('gene/gene'):.1f} vs {r.ns('gene/article_mutex'):.1f} ns")
+        f"{r.rate('mt/classic/2') / 1e6:.1f} vs {r.rate('mt/classic/1') / 1e6:.1f} M/s; the 2 threads got "
+        f"{r.cpu_share('mt/classic/2', 2):.0%} of 2 cores")
+    row("3", "mt/classic/2 / mt/twitter_mutex/2 (aggregate rate)", r.rate("mt/classic/2") / r.rate("mt/twitter_mutex/2"),
+        ">=", 2.0, f"{r.rate('mt/classic/2') / 1e6:.1f} vs {r.rate('mt/twitter_mutex/2') / 1e6:.1f} M/s; CPU per ID "
+        f"{c('mt/classic/2'):.1f} vs {c('mt/twitter_mutex/2'):.1f} ns; the baseline's threads got "
+        f"{r.cpu_share('mt/twitter_mutex/2', 2):.0%} of 2 cores")
+    row("4", "gene/article_mutex / gene/gene, CPU per ID", c("gene/article_mutex") / c("gene/gene"), ">=", 1.5,
+        f"{c('gene/gene'):.1f} vs {c('gene/article_mutex'):.1f} ns (both wall clock)")
     row("4", "gene/gene max lead over the wall clock (ms)", r.counter("gene/gene", "max_lead_ms"), "<=",
         r.counter("gene/gene", "bound_ms"),
         f"the article's generator: {r.counter('gene/article_mutex', 'max_lead_ms'):.3f} ms (no bound)")
-    row("4", "gene/article_mutex / gene/gene_fast_tick (time per ID)",
-        r.ns("gene/article_mutex") / r.ns("gene/gene_fast_tick"), ">=", 1.5,
-        f"{r.ns('gene/gene_fast_tick'):.1f} vs {r.ns('gene/article_mutex'):.1f} ns; same layout, TSC tick clock")
+    row("4", "gene/article_mutex / gene/gene_fast_tick, CPU per ID",
+        c("gene/article_mutex") / c("gene/gene_fast_tick"), ">=", 1.5,
+        f"{c('gene/gene_fast_tick'):.1f} vs {c('gene/article_mutex'):.1f} ns; same layout, TSC tick clock")
     row("4", "gene/gene_fast_tick max lead over the wall clock (ms)", r.counter("gene/gene_fast_tick", "max_lead_ms"),
-        "<=", 1.0, f"bound: one tick; its lead is the tick clock's drift from the wall clock "
-        f"(drift() at the end: {r.counter('gene/gene_fast_tick', 'drift_us'):.1f} us)")
-    row("5", "burst/borrow rate (M IDs/s)", r.rate("burst/borrow") / 1e6, ">=", 25.0,
-        f"one next_id() per ID; with next_ids(): {r.rate('burst/borrow_next_ids') / 1e6:.0f} M/s")
+        "<=", 0.0, f"its drift() from the wall clock at the end: {r.counter('gene/gene_fast_tick', 'drift_us'):.2f} us")
+    row("5", "burst/borrow, M IDs per CPU second", 1e3 / c("burst/borrow"), ">=", 25.0,
+        f"wall: {r.rate('burst/borrow') / 1e6:.1f} M/s; one next_id() per ID; with next_ids(): "
+        f"{r.rate('burst/borrow_next_ids') / 1e6:.0f} M/s wall")
     row("5", "burst/borrow max lead over the wall clock (ms)", r.counter("burst/borrow", "max_lead_ms"), "<=",
-        r.counter("burst/borrow", "bound_ms"), f"the Twitter baseline: {r.rate('burst/twitter_mutex') / 1e6:.2f} M/s")
-    row("6", "cap/next_ids/256 / cap/classic (rate)", r.rate("cap/next_ids/256") / r.rate("cap/classic"), ">=", 5.0,
-        f"{r.ns('cap/next_ids/256'):.2f} vs {r.ns('cap/classic'):.1f} ns/ID")
-    row("7", "cap/fast_tick / cap/classic (time per ID)", r.ns("cap/fast_tick") / r.ns("cap/classic"), "<=", 0.7,
-        f"{r.ns('cap/fast_tick'):.1f} vs {r.ns('cap/classic'):.1f} ns")
-    row("7", "cap/twitter_mutex / cap/fast_tick (time per ID)", r.ns("cap/twitter_mutex") / r.ns("cap/fast_tick"), ">=", 1.5,
-        f"{r.ns('cap/twitter_mutex'):.1f} vs {r.ns('cap/fast_tick'):.1f} ns")
+        r.counter("burst/borrow", "bound_ms"), f"the Twitter baseline's burst: {r.rate('burst/twitter_mutex') / 1e6:.2f} M/s wall")
+    row("6", "cap/next_ids/256 / cap/classic, CPU per ID", c("cap/classic") / c("cap/next_ids/256"), ">=", 5.0,
+        f"{c('cap/next_ids/256'):.2f} vs {c('cap/classic'):.1f} ns/ID")
+    row("7", "cap/fast_tick / cap/classic, CPU per ID", c("cap/fast_tick") / c("cap/classic"), "<=", 0.7,
+        f"{c('cap/fast_tick'):.1f} vs {c('cap/classic'):.1f} ns")
+    row("7", "cap/twitter_mutex / cap/fast_tick, CPU per ID", c("cap/twitter_mutex") / c("cap/fast_tick"), ">=", 1.5,
+        f"{c('cap/twitter_mutex'):.1f} vs {c('cap/fast_tick'):.1f} ns")
     row("8", "sat/striped/2 / sat/striped/1 (rate)", r.rate("sat/striped/2") / r.rate("sat/striped/1"), ">=", 1.8,
-        f"{r.rate('sat/striped/2') / 1e6:.2f} vs {r.rate('sat/striped/1') / 1e6:.2f} M/s")
+        f"{r.rate('sat/striped/2') / 1e6:.2f} vs {r.rate('sat/striped/1') / 1e6:.2f} M/s; the 2 threads got "
+        f"{r.cpu_share('sat/striped/2', 2):.0%} of 2 cores")
     return rows
 
 
@@ -188,12 +198,12 @@ def chart(path, r, rows):
         ("2 thr: classic", "mt/classic/2", "tab:blue"),
     ]
     labels = [b[0] for b in bars][::-1]
-    values = [r.ns(b[1]) for b in bars][::-1]
+    values = [r.cpu(b[1]) for b in bars][::-1]
     colors = [b[2] for b in bars][::-1]
     ax1.barh(labels, values, color=colors)
     ax1.set_xscale("log")
-    ax1.set_xlabel("wall ns per ID, median (log scale); 2 thr: aggregate")
-    ax1.set_title("Time per ID (wide layout unless noted)")
+    ax1.set_xlabel("CPU ns per ID, median (log scale); 2 thr: summed over threads")
+    ax1.set_title("Cost per ID (wide layout unless noted)")
     for y, v in enumerate(values):
         ax1.text(v, y, f" {v:.1f}", va="center", fontsize=8)
 
@@ -201,7 +211,7 @@ def chart(path, r, rows):
     names, head, cols = [], [], []
     for num, what, measured, op, required, met, _ in rows:
         if op == "<=":
-            h = required / measured if measured > 0 else (2.0 if required >= measured else 0.0)
+            h = required / measured if measured > 0 and required > 0 else (2.0 if required >= measured else 0.5)
         else:
             h = measured / required if required else 0.0
         names.append(f"T{num}: {what}")
