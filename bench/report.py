@@ -55,7 +55,9 @@ class Results:
             if "cpu_ns_per_id" in b:
                 return b["cpu_ns_per_id"]
             per_iter = b["cpu_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
-            ids_per_iter = b["items_per_second"] * b["real_time"] / {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1}[b["time_unit"]]
+            # items_per_second is over real time where the benchmark uses it, else over CPU time
+            basis = b["real_time"] if re.search(r"/(real|manual)_time", b["name"]) else b["cpu_time"]
+            ids_per_iter = b["items_per_second"] * basis / {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1}[b["time_unit"]]
             return per_iter / ids_per_iter if ids_per_iter else None
 
         return self._median(key, one)
@@ -122,8 +124,8 @@ def targets(r):
     row("7", "cap/twitter_mutex / cap/fast_tick, CPU per ID", c("cap/twitter_mutex") / c("cap/fast_tick"), ">=", 1.5,
         f"{c('cap/twitter_mutex'):.1f} vs {c('cap/fast_tick'):.1f} ns")
     row("8", "sat/striped/2 / sat/striped/1 (rate)", r.rate("sat/striped/2") / r.rate("sat/striped/1"), ">=", 1.8,
-        f"{r.rate('sat/striped/2') / 1e6:.2f} vs {r.rate('sat/striped/1') / 1e6:.2f} M/s; the 2 threads got "
-        f"{r.cpu_share('sat/striped/2', 2):.0%} of 2 cores")
+        f"{r.rate('sat/striped/2') / 1e6:.2f} vs {r.rate('sat/striped/1') / 1e6:.2f} M/s; CPU "
+        f"{c('sat/striped/2'):.1f} ns/ID")
     return rows
 
 
