@@ -222,7 +222,7 @@ def chart(path, r, rows):
     ax2.barh(names[::-1], head[::-1], color=cols[::-1])
     ax2.axvline(1.0, color="black", linewidth=1)
     ax2.set_xscale("log")
-    ax2.set_xlabel("headroom over the target (>= 1: met; log scale, capped at 20)")
+    ax2.set_xlabel("headroom over the target (>= 1: met; log, capped at 20)")
     ax2.set_title("Targets (ratios within one run)")
     ax2.tick_params(axis="y", labelsize=7)
     m = machine()
