@@ -12,6 +12,9 @@
 /// `time_point` of `std::chrono::system_clock` (Unix time). It may have a member
 /// `sleep_for(std::chrono::nanoseconds)`; a generator that waits calls it instead of
 /// `std::this_thread::sleep_for`, which lets `manual_clock` move its time instead of sleeping.
+/// It may have a member `now_fenced()`, a reading the CPU does not take before the loads that
+/// precede it, for a clock whose `now()` may be taken early (a bare `rdtsc`); a generator that
+/// finds the clock behind its state reads it again that way before calling it a step back.
 
 #include <atomic>
 #include <chrono>
@@ -63,16 +66,23 @@ class basic_tick_clock {
   using time_point = std::chrono::sys_time<duration>;
   static constexpr bool is_steady = false;  // Unix time, though it never steps
 
-  /// Reads the wall clock and the monotonic clock once.
-  basic_tick_clock() noexcept
-      : base_wall_(std::chrono::time_point_cast<duration>(std::chrono::system_clock::now())),
-        base_mono_(Monotonic::now()) {}
+  /// Reads the wall clock and the monotonic clock once, back to back. The monotonic clock is
+  /// read once before, so that a first reading that sets it up (`tsc_steady_clock` calibrates)
+  /// does not come between the two.
+  basic_tick_clock() noexcept : basic_tick_clock(warm_up{}) {}
 
   /// Starts from a given wall time (a restored state, a test).
   explicit basic_tick_clock(time_point start) noexcept : base_wall_(start), base_mono_(Monotonic::now()) {}
 
   [[nodiscard]] time_point now() const noexcept {
     return base_wall_ + std::chrono::duration_cast<duration>(Monotonic::now() - base_mono_);
+  }
+  /// `now()` from `Monotonic::now_fenced()`: a reading not taken before earlier loads (only
+  /// when `Monotonic` has it, as `tsc_steady_clock` does).
+  [[nodiscard]] time_point now_fenced() const noexcept
+    requires requires { Monotonic::now_fenced(); }
+  {
+    return base_wall_ + std::chrono::duration_cast<duration>(Monotonic::now_fenced() - base_mono_);
   }
   /// The wall clock minus this clock's time: positive when the wall clock is ahead.
   [[nodiscard]] duration drift() const noexcept {
@@ -82,6 +92,12 @@ class basic_tick_clock {
   [[nodiscard]] time_point base() const noexcept { return base_wall_; }
 
  private:
+  struct warm_up {};
+  explicit basic_tick_clock(warm_up) noexcept
+      : base_wall_((static_cast<void>(Monotonic::now()),
+                    std::chrono::time_point_cast<duration>(std::chrono::system_clock::now()))),
+        base_mono_(Monotonic::now()) {}
+
   time_point base_wall_;
   typename Monotonic::time_point base_mono_;
 };
@@ -163,6 +179,21 @@ template <class TimePoint>
 [[nodiscard]] constexpr std::int64_t unix_ns(TimePoint t) noexcept {
   return static_cast<std::int64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+}
+
+template <class C>
+concept has_now_fenced = requires(const C& c) {
+  { c.now_fenced() } -> std::same_as<typename C::time_point>;
+};
+
+/// `c.now_fenced()` where the clock has it, else `c.now()`.
+template <class C>
+[[nodiscard]] typename C::time_point clock_now_fenced(const C& c) noexcept(noexcept(c.now())) {
+  if constexpr (has_now_fenced<C>) {
+    return c.now_fenced();
+  } else {
+    return c.now();
+  }
 }
 
 /// Waits on behalf of a generator: the clock's own `sleep_for` when it has one.

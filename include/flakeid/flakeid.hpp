@@ -14,5 +14,7 @@
 #include "lease.hpp"
 #include "policies.hpp"
 #include "snowflake.hpp"
+#include "striped.hpp"
 #include "text.hpp"
+#include "tsc_clock.hpp"
 #include "worker_id.hpp"

@@ -17,8 +17,9 @@
 ///     auto parts = gen.layout().decompose(id);
 ///
 /// The state is one 64-bit word per gene value: the last tick used above the last sequence
-/// used. A call reads it, reads the clock once, and publishes the next (tick, sequence) with a
-/// compare-and-swap; nothing else is shared, nothing is locked.
+/// used. A call reads the clock once, reads the state, and publishes the next (tick, sequence)
+/// with a compare-and-swap; nothing else is shared, nothing is locked. (The clock is read a
+/// second time only when the state holds a newer tick than the reading, or after a wait.)
 
 #include <algorithm>
 #include <array>
@@ -282,13 +283,20 @@ class basic_snowflake {
   }
 
   /// The clock's tick now; throws timestamp_overflow_error outside the layout's range.
+  /// `Fenced`: a reading not taken before earlier loads (see `clock_source`'s `now_fenced`).
+  template <bool Fenced = false>
   [[nodiscard]] std::uint64_t read_tick() const {
     std::int64_t ms = 0;
-    return read_tick(ms);
+    return read_tick<Fenced>(ms);
   }
   /// The same, also giving the reading in Unix ms.
+  template <bool Fenced = false>
   [[nodiscard]] std::uint64_t read_tick(std::int64_t& ms) const {
-    ms = detail::unix_ms(clock_.now());
+    if constexpr (Fenced) {
+      ms = detail::unix_ms(detail::clock_now_fenced(clock_));
+    } else {
+      ms = detail::unix_ms(clock_.now());
+    }
     const auto since = static_cast<std::uint64_t>(ms - epoch_ms);  // before the epoch: huge
     if (since > span_ms) [[unlikely]]
       detail::reject_time(ms, epoch_ms, epoch_ms + static_cast<std::int64_t>(span_ms));
@@ -328,13 +336,22 @@ class basic_snowflake {
     if (fence_ && !fence_->valid.load(std::memory_order_acquire)) [[unlikely]]
       detail::throw_lease_lost();
     word& w = states_[g];
+    // The clock first, then the state: the load and the compare-and-swap stay a few
+    // instructions apart, so another thread rarely slips in between (the clock read, the
+    // slowest step, is outside that window). A failed compare-and-swap retries with the same
+    // reading and the state it returned, without reading the clock again.
+    std::int64_t now_ms = 0;
+    std::uint64_t now = read_tick(now_ms);
     std::uint64_t old = w.load(std::memory_order_acquire);
     for (;;) {
-      // Read the state before the clock: a tick another thread published came from a reading
-      // no later than ours, so only a real step back leaves the clock behind it.
-      std::int64_t now_ms = 0;
-      const std::uint64_t now = read_tick(now_ms);
       const std::uint64_t last = old >> seq_bits;
+      if (now + ahead_ticks < last) [[unlikely]] {
+        // The state may hold a tick another thread read after our reading. Read again, after
+        // the load (fenced, for a clock whose plain read the CPU may take early): only if the
+        // clock is still behind did it step back. (A lag within the borrowing bound is the
+        // lead borrowing built up, and needs no second reading.)
+        now = read_tick<true>(now_ms);
+      }
       const std::uint64_t seq = old & seq_max;
       std::uint64_t tick = 0;
       std::uint64_t first = 0;
@@ -345,7 +362,10 @@ class basic_snowflake {
         // Behind the last tick: count on in it (a borrowed lead, or held), or go again with a
         // fresh reading after a wait. `now` keeps the clock's reading, which bounds borrowing.
         if (now < last) [[unlikely]] {
-          if (behind(last, now, now_ms) > last) continue;
+          if (behind(last, now, now_ms) > last) {  // waited for the clock: go again, read afresh
+            now = read_tick(now_ms);
+            continue;
+          }
         }
         if (seq < seq_max) {
           tick = last;
