@@ -10,6 +10,8 @@
 #include "layout_spec.hpp"
 #include "layouts.hpp"
 #include "policies.hpp"
+#include "segment.hpp"
+#include "segment_stores.hpp"
 #include "snowflake.hpp"
 #include "text.hpp"
 #include "worker_id.hpp"
