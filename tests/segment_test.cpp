@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include <flakeid/flakeid.hpp>
@@ -87,6 +88,9 @@ static_assert(!flakeid::keyed_segment_distributor<test_distributor>);
 static_assert(flakeid::segment_distributor<scripted_distributor>);
 static_assert(!flakeid::segment_distributor<not_a_distributor>);
 static_assert(!flakeid::segment_distributor<int>);
+// A store call can fail, so the generators' calls are not noexcept.
+static_assert(!noexcept(std::declval<flakeid::segment_generator<flakeid::memory_distributor>&>().next_id()));
+static_assert(!noexcept(std::declval<flakeid::segment_chain_generator<flakeid::memory_distributor>&>().next_id()));
 
 /// A fresh directory under the system temp directory, removed at scope exit.
 struct temp_dir {
