@@ -600,3 +600,28 @@ TEST(grouped_segment_test, four_threads_across_midnight_never_repeat) {
     for (auto& id : v) EXPECT_TRUE(seen.emplace(id.stamp, id.number).second) << id.to_string();
   EXPECT_TRUE(seen.count({20250319, 1}) == 1);
 }
+
+// Step 1 switches segments on every ID, so the slots of the ring are reused all the time and a
+// preempted caller's slot is often overwritten before it reads it: it must retry, not repeat.
+TEST(segment_generator_test, step_one_under_four_threads_reuses_slots_safely) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator plain{store.distributor("p"), 1};
+  flakeid::segment_chain_generator chain{store.distributor("c"), {.step = 1, .min_ahead = 8, .max_ahead = 64}};
+  std::vector<std::vector<std::uint64_t>> got(8);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 8; ++t) {
+    pool.emplace_back([&, t] {
+      for (int i = 0; i < 20'000; ++i) got[t].push_back(t % 2 == 0 ? plain.next_id() : chain.next_id());
+    });
+  }
+  for (auto& th : pool) th.join();
+  std::vector<std::uint64_t> p;
+  std::vector<std::uint64_t> c;
+  for (int t = 0; t < 8; ++t) {
+    expect_strictly_increasing(got[t]);
+    (t % 2 == 0 ? p : c).insert((t % 2 == 0 ? p : c).end(), got[t].begin(), got[t].end());
+  }
+  expect_distinct(p);
+  expect_distinct(c);
+  EXPECT_LE(*std::max_element(p.begin(), p.end()), store.current("p"));
+}

@@ -314,10 +314,13 @@ class segment_engine {
         }
       }
       if (gen_of(p) != g) return;
-      // Nothing prefetched: tell the chain (it is hungry), then fetch the next segment
-      // ourselves, unless a store call already under way brings one.
-      hungry_.fetch_add(1, std::memory_order_relaxed);
-      if (on_switch) on_switch(on_switch_ctx, 0, true);
+      // Nothing prefetched: tell the chain (it is hungry, unless nothing was ever fetched: a
+      // first call that beat the worker), then fetch the next segment ourselves, unless a store
+      // call already under way brings one.
+      if (store_calls_.load(std::memory_order_relaxed) != 0) {
+        hungry_.fetch_add(1, std::memory_order_relaxed);
+        if (on_switch) on_switch(on_switch_ctx, 0, true);
+      }
       std::lock_guard lk(mutex_);
       if (closed_) throw_segment_closed(dist_.store_name(), dist_.key());
       if (gen_of(pos_.load(std::memory_order_acquire)) != g) return;
