@@ -15,6 +15,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -22,7 +23,6 @@
 #include <memory>
 #include <string>
 #include <type_traits>
-#include <unistd.h>
 #include <vector>
 
 #include <flakeid/segment.hpp>
@@ -43,7 +43,8 @@ flakeid::memory_segment_store& memory_store() {
 }
 
 std::filesystem::path file_store_dir() {
-  static const auto dir = std::filesystem::temp_directory_path() / ("flakeid_segment_bench_" + std::to_string(::getpid()));
+  static const auto dir = std::filesystem::temp_directory_path() /
+                          ("flakeid_segment_bench_" + std::to_string(::getpid()));
   return dir;
 }
 
@@ -61,19 +62,23 @@ using chain_file = flakeid::segment_chain_generator<flakeid::file_distributor>;
 using plain_file = flakeid::segment_generator<flakeid::file_distributor>;
 
 std::unique_ptr<chain_mem> make(std::type_identity<chain_mem>) {
-  return std::make_unique<chain_mem>(memory_store().distributor("bench.chain"),
-                                     flakeid::segment_chain_options{.step = step, .min_ahead = 4, .max_ahead = 256});
+  return std::make_unique<chain_mem>(
+      memory_store().distributor("bench.chain"),
+      flakeid::segment_chain_options{.step = step, .min_ahead = 4, .max_ahead = 256});
 }
 std::unique_ptr<plain_mem> make(std::type_identity<plain_mem>) {
-  return std::make_unique<plain_mem>(memory_store().distributor("bench.plain"), flakeid::segment_options{.step = step});
+  return std::make_unique<plain_mem>(memory_store().distributor("bench.plain"),
+                                     flakeid::segment_options{.step = step});
 }
 std::unique_ptr<chain_file> make(std::type_identity<chain_file>) {
-  return std::make_unique<chain_file>(flakeid::file_segment_store{file_store_dir()}.distributor("bench.chain"),
-                                      flakeid::segment_chain_options{.step = file_step, .min_ahead = 4, .max_ahead = 64});
+  return std::make_unique<chain_file>(
+      flakeid::file_segment_store{file_store_dir()}.distributor("bench.chain"),
+      flakeid::segment_chain_options{.step = file_step, .min_ahead = 4, .max_ahead = 64});
 }
 std::unique_ptr<plain_file> make(std::type_identity<plain_file>) {
-  return std::make_unique<plain_file>(flakeid::file_segment_store{file_store_dir()}.distributor("bench.plain"),
-                                      flakeid::segment_options{.step = file_step});
+  return std::make_unique<plain_file>(
+      flakeid::file_segment_store{file_store_dir()}.distributor("bench.plain"),
+      flakeid::segment_options{.step = file_step});
 }
 
 template <class Gen>
@@ -122,7 +127,8 @@ void latency(benchmark::State& st) {
     const auto a = clk::now();
     benchmark::DoNotOptimize(gen->next_id());
     const auto b = clk::now();
-    samples.push_back(std::max(0.0, std::chrono::duration<double, std::nano>(b - a).count() - timer));
+    samples.push_back(
+        std::max(0.0, std::chrono::duration<double, std::nano>(b - a).count() - timer));
   }
   using C = benchmark::Counter;
   st.counters["timer_ns"] = C(timer, C::kAvgThreads);
@@ -130,8 +136,8 @@ void latency(benchmark::State& st) {
   st.counters["p99_ns"] = C(percentile(samples, 0.99), C::kAvgThreads);
   st.counters["p9999_ns"] = C(percentile(samples, 0.9999), C::kAvgThreads);
   st.counters["max_ns"] = C(*std::max_element(samples.begin(), samples.end()), C::kAvgThreads);
-  st.counters["slow_calls"] =
-      C(static_cast<double>(std::count_if(samples.begin(), samples.end(), [](double x) { return x > 100'000; })));
+  st.counters["slow_calls"] = C(static_cast<double>(
+      std::count_if(samples.begin(), samples.end(), [](double x) { return x > 100'000; })));
 }
 
 constexpr std::int64_t latency_samples = 2'000'000;
@@ -141,10 +147,23 @@ constexpr std::int64_t latency_samples = 2'000'000;
 BENCHMARK(throughput<chain_mem>)->Name("seg/chain_memory")->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(throughput<plain_mem>)->Name("seg/plain_memory")->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(chain_next_ids)->Name("seg/chain_next_ids")->Arg(256)->UseRealTime();
-BENCHMARK(latency<chain_mem>)->Name("seg/latency_chain_memory")->Threads(1)->Threads(2)->Iterations(latency_samples);
-BENCHMARK(latency<plain_mem>)->Name("seg/latency_plain_memory")->Threads(1)->Iterations(latency_samples);
-BENCHMARK(latency<chain_file>)->Name("seg/latency_chain_file")->Threads(1)->Iterations(latency_samples);
-BENCHMARK(latency<plain_file>)->Name("seg/latency_plain_file")->Threads(1)->Iterations(latency_samples);
+BENCHMARK(latency<chain_mem>)
+    ->Name("seg/latency_chain_memory")
+    ->Threads(1)
+    ->Threads(2)
+    ->Iterations(latency_samples);
+BENCHMARK(latency<plain_mem>)
+    ->Name("seg/latency_plain_memory")
+    ->Threads(1)
+    ->Iterations(latency_samples);
+BENCHMARK(latency<chain_file>)
+    ->Name("seg/latency_chain_file")
+    ->Threads(1)
+    ->Iterations(latency_samples);
+BENCHMARK(latency<plain_file>)
+    ->Name("seg/latency_plain_file")
+    ->Threads(1)
+    ->Iterations(latency_samples);
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);

@@ -3,6 +3,7 @@
 // counters across midnight, and several threads on one generator.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,7 +16,6 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -89,8 +89,10 @@ static_assert(flakeid::segment_distributor<scripted_distributor>);
 static_assert(!flakeid::segment_distributor<not_a_distributor>);
 static_assert(!flakeid::segment_distributor<int>);
 // A store call can fail, so the generators' calls are not noexcept.
-static_assert(!noexcept(std::declval<flakeid::segment_generator<flakeid::memory_distributor>&>().next_id()));
-static_assert(!noexcept(std::declval<flakeid::segment_chain_generator<flakeid::memory_distributor>&>().next_id()));
+static_assert(
+    !noexcept(std::declval<flakeid::segment_generator<flakeid::memory_distributor>&>().next_id()));
+static_assert(!noexcept(
+    std::declval<flakeid::segment_chain_generator<flakeid::memory_distributor>&>().next_id()));
 
 /// A fresh directory under the system temp directory, removed at scope exit.
 struct temp_dir {
@@ -162,7 +164,8 @@ TEST(segment_store_test, memory_counter_refuses_to_wrap) {
     FAIL() << "no throw";
   } catch (const flakeid::segment_store_error& e) {
     EXPECT_STREQ(e.what(),
-                 "flakeid: segment store memory, key 'big': the counter is at 18446744073709551610; adding step 10 "
+                 "flakeid: segment store memory, key 'big': the counter is at "
+                 "18446744073709551610; adding step 10 "
                  "would pass 2^64 - 1");
     EXPECT_EQ(e.store(), "memory");
     EXPECT_EQ(e.key(), "big");
@@ -206,8 +209,9 @@ TEST(segment_store_test, file_with_garbage_is_an_error_naming_it) {
     (void)d.next_max_id(1);
     FAIL() << "no throw";
   } catch (const flakeid::segment_store_error& e) {
-    EXPECT_EQ(std::string(e.what()), "flakeid: segment store file:" + dir.path.string() + ", key 'orders': " +
-                                         d.path().string() + " does not hold a counter (20 decimal digits)");
+    EXPECT_EQ(std::string(e.what()), "flakeid: segment store file:" + dir.path.string() +
+                                         ", key 'orders': " + d.path().string() +
+                                         " does not hold a counter (20 decimal digits)");
   }
 }
 
@@ -218,7 +222,8 @@ TEST(segment_store_test, file_in_a_missing_directory_names_the_errno) {
     (void)d.next_max_id(1);
     FAIL() << "no throw";
   } catch (const flakeid::segment_store_error& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot open " + d.path().string() + ": No such file or directory"),
+    EXPECT_NE(std::string(e.what()).find("cannot open " + d.path().string() +
+                                         ": No such file or directory"),
               std::string::npos)
         << e.what();
   }
@@ -274,8 +279,9 @@ TEST(segment_generator_test, bad_options_throw_naming_the_range) {
                std::invalid_argument);
   EXPECT_THROW((flakeid::segment_generator{store.distributor("n"), {.step = 10, .ttl = 0ms}}),
                std::invalid_argument);
-  EXPECT_THROW((flakeid::segment_chain_generator{store.distributor("n"), {.min_ahead = 4, .max_ahead = 2}}),
-               std::invalid_argument);
+  EXPECT_THROW(
+      (flakeid::segment_chain_generator{store.distributor("n"), {.min_ahead = 4, .max_ahead = 2}}),
+      std::invalid_argument);
 }
 
 TEST(segment_generator_test, a_store_that_goes_back_is_refused) {
@@ -287,7 +293,8 @@ TEST(segment_generator_test, a_store_that_goes_back_is_refused) {
     FAIL() << "no throw";
   } catch (const flakeid::segment_store_error& e) {
     EXPECT_STREQ(e.what(),
-                 "flakeid: segment store scripted, key 'k': the store returned max 5 for step 5, which does not "
+                 "flakeid: segment store scripted, key 'k': the store returned max 5 for step 5, "
+                 "which does not "
                  "lie above the previous max 10; handing it out could repeat IDs");
   }
 }
@@ -305,7 +312,8 @@ TEST(segment_generator_test, store_failure_is_wrapped_and_retried) {
     (void)gen.next_id();
     FAIL() << "no throw";
   } catch (const flakeid::segment_store_error& e) {
-    EXPECT_STREQ(e.what(), "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down");
+    EXPECT_STREQ(e.what(),
+                 "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down");
   }
   EXPECT_THROW((void)gen.next_id(), flakeid::segment_store_error);
   ctl.failing = false;
@@ -325,7 +333,8 @@ TEST(segment_generator_test, close_hands_out_nothing_more) {
     FAIL() << "no throw";
   } catch (const flakeid::segment_closed_error& e) {
     EXPECT_STREQ(e.what(),
-                 "flakeid: the segment generator on store memory, key 'orders' is closed; it hands out no more IDs");
+                 "flakeid: the segment generator on store memory, key 'orders' is closed; it hands "
+                 "out no more IDs");
   }
   std::vector<std::uint64_t> out(3);
   EXPECT_THROW(gen.next_ids(out), flakeid::segment_closed_error);
@@ -382,7 +391,8 @@ TEST(segment_generator_test, four_threads_get_distinct_increasing_ids) {
 
 TEST(segment_chain_test, serves_increasing_ids_from_prefetched_segments) {
   flakeid::memory_segment_store store;
-  flakeid::segment_chain_generator gen{store.distributor("n"), {.step = 100, .min_ahead = 3, .max_ahead = 8}};
+  flakeid::segment_chain_generator gen{store.distributor("n"),
+                                       {.step = 100, .min_ahead = 3, .max_ahead = 8}};
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
   std::vector<std::uint64_t> ids(1000);
   for (auto& id : ids) id = gen.next_id();
@@ -402,7 +412,8 @@ TEST(segment_chain_test, the_caller_never_calls_the_store_while_segments_are_pre
   for (auto& id : ids) id = gen.next_id();
   EXPECT_EQ(gen.stats().hungry, 0u);
   std::lock_guard lk(ctl.mutex);
-  EXPECT_EQ(ctl.threads.count(std::this_thread::get_id()), 0u) << "the store was called on the caller's thread";
+  EXPECT_EQ(ctl.threads.count(std::this_thread::get_id()), 0u)
+      << "the store was called on the caller's thread";
 }
 
 TEST(segment_chain_test, store_failure_drains_the_chain_then_fails_then_resumes) {
@@ -423,7 +434,8 @@ TEST(segment_chain_test, store_failure_drains_the_chain_then_fails_then_resumes)
       ASSERT_LT(served, 1000u) << "the chain should have run dry";
     }
   } catch (const flakeid::segment_store_error& e) {
-    EXPECT_STREQ(e.what(), "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down");
+    EXPECT_STREQ(e.what(),
+                 "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down");
     EXPECT_EQ(e.store(), "flaky");
     EXPECT_EQ(e.key(), "orders");
   }
@@ -432,7 +444,8 @@ TEST(segment_chain_test, store_failure_drains_the_chain_then_fails_then_resumes)
   EXPECT_LE(served, 39u);
   EXPECT_THROW((void)gen.next_id(), flakeid::segment_store_error);
   ASSERT_TRUE(eventually([&] { return gen.stats().store_failures >= 3; }));
-  EXPECT_EQ(gen.stats().last_error, "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down");
+  EXPECT_EQ(gen.stats().last_error,
+            "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down");
   ctl.failing = false;
   for (int i = 0; i < 100; ++i) ids.push_back(gen.next_id());
   expect_strictly_increasing(ids);
@@ -443,7 +456,8 @@ TEST(segment_chain_test, hungry_callers_double_the_prefetch_and_calm_shrinks_it)
   flakeid::memory_segment_store store;
   test_distributor d{store.distributor("n")};
   d.ctl().delay_us = 200;
-  flakeid::segment_chain_generator gen{d, {.step = 1, .min_ahead = 2, .max_ahead = 16, .refill_period = 20ms}};
+  flakeid::segment_chain_generator gen{
+      d, {.step = 1, .min_ahead = 2, .max_ahead = 16, .refill_period = 20ms}};
   std::size_t peak = 0;
   std::vector<std::uint64_t> ids;
   for (int i = 0; i < 3000 && peak < 16; ++i) {
@@ -454,12 +468,14 @@ TEST(segment_chain_test, hungry_callers_double_the_prefetch_and_calm_shrinks_it)
   EXPECT_GT(gen.stats().hungry, 0u);
   expect_strictly_increasing(ids);
   // Nobody draws: the target halves every calm refill period, down to min_ahead.
-  EXPECT_TRUE(eventually([&] { return gen.stats().ahead_target == 2; }, 3s)) << gen.stats().ahead_target;
+  EXPECT_TRUE(eventually([&] { return gen.stats().ahead_target == 2; }, 3s))
+      << gen.stats().ahead_target;
 }
 
 TEST(segment_chain_test, four_threads_get_distinct_increasing_ids) {
   flakeid::memory_segment_store store;
-  flakeid::segment_chain_generator gen{store.distributor("n"), {.step = 64, .min_ahead = 2, .max_ahead = 32}};
+  flakeid::segment_chain_generator gen{store.distributor("n"),
+                                       {.step = 64, .min_ahead = 2, .max_ahead = 32}};
   constexpr int threads = 4;
   constexpr int per_thread = 100'000;
   std::vector<std::vector<std::uint64_t>> got(threads);
@@ -485,7 +501,8 @@ TEST(segment_chain_test, four_threads_get_distinct_increasing_ids) {
 
 TEST(segment_chain_test, close_stops_the_worker_and_the_generator) {
   flakeid::memory_segment_store store;
-  flakeid::segment_chain_generator gen{store.distributor("orders"), {.step = 10, .min_ahead = 2, .max_ahead = 2}};
+  flakeid::segment_chain_generator gen{store.distributor("orders"),
+                                       {.step = 10, .min_ahead = 2, .max_ahead = 2}};
   EXPECT_GE(gen.next_id(), 1u);
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 2; }));
   gen.close();
@@ -515,7 +532,8 @@ TEST(segment_chain_test, expired_prefetched_segments_are_skipped) {
 TEST(grouped_segment_test, daily_counter_restarts_at_one_after_midnight) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min + 59s + 998ms};
   flakeid::memory_segment_store store;
-  flakeid::grouped_segment_generator gen{store.distributor("orders"), flakeid::group_period::day, {.step = 10}, clock};
+  flakeid::grouped_segment_generator gen{
+      store.distributor("orders"), flakeid::group_period::day, {.step = 10}, clock};
   EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 1}));
   EXPECT_EQ(gen.next().to_string(), "20250318-0002");
   clock.advance(1ms);
@@ -538,16 +556,16 @@ TEST(grouped_segment_test, daily_counter_in_a_file_store_restarts_after_midnight
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 12 / 31}} + 23h + 59min + 59s + 999ms};
   flakeid::file_segment_store store{dir.path};
   {
-    flakeid::grouped_segment_generator gen{store.distributor("inv"), flakeid::group_period::day, {.step = 5},
-                                           clock};
+    flakeid::grouped_segment_generator gen{
+        store.distributor("inv"), flakeid::group_period::day, {.step = 5}, clock};
     EXPECT_EQ(gen.next().to_string(), "20251231-0001");
     clock.advance(1ms);
     EXPECT_EQ(gen.next().to_string(), "20260101-0001");
     EXPECT_EQ(gen.next().packed(4), 202601010002u);
   }
   // A restart the same day continues above the reserved segment.
-  flakeid::grouped_segment_generator again{store.distributor("inv"), flakeid::group_period::day, {.step = 5},
-                                           clock};
+  flakeid::grouped_segment_generator again{
+      store.distributor("inv"), flakeid::group_period::day, {.step = 5}, clock};
   EXPECT_EQ(again.next().to_string(), "20260101-0006");
   EXPECT_TRUE(std::filesystem::exists(dir.path / "inv@20260101.segment"));
 }
@@ -555,9 +573,12 @@ TEST(grouped_segment_test, daily_counter_in_a_file_store_restarts_after_midnight
 TEST(grouped_segment_test, month_year_and_utc_offset) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 16h};  // 2025-03-19 00:00 at UTC+8
   flakeid::memory_segment_store store;
-  flakeid::grouped_segment_generator monthly{store.distributor("m"), flakeid::group_period::month, {}, clock};
-  flakeid::grouped_segment_generator yearly{store.distributor("y"), flakeid::group_period::year, {}, clock};
-  flakeid::grouped_segment_generator china{store.distributor("c"), flakeid::group_period::day, {}, clock, 8h};
+  flakeid::grouped_segment_generator monthly{
+      store.distributor("m"), flakeid::group_period::month, {}, clock};
+  flakeid::grouped_segment_generator yearly{
+      store.distributor("y"), flakeid::group_period::year, {}, clock};
+  flakeid::grouped_segment_generator china{
+      store.distributor("c"), flakeid::group_period::day, {}, clock, 8h};
   EXPECT_EQ(monthly.next(), (flakeid::grouped_id{202503, 1}));
   EXPECT_EQ(yearly.next(), (flakeid::grouped_id{2025, 1}));
   EXPECT_EQ(china.next(), (flakeid::grouped_id{20250319, 1}));
@@ -583,7 +604,8 @@ TEST(grouped_segment_test, formats) {
 TEST(grouped_segment_test, four_threads_across_midnight_never_repeat) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min + 59s};
   flakeid::memory_segment_store store;
-  flakeid::grouped_segment_generator gen{store.distributor("o"), flakeid::group_period::day, {.step = 16}, clock};
+  flakeid::grouped_segment_generator gen{
+      store.distributor("o"), flakeid::group_period::day, {.step = 16}, clock};
   std::vector<std::vector<flakeid::grouped_id>> got(4);
   std::vector<std::thread> pool;
   for (int t = 0; t < 4; ++t) {
@@ -606,12 +628,14 @@ TEST(grouped_segment_test, four_threads_across_midnight_never_repeat) {
 TEST(segment_generator_test, step_one_under_four_threads_reuses_slots_safely) {
   flakeid::memory_segment_store store;
   flakeid::segment_generator plain{store.distributor("p"), 1};
-  flakeid::segment_chain_generator chain{store.distributor("c"), {.step = 1, .min_ahead = 8, .max_ahead = 64}};
+  flakeid::segment_chain_generator chain{store.distributor("c"),
+                                         {.step = 1, .min_ahead = 8, .max_ahead = 64}};
   std::vector<std::vector<std::uint64_t>> got(8);
   std::vector<std::thread> pool;
   for (int t = 0; t < 8; ++t) {
     pool.emplace_back([&, t] {
-      for (int i = 0; i < 20'000; ++i) got[t].push_back(t % 2 == 0 ? plain.next_id() : chain.next_id());
+      for (int i = 0; i < 20'000; ++i)
+        got[t].push_back(t % 2 == 0 ? plain.next_id() : chain.next_id());
     });
   }
   for (auto& th : pool) th.join();

@@ -83,15 +83,16 @@ namespace flakeid {
 template <class D>
 concept segment_distributor = std::move_constructible<D> &&
     requires(D& d, const D& cd, std::uint64_t step) {
-      { d.next_max_id(step) } -> std::same_as<std::uint64_t>;
-      { cd.store_name() } -> std::convertible_to<std::string_view>;
-      { cd.key() } -> std::convertible_to<std::string_view>;
-    };
+  { d.next_max_id(step) } -> std::same_as<std::uint64_t>;
+  { cd.store_name() } -> std::convertible_to<std::string_view>;
+  { cd.key() } -> std::convertible_to<std::string_view>;
+};
 
 /// A `segment_distributor` that can open another counter of the same store:
 /// `d.with_key(k)` returns a distributor for key `k` (used by `grouped_segment_generator`).
 template <class D>
-concept keyed_segment_distributor = segment_distributor<D> && requires(const D& cd, const std::string& k) {
+concept keyed_segment_distributor = segment_distributor<D> &&
+    requires(const D& cd, const std::string& k) {
   { cd.with_key(k) } -> std::same_as<D>;
 };
 
@@ -140,15 +141,17 @@ struct segment_chain_stats {
 
 namespace detail {
 
-[[noreturn]] inline void throw_segment_option(const char* what, std::uint64_t value, std::uint64_t lo,
-                                              std::uint64_t hi) {
-  throw std::invalid_argument("flakeid: segment option " + std::string(what) + " = " + std::to_string(value) +
-                              " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+[[noreturn]] inline void throw_segment_option(const char* what, std::uint64_t value,
+                                              std::uint64_t lo, std::uint64_t hi) {
+  throw std::invalid_argument("flakeid: segment option " + std::string(what) + " = " +
+                              std::to_string(value) + " is out of range [" + std::to_string(lo) +
+                              ", " + std::to_string(hi) + "]");
 }
 
 [[noreturn]] inline void throw_segment_closed(std::string_view store, std::string_view key) {
-  throw segment_closed_error("flakeid: the segment generator on store " + std::string(store) + ", key '" +
-                             std::string(key) + "' is closed; it hands out no more IDs");
+  throw segment_closed_error("flakeid: the segment generator on store " + std::string(store) +
+                             ", key '" + std::string(key) +
+                             "' is closed; it hands out no more IDs");
 }
 
 inline void check_step(std::uint64_t step) {
@@ -170,7 +173,8 @@ struct alignas(64) segment_slot {
 template <class D, class Clock>
 class segment_engine {
  public:
-  segment_engine(D d, Clock clock, std::uint64_t step, std::chrono::milliseconds ttl, std::size_t ring)
+  segment_engine(D d, Clock clock, std::uint64_t step, std::chrono::milliseconds ttl,
+                 std::size_t ring)
       : dist_(std::move(d)),
         clock_(std::move(clock)),
         step_(step),
@@ -224,7 +228,8 @@ class segment_engine {
     if (closed_) return;
     closed_ = true;
     // Park the position on the next unfilled generation: nothing will ever fill it.
-    pos_.store(std::uint64_t{tail_.load(std::memory_order_relaxed)} << offset_bits, std::memory_order_release);
+    pos_.store(std::uint64_t{tail_.load(std::memory_order_relaxed)} << offset_bits,
+               std::memory_order_release);
   }
 
   /// What `fill_step` did.
@@ -237,7 +242,7 @@ class segment_engine {
     if (closed_) return fill_result::closed;
     const std::uint32_t cur = gen_of(pos_.load(std::memory_order_acquire));
     const std::uint32_t held = tail_.load(std::memory_order_relaxed) - cur;  // current + ahead
-    if (held >= mask_ || held - 1 >= target) return fill_result::enough;  // a slot of margin
+    if (held >= mask_ || held - 1 >= target) return fill_result::enough;     // a slot of margin
     try {
       fill_one_locked();
     } catch (const std::exception&) {
@@ -257,11 +262,15 @@ class segment_engine {
   [[nodiscard]] const D& distributor() const noexcept { return dist_; }
   [[nodiscard]] const Clock& clock() const noexcept { return clock_; }
   [[nodiscard]] std::uint64_t step() const noexcept { return step_; }
-  [[nodiscard]] std::uint64_t store_calls() const noexcept { return store_calls_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t store_calls() const noexcept {
+    return store_calls_.load(std::memory_order_relaxed);
+  }
   [[nodiscard]] std::uint64_t store_failures() const noexcept {
     return store_failures_.load(std::memory_order_relaxed);
   }
-  [[nodiscard]] std::uint64_t hungry() const noexcept { return hungry_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t hungry() const noexcept {
+    return hungry_.load(std::memory_order_relaxed);
+  }
   [[nodiscard]] std::string last_error() const {
     std::lock_guard lk(error_mutex_);
     return last_error_;
@@ -280,8 +289,12 @@ class segment_engine {
   static constexpr unsigned offset_bits = 32;
   static constexpr std::uint64_t offset_mask = (std::uint64_t{1} << offset_bits) - 1;
 
-  static constexpr std::uint32_t gen_of(std::uint64_t p) noexcept { return static_cast<std::uint32_t>(p >> offset_bits); }
-  static constexpr std::uint64_t tag_of(std::uint32_t g) noexcept { return (std::uint64_t{g} << 1) | 1; }
+  static constexpr std::uint32_t gen_of(std::uint64_t p) noexcept {
+    return static_cast<std::uint32_t>(p >> offset_bits);
+  }
+  static constexpr std::uint64_t tag_of(std::uint32_t g) noexcept {
+    return (std::uint64_t{g} << 1) | 1;
+  }
 
   /// Reads the slot of generation `g`; false when it does not hold `g` (not filled yet, reused,
   /// torn by a concurrent refill) or its segment has expired.
@@ -307,8 +320,9 @@ class segment_engine {
       while (gen_of(p) == g) {
         const std::uint32_t t = tail_.load(std::memory_order_acquire);
         if (static_cast<std::uint32_t>(t - g) < 2) break;  // nothing ready after g
-        if (pos_.compare_exchange_weak(p, std::uint64_t{static_cast<std::uint32_t>(g + 1)} << offset_bits,
-                                       std::memory_order_acq_rel, std::memory_order_acquire)) {
+        if (pos_.compare_exchange_weak(
+                p, std::uint64_t{static_cast<std::uint32_t>(g + 1)} << offset_bits,
+                std::memory_order_acq_rel, std::memory_order_acquire)) {
           if (on_switch) on_switch(on_switch_ctx, static_cast<std::uint32_t>(t - g - 2), false);
           return;
         }
@@ -324,7 +338,8 @@ class segment_engine {
       std::lock_guard lk(mutex_);
       if (closed_) throw_segment_closed(dist_.store_name(), dist_.key());
       if (gen_of(pos_.load(std::memory_order_acquire)) != g) return;
-      if (static_cast<std::uint32_t>(tail_.load(std::memory_order_relaxed) - g) < 2) fill_one_locked();
+      if (static_cast<std::uint32_t>(tail_.load(std::memory_order_relaxed) - g) < 2)
+        fill_one_locked();
     }
   }
 
@@ -341,9 +356,9 @@ class segment_engine {
       fail_store("next_max_id(" + std::to_string(step_) + ") failed: " + e.what());
     }
     if (max < step_ || (have_max_ && max - step_ < last_max_))
-      fail_store("the store returned max " + std::to_string(max) + " for step " + std::to_string(step_) +
-                 ", which does not lie above the previous max " + std::to_string(last_max_) +
-                 "; handing it out could repeat IDs");
+      fail_store("the store returned max " + std::to_string(max) + " for step " +
+                 std::to_string(step_) + ", which does not lie above the previous max " +
+                 std::to_string(last_max_) + "; handing it out could repeat IDs");
     have_max_ = true;
     last_max_ = max;
     store_calls_.fetch_add(1, std::memory_order_relaxed);
@@ -356,8 +371,9 @@ class segment_engine {
     std::int64_t expires = std::numeric_limits<std::int64_t>::max();
     if (ttl_ms_ >= 0) {
       const std::int64_t now = detail::unix_ms(clock_.now());
-      expires = now > std::numeric_limits<std::int64_t>::max() - ttl_ms_ ? std::numeric_limits<std::int64_t>::max()
-                                                                         : now + ttl_ms_;
+      expires = now > std::numeric_limits<std::int64_t>::max() - ttl_ms_
+                    ? std::numeric_limits<std::int64_t>::max()
+                    : now + ttl_ms_;
     }
     s.expires_ms.store(expires, std::memory_order_relaxed);
     s.tag.store(tag_of(t), std::memory_order_release);
@@ -497,9 +513,11 @@ class segment_chain_generator {
   using clock_type = Clock;
 
   /// A chain on counter `d`; starts the worker, which prefetches `min_ahead` segments at once.
-  explicit segment_chain_generator(Distributor d, segment_chain_options opts = {}, Clock clock = Clock{})
+  explicit segment_chain_generator(Distributor d, segment_chain_options opts = {},
+                                   Clock clock = Clock{})
       : opts_(check(opts)),
-        engine_(std::move(d), std::move(clock), opts.step, opts.ttl, std::bit_ceil(opts.max_ahead + 3)),
+        engine_(std::move(d), std::move(clock), opts.step, opts.ttl,
+                std::bit_ceil(opts.max_ahead + 3)),
         target_(opts.min_ahead) {
     engine_.on_switch = &segment_chain_generator::switched;
     engine_.on_switch_ctx = this;
@@ -558,14 +576,17 @@ class segment_chain_generator {
  private:
   static segment_chain_options check(const segment_chain_options& o) {
     detail::check_step(o.step);
-    if (o.min_ahead < 1 || o.min_ahead > 65536) detail::throw_segment_option("min_ahead", o.min_ahead, 1, 65536);
+    if (o.min_ahead < 1 || o.min_ahead > 65536)
+      detail::throw_segment_option("min_ahead", o.min_ahead, 1, 65536);
     if (o.max_ahead < o.min_ahead || o.max_ahead > 65536)
       detail::throw_segment_option("max_ahead", o.max_ahead, o.min_ahead, 65536);
     if (o.refill_period.count() < 1)
-      detail::throw_segment_option("refill_period (ms)", static_cast<std::uint64_t>(o.refill_period.count()), 1,
+      detail::throw_segment_option("refill_period (ms)",
+                                   static_cast<std::uint64_t>(o.refill_period.count()), 1,
                                    std::numeric_limits<std::uint32_t>::max());
     if (o.retry_after.count() < 1)
-      detail::throw_segment_option("retry_after (ms)", static_cast<std::uint64_t>(o.retry_after.count()), 1,
+      detail::throw_segment_option("retry_after (ms)",
+                                   static_cast<std::uint64_t>(o.retry_after.count()), 1,
                                    std::numeric_limits<std::uint32_t>::max());
     return o;
   }
@@ -595,7 +616,8 @@ class segment_chain_generator {
       {
         std::unique_lock lk(wake_mutex_);
         const auto period = failed ? opts_.retry_after : opts_.refill_period;
-        woken = wake_cv_.wait_for(lk, period, [&] { return stop_ || wake_.load(std::memory_order_acquire); });
+        woken = wake_cv_.wait_for(lk, period,
+                                  [&] { return stop_ || wake_.load(std::memory_order_acquire); });
         if (stop_) return;
       }
       wake_.store(false, std::memory_order_release);
@@ -665,9 +687,11 @@ struct grouped_id {
       if (scale > std::numeric_limits<std::uint64_t>::max() / 10) scale = 0;
       scale *= 10;
     }
-    if (scale == 0 || number >= scale || stamp > (std::numeric_limits<std::uint64_t>::max() - number) / scale)
+    if (scale == 0 || number >= scale ||
+        stamp > (std::numeric_limits<std::uint64_t>::max() - number) / scale)
       throw std::overflow_error("flakeid: grouped number " + std::to_string(number) + " of group " +
-                                std::to_string(stamp) + " does not fit " + std::to_string(width) + " digits");
+                                std::to_string(stamp) + " does not fit " + std::to_string(width) +
+                                " digits");
     return stamp * scale + number;
   }
 
@@ -702,9 +726,14 @@ class grouped_segment_generator {
   using clock_type = Clock;
 
   /// Counters `base.key()@<stamp>` restarting every `period`, segments per `opts`.
-  grouped_segment_generator(Distributor base, group_period period, segment_options opts = {}, Clock clock = Clock{},
+  grouped_segment_generator(Distributor base, group_period period, segment_options opts = {},
+                            Clock clock = Clock{},
                             std::chrono::minutes utc_offset = std::chrono::minutes{0})
-      : base_(std::move(base)), period_(period), opts_(opts), clock_(std::move(clock)), offset_(utc_offset) {
+      : base_(std::move(base)),
+        period_(period),
+        opts_(opts),
+        clock_(std::move(clock)),
+        offset_(utc_offset) {
     detail::check_step(opts.step);
   }
 
@@ -773,9 +802,7 @@ class grouped_segment_generator {
     sys_days to = day + days{1};
     std::uint32_t stamp = 0;
     switch (period_) {
-      case group_period::day:
-        stamp = static_cast<std::uint32_t>(y * 10000) + m * 100 + d;
-        break;
+      case group_period::day: stamp = static_cast<std::uint32_t>(y * 10000) + m * 100 + d; break;
       case group_period::month:
         from = sys_days{ymd.year() / ymd.month() / 1};
         to = sys_days{(ymd.year() / ymd.month() / 1) + months{1}};
@@ -787,7 +814,9 @@ class grouped_segment_generator {
         stamp = static_cast<std::uint32_t>(y);
         break;
     }
-    const auto ms = [&](sys_days x) { return duration_cast<milliseconds>(x.time_since_epoch()).count() - off; };
+    const auto ms = [&](sys_days x) {
+      return duration_cast<milliseconds>(x.time_since_epoch()).count() - off;
+    };
     return {stamp, ms(from), ms(to)};
   }
 
@@ -801,14 +830,17 @@ class grouped_segment_generator {
     // clock that went back) goes on with its own generator.
     for (auto it = groups_.rbegin(); it != groups_.rend(); ++it) {
       if ((*it)->start_ms == b.start_ms) {
-        if (g == nullptr || (*it)->start_ms > g->start_ms) current_.store(it->get(), std::memory_order_release);
+        if (g == nullptr || (*it)->start_ms > g->start_ms)
+          current_.store(it->get(), std::memory_order_release);
         return it->get();
       }
     }
-    groups_.push_back(std::make_unique<group>(base_.with_key(std::string(base_.key()) + "@" + std::to_string(b.stamp)),
-                                              opts_, clock_, b));
+    groups_.push_back(std::make_unique<group>(
+        base_.with_key(std::string(base_.key()) + "@" + std::to_string(b.stamp)), opts_, clock_,
+        b));
     group* fresh = groups_.back().get();
-    if (g == nullptr || fresh->start_ms > g->start_ms) current_.store(fresh, std::memory_order_release);
+    if (g == nullptr || fresh->start_ms > g->start_ms)
+      current_.store(fresh, std::memory_order_release);
     return fresh;
   }
 

@@ -52,11 +52,11 @@ inline void check_segment_key(std::string_view key) {
   if (key.empty()) throw std::invalid_argument("flakeid: a segment counter key must not be empty");
 }
 
-[[noreturn]] inline void throw_store_overflow(const std::string& store, const std::string& key, std::uint64_t cur,
-                                              std::uint64_t step) {
+[[noreturn]] inline void throw_store_overflow(const std::string& store, const std::string& key,
+                                              std::uint64_t cur, std::uint64_t step) {
   throw segment_store_error(store, key,
-                            "the counter is at " + std::to_string(cur) + "; adding step " + std::to_string(step) +
-                                " would pass 2^64 - 1");
+                            "the counter is at " + std::to_string(cur) + "; adding step " +
+                                std::to_string(step) + " would pass 2^64 - 1");
 }
 
 }  // namespace detail
@@ -87,8 +87,10 @@ class memory_distributor {
   std::uint64_t next_max_id(std::uint64_t step) {
     std::uint64_t cur = counter_->load(std::memory_order_relaxed);
     do {
-      if (cur > std::numeric_limits<std::uint64_t>::max() - step) detail::throw_store_overflow("memory", key_, cur, step);
-    } while (!counter_->compare_exchange_weak(cur, cur + step, std::memory_order_acq_rel, std::memory_order_relaxed));
+      if (cur > std::numeric_limits<std::uint64_t>::max() - step)
+        detail::throw_store_overflow("memory", key_, cur, step);
+    } while (!counter_->compare_exchange_weak(cur, cur + step, std::memory_order_acq_rel,
+                                              std::memory_order_relaxed));
     state_->calls.fetch_add(1, std::memory_order_relaxed);
     return cur + step;
   }
@@ -128,7 +130,9 @@ class memory_segment_store {
     return it == s_->counters.end() ? 0 : it->second.load(std::memory_order_acquire);
   }
   /// Successful `next_max_id` calls over all counters.
-  [[nodiscard]] std::uint64_t calls() const noexcept { return s_->calls.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t calls() const noexcept {
+    return s_->calls.load(std::memory_order_relaxed);
+  }
 
  private:
   std::shared_ptr<detail::memory_store_state> s_;
@@ -147,8 +151,8 @@ inline std::string segment_file_name(std::string_view key) {
   std::string out;
   for (std::size_t i = 0; i < key.size(); ++i) {
     const auto c = static_cast<unsigned char>(key[i]);
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                       c == '@' || c == '-' || (c == '.' && i > 0);
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '_' || c == '@' || c == '-' || (c == '.' && i > 0);
     if (plain) {
       out += static_cast<char>(c);
     } else {
@@ -230,14 +234,17 @@ class file_distributor {
     if (n < 0) fail("cannot read");
     std::uint64_t cur = 0;
     if (!detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), cur))
-      throw segment_store_error(name_, key_, path_.string() + " does not hold a counter (20 decimal digits)");
-    if (cur > std::numeric_limits<std::uint64_t>::max() - step) detail::throw_store_overflow(name_, key_, cur, step);
+      throw segment_store_error(name_, key_,
+                                path_.string() + " does not hold a counter (20 decimal digits)");
+    if (cur > std::numeric_limits<std::uint64_t>::max() - step)
+      detail::throw_store_overflow(name_, key_, cur, step);
     const std::uint64_t next = cur + step;
     char out[detail::segment_file_width + 1];
     std::snprintf(out, sizeof out, "%020llu\n", static_cast<unsigned long long>(next));
     std::size_t done = 0;
     while (done < detail::segment_file_width) {
-      const ssize_t w = ::pwrite(f.fd, out + done, detail::segment_file_width - done, static_cast<off_t>(done));
+      const ssize_t w =
+          ::pwrite(f.fd, out + done, detail::segment_file_width - done, static_cast<off_t>(done));
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) fail("cannot write");
       done += static_cast<std::size_t>(w);
@@ -259,7 +266,8 @@ class file_distributor {
  private:
   [[noreturn]] void fail(const char* what) const {
     const int e = errno;
-    throw segment_store_error(name_, key_, std::string(what) + " " + path_.string() + ": " + std::strerror(e));
+    throw segment_store_error(name_, key_,
+                              std::string(what) + " " + path_.string() + ": " + std::strerror(e));
   }
 
   void sync_directory() const {
@@ -285,7 +293,9 @@ class file_segment_store {
   explicit file_segment_store(std::filesystem::path directory) : dir_(std::move(directory)) {
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
-    if (ec) throw segment_store_error("file:" + dir_.string(), "", "cannot create the directory: " + ec.message());
+    if (ec)
+      throw segment_store_error("file:" + dir_.string(), "",
+                                "cannot create the directory: " + ec.message());
   }
   /// A distributor for counter `key`. Throws `std::invalid_argument` for an empty key.
   [[nodiscard]] file_distributor distributor(const std::string& key) const { return {dir_, key}; }
@@ -296,13 +306,15 @@ class file_segment_store {
     detail::unique_fd f{::open(d.path().c_str(), O_RDONLY | O_CLOEXEC)};
     if (f.fd < 0) {
       if (errno == ENOENT) return 0;
-      throw segment_store_error(std::string(d.store_name()), key, "cannot open " + d.path().string());
+      throw segment_store_error(std::string(d.store_name()), key,
+                                "cannot open " + d.path().string());
     }
     char buf[64];
     const ssize_t n = ::pread(f.fd, buf, sizeof buf, 0);
     std::uint64_t v = 0;
     if (n < 0 || !detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), v))
-      throw segment_store_error(std::string(d.store_name()), key, d.path().string() + " does not hold a counter");
+      throw segment_store_error(std::string(d.store_name()), key,
+                                d.path().string() + " does not hold a counter");
     return v;
   }
   /// The directory.
