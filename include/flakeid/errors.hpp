@@ -10,11 +10,14 @@
 ///   timestamp_overflow_error(std::overflow_error)    a time before the epoch or past expires_at()
 ///   clock_backwards_error   (std::runtime_error)     the clock moved back; carries the step
 ///   lease_lost_error        (std::runtime_error)     the worker-id lease could not be confirmed
+///   segment_store_error     (std::runtime_error)     a segment store failed; names the store and key
+///   segment_closed_error    (std::logic_error)       a segment generator used after close()
 
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace flakeid {
 
@@ -63,6 +66,32 @@ class clock_backwards_error : public std::runtime_error {
 class lease_lost_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A segment store (memory, file, Redis, PostgreSQL ...) could not advance a counter, or
+/// answered with a range the generator cannot stand behind (below the previous one, or past
+/// 2^64 - 1). `store()` and `key()` name the store and the counter, e.g.
+/// `flakeid: segment store file:/var/lib/ids, key 'orders': cannot open ...: Permission denied`.
+class segment_store_error : public std::runtime_error {
+ public:
+  segment_store_error(std::string store, std::string key, const std::string& detail)
+      : std::runtime_error("flakeid: segment store " + store + ", key '" + key + "': " + detail),
+        store_(std::move(store)),
+        key_(std::move(key)) {}
+  /// The store, as its distributor names it (`memory`, `file:/var/lib/ids`, ...).
+  [[nodiscard]] const std::string& store() const noexcept { return store_; }
+  /// The counter's key in that store.
+  [[nodiscard]] const std::string& key() const noexcept { return key_; }
+
+ private:
+  std::string store_;
+  std::string key_;
+};
+
+/// A segment generator was asked for an ID after `close()`: it hands out nothing more.
+class segment_closed_error : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
 };
 
 }  // namespace flakeid

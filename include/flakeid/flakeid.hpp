@@ -13,6 +13,8 @@
 #include "layouts.hpp"
 #include "lease.hpp"
 #include "policies.hpp"
+#include "segment.hpp"
+#include "segment_stores.hpp"
 #include "snowflake.hpp"
 #include "striped.hpp"
 #include "text.hpp"

@@ -1,0 +1,858 @@
+#pragma once
+/// \file segment.hpp
+/// Segment generators: dense, strictly increasing IDs (1, 2, 3 ...) from a counter in a shared
+/// store, handed out from segments the generator reserves in bulk.
+///
+///   segment_distributor            the concept of a store counter: `d.next_max_id(step)`
+///                                  advances it atomically and returns the new maximum `max`;
+///                                  the caller then owns the IDs `(max - step, max]`.
+///   segment_generator<D, Clock>    serves its current segment lock-free and fetches the next
+///                                  one from the store when it runs out (Leaf's segment mode).
+///   segment_chain_generator<D, C>  keeps a chain of segments prefetched by a background worker;
+///                                  the chain grows when callers drain it ("hungry") and shrinks
+///                                  when they are calm (CosId's SegmentChainId). The store is
+///                                  never called while a prefetched segment is left.
+///   grouped_segment_generator<D,C> a counter per day, month or year (`orders@20250318`) that
+///                                  restarts at 1 in every period: business numbers like
+///                                  `20250318-0001`.
+///
+/// Distributors for a process-local store and a host-local file are in `segment_stores.hpp`;
+/// Redis and PostgreSQL ones plug in through the same concept (see docs/segments.md).
+///
+///     flakeid::memory_segment_store store;
+///     flakeid::segment_chain_generator gen{store.distributor("orders"), {.step = 1000}};
+///     std::uint64_t id = gen.next_id();  // 1, then 2, 3 ...
+///
+/// Guarantees: a generator never hands out an ID twice, and neither do two generators (in any
+/// processes) on the same store counter, as long as the store never moves the counter back.
+/// The IDs one thread receives from one generator are strictly increasing. Numbers a
+/// generator reserved but did not hand out (at shutdown, a crash, an expired segment) are
+/// skipped for good: gaps are possible, repeats are not.
+///
+/// How the fast path works: the segments a generator holds sit in a small ring of slots, and
+/// one 64-bit word holds the generation of the current segment above the offset of the next
+/// ID in it:
+///
+///     63                    32 31                     0
+///     +-----------------------+------------------------+
+///     |  segment generation   |  offset in the segment |
+///     +-----------------------+------------------------+
+///
+/// `next_id()` is one `fetch_add` on that word and a versioned read of the slot (a seqlock):
+/// ID = first + offset while offset < step. The caller that runs past the end moves the word to
+/// the next generation with a compare-and-swap (chain: a segment already prefetched) or, when
+/// none is ready, fetches one from the store under a mutex that serialises store calls.
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <concepts>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "clock.hpp"
+#include "errors.hpp"
+
+namespace flakeid {
+
+// ---- the distributor concept ---------------------------------------------------------------
+
+/// A counter in a store that hands out segments: `d.next_max_id(step)` atomically adds `step`
+/// to the counter and returns its new value `max`, so that the caller owns `(max - step, max]`.
+/// A counter starts at 0, so its first segment begins at 1.
+///
+/// Requirements: `next_max_id` is atomic against every other user of the same counter (other
+/// threads, processes, hosts) and never moves the counter back; it throws (preferably
+/// `segment_store_error`) when the store cannot answer. `store_name()` and `key()` name the
+/// store and the counter for error messages. A generator calls `next_max_id` from one thread at
+/// a time (a chain calls it from its worker thread), so a distributor need not be thread-safe
+/// itself; several generators must each have their own copy.
+template <class D>
+concept segment_distributor = std::move_constructible<D> &&
+    requires(D& d, const D& cd, std::uint64_t step) {
+  { d.next_max_id(step) } -> std::same_as<std::uint64_t>;
+  { cd.store_name() } -> std::convertible_to<std::string_view>;
+  { cd.key() } -> std::convertible_to<std::string_view>;
+};
+
+/// A `segment_distributor` that can open another counter of the same store:
+/// `d.with_key(k)` returns a distributor for key `k` (used by `grouped_segment_generator`).
+template <class D>
+concept keyed_segment_distributor = segment_distributor<D> &&
+    requires(const D& cd, const std::string& k) {
+  { cd.with_key(k) } -> std::same_as<D>;
+};
+
+// ---- options -------------------------------------------------------------------------------
+
+/// A segment time to live that never runs out (the default).
+inline constexpr std::chrono::milliseconds segment_ttl_forever = std::chrono::milliseconds::max();
+
+/// The largest step a segment generator accepts (2^31 IDs per segment).
+inline constexpr std::uint64_t max_segment_step = std::uint64_t{1} << 31;
+
+/// Settings of a `segment_generator`.
+struct segment_options {
+  /// IDs per segment, in [1, max_segment_step]. 1 fetches every ID from the store.
+  std::uint64_t step = 1000;
+  /// How long a segment may be used after it was fetched; what is left of it then is skipped.
+  /// Keeps a slow process from handing out numbers far below the other processes' ones.
+  std::chrono::milliseconds ttl = segment_ttl_forever;
+};
+
+/// Settings of a `segment_chain_generator`.
+struct segment_chain_options {
+  /// IDs per segment, in [1, max_segment_step].
+  std::uint64_t step = 1000;
+  /// Segments kept prefetched ahead of the current one when callers are calm (>= 1).
+  std::size_t min_ahead = 2;
+  /// The cap of prefetched segments when callers are hungry, in [min_ahead, 65536].
+  std::size_t max_ahead = 64;
+  /// The worker wakes at least this often to top the chain up and to shrink it when calm.
+  std::chrono::milliseconds refill_period{100};
+  /// After a store failure the worker waits this long before it tries again.
+  std::chrono::milliseconds retry_after{50};
+  /// How long a segment may be used after it was fetched (see `segment_options::ttl`).
+  std::chrono::milliseconds ttl = segment_ttl_forever;
+};
+
+/// A snapshot of a chain's state, for monitoring and tests.
+struct segment_chain_stats {
+  std::uint64_t store_calls = 0;     ///< successful `next_max_id` calls
+  std::uint64_t store_failures = 0;  ///< `next_max_id` calls that threw
+  std::uint64_t hungry = 0;          ///< times a caller found no prefetched segment
+  std::size_t ahead = 0;             ///< segments prefetched beyond the current one now
+  std::size_t ahead_target = 0;      ///< how many the worker currently keeps ahead
+  std::string last_error;            ///< the message of the last store failure, or empty
+};
+
+namespace detail {
+
+[[noreturn]] inline void throw_segment_option(const char* what, std::uint64_t value,
+                                              std::uint64_t lo, std::uint64_t hi) {
+  throw std::invalid_argument("flakeid: segment option " + std::string(what) + " = " +
+                              std::to_string(value) + " is out of range [" + std::to_string(lo) +
+                              ", " + std::to_string(hi) + "]");
+}
+
+[[noreturn]] inline void throw_segment_closed(std::string_view store, std::string_view key) {
+  throw segment_closed_error("flakeid: the segment generator on store " + std::string(store) +
+                             ", key '" + std::string(key) +
+                             "' is closed; it hands out no more IDs");
+}
+
+inline void check_step(std::uint64_t step) {
+  if (step < 1 || step > max_segment_step) throw_segment_option("step", step, 1, max_segment_step);
+}
+
+/// One segment held by a generator: the IDs `[first, first + size)` of generation `tag >> 1`,
+/// usable until `expires_ms` (Unix ms). Written under a seqlock: `tag` is 0 while it changes,
+/// then `(generation << 1) | 1`.
+struct alignas(64) segment_slot {
+  std::atomic<std::uint64_t> tag{0};
+  std::atomic<std::uint64_t> first{0};
+  std::atomic<std::uint64_t> size{0};
+  std::atomic<std::int64_t> expires_ms{0};
+};
+
+/// The state shared by `segment_generator` and `segment_chain_generator`: the ring of segment
+/// slots, the position word, and the store calls (serialised by `mutex_`).
+template <class D, class Clock>
+class segment_engine {
+ public:
+  segment_engine(D d, Clock clock, std::uint64_t step, std::chrono::milliseconds ttl,
+                 std::size_t ring)
+      : dist_(std::move(d)),
+        clock_(std::move(clock)),
+        step_(step),
+        ttl_ms_(ttl == segment_ttl_forever ? -1 : ttl.count()),
+        mask_(ring - 1),
+        slots_(std::make_unique<segment_slot[]>(ring)) {
+    check_step(step);
+    if (ttl != segment_ttl_forever && ttl.count() < 1)
+      throw_segment_option("ttl (ms)", static_cast<std::uint64_t>(ttl.count()), 1,
+                           static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+  }
+
+  /// The next ID (fast path: one fetch_add and a slot read).
+  std::uint64_t next_id() {
+    for (;;) {
+      const std::uint64_t p = pos_.fetch_add(1, std::memory_order_acquire);
+      const auto g = gen_of(p);
+      std::uint64_t first = 0;
+      std::uint64_t size = 0;
+      if (read_slot(g, first, size)) [[likely]] {
+        const std::uint64_t off = p & offset_mask;
+        if (off < size) [[likely]]
+          return first + off;
+      }
+      advance(g);
+    }
+  }
+
+  /// Fills `out` with IDs, claiming up to a segment's worth per fetch_add.
+  void next_ids(std::span<std::uint64_t> out) {
+    std::size_t i = 0;
+    while (i < out.size()) {
+      const std::uint64_t want = std::min<std::uint64_t>(out.size() - i, step_);
+      const std::uint64_t p = pos_.fetch_add(want, std::memory_order_acquire);
+      const auto g = gen_of(p);
+      std::uint64_t first = 0;
+      std::uint64_t size = 0;
+      std::uint64_t got = 0;
+      if (read_slot(g, first, size)) {
+        const std::uint64_t off = p & offset_mask;
+        if (off < size) got = std::min(want, size - off);
+        for (std::uint64_t k = 0; k < got; ++k) out[i++] = first + off + k;
+      }
+      if (got < want) advance(g);
+    }
+  }
+
+  /// Stops handing out IDs: every later call throws `segment_closed_error`. Idempotent.
+  void close() {
+    std::lock_guard lk(mutex_);
+    if (closed_) return;
+    closed_ = true;
+    // Park the position on the next unfilled generation: nothing will ever fill it.
+    pos_.store(std::uint64_t{tail_.load(std::memory_order_relaxed)} << offset_bits,
+               std::memory_order_release);
+  }
+
+  /// What `fill_step` did.
+  enum class fill_result : std::uint8_t { filled, enough, failed, closed };
+
+  /// Fetches one segment when fewer than `target` are prefetched beyond the current one (and
+  /// the ring has room). Holds the store mutex for that one call only.
+  fill_result fill_step(std::size_t target) {
+    std::lock_guard lk(mutex_);
+    if (closed_) return fill_result::closed;
+    const std::uint32_t cur = gen_of(pos_.load(std::memory_order_acquire));
+    const std::uint32_t held = tail_.load(std::memory_order_relaxed) - cur;  // current + ahead
+    if (held >= mask_ || held - 1 >= target) return fill_result::enough;     // a slot of margin
+    try {
+      fill_one_locked();
+    } catch (const std::exception&) {
+      return fill_result::failed;  // recorded by fill_one_locked
+    }
+    return fill_result::filled;
+  }
+
+  /// Segments prefetched beyond the current one.
+  [[nodiscard]] std::size_t ahead() const noexcept {
+    const std::uint32_t cur = gen_of(pos_.load(std::memory_order_acquire));
+    const std::uint32_t t = tail_.load(std::memory_order_acquire);
+    const std::uint32_t held = t - cur;
+    return held >= 1 && held <= mask_ + 1 ? held - 1 : 0;
+  }
+
+  [[nodiscard]] const D& distributor() const noexcept { return dist_; }
+  [[nodiscard]] const Clock& clock() const noexcept { return clock_; }
+  [[nodiscard]] std::uint64_t step() const noexcept { return step_; }
+  [[nodiscard]] std::uint64_t store_calls() const noexcept {
+    return store_calls_.load(std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::uint64_t store_failures() const noexcept {
+    return store_failures_.load(std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::uint64_t hungry() const noexcept {
+    return hungry_.load(std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::string last_error() const {
+    std::lock_guard lk(error_mutex_);
+    return last_error_;
+  }
+  [[nodiscard]] bool closed() const {
+    std::lock_guard lk(mutex_);
+    return closed_;
+  }
+
+  /// Called (outside any lock) when a caller moved to a prefetched segment, leaving `ahead`
+  /// more; or, with `hungry`, when it found none prefetched. Set by the chain.
+  void (*on_switch)(void* ctx, std::size_t ahead, bool hungry) = nullptr;
+  void* on_switch_ctx = nullptr;
+
+ private:
+  static constexpr unsigned offset_bits = 32;
+  static constexpr std::uint64_t offset_mask = (std::uint64_t{1} << offset_bits) - 1;
+
+  static constexpr std::uint32_t gen_of(std::uint64_t p) noexcept {
+    return static_cast<std::uint32_t>(p >> offset_bits);
+  }
+  static constexpr std::uint64_t tag_of(std::uint32_t g) noexcept {
+    return (std::uint64_t{g} << 1) | 1;
+  }
+
+  /// Reads the slot of generation `g`; false when it does not hold `g` (not filled yet, reused,
+  /// torn by a concurrent refill) or its segment has expired.
+  bool read_slot(std::uint32_t g, std::uint64_t& first, std::uint64_t& size) const noexcept {
+    const segment_slot& s = slots_[g & mask_];
+    const std::uint64_t tag = s.tag.load(std::memory_order_acquire);
+    if (tag != tag_of(g)) return false;
+    first = s.first.load(std::memory_order_relaxed);
+    size = s.size.load(std::memory_order_relaxed);
+    const std::int64_t expires = s.expires_ms.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (s.tag.load(std::memory_order_relaxed) != tag) return false;
+    if (ttl_ms_ >= 0 && detail::unix_ms(clock_.now()) >= expires) return false;
+    return true;
+  }
+
+  /// The segment of generation `g` is used up (or missing, or expired): move the position to
+  /// the next generation, fetching it from the store when none is prefetched. Returns at once
+  /// when another caller already moved on.
+  void advance(std::uint32_t g) {
+    for (;;) {
+      std::uint64_t p = pos_.load(std::memory_order_acquire);
+      while (gen_of(p) == g) {
+        const std::uint32_t t = tail_.load(std::memory_order_acquire);
+        if (static_cast<std::uint32_t>(t - g) < 2) break;  // nothing ready after g
+        if (pos_.compare_exchange_weak(
+                p, std::uint64_t{static_cast<std::uint32_t>(g + 1)} << offset_bits,
+                std::memory_order_acq_rel, std::memory_order_acquire)) {
+          if (on_switch) on_switch(on_switch_ctx, static_cast<std::uint32_t>(t - g - 2), false);
+          return;
+        }
+      }
+      if (gen_of(p) != g) return;
+      // Nothing prefetched: tell the chain (it is hungry, unless nothing was ever fetched: a
+      // first call that beat the worker), then fetch the next segment ourselves, unless a store
+      // call already under way brings one.
+      if (store_calls_.load(std::memory_order_relaxed) != 0) {
+        hungry_.fetch_add(1, std::memory_order_relaxed);
+        if (on_switch) on_switch(on_switch_ctx, 0, true);
+      }
+      std::lock_guard lk(mutex_);
+      if (closed_) throw_segment_closed(dist_.store_name(), dist_.key());
+      if (gen_of(pos_.load(std::memory_order_acquire)) != g) return;
+      if (static_cast<std::uint32_t>(tail_.load(std::memory_order_relaxed) - g) < 2)
+        fill_one_locked();
+    }
+  }
+
+  /// Calls the store once and puts the segment in the slot of generation `tail_`.
+  /// Requires `mutex_` held and a free slot. Throws `segment_store_error`.
+  void fill_one_locked() {
+    std::uint64_t max = 0;
+    try {
+      max = dist_.next_max_id(step_);
+    } catch (const segment_store_error& e) {
+      record_failure(e.what());
+      throw;
+    } catch (const std::exception& e) {
+      fail_store("next_max_id(" + std::to_string(step_) + ") failed: " + e.what());
+    }
+    if (max < step_ || (have_max_ && max - step_ < last_max_))
+      fail_store("the store returned max " + std::to_string(max) + " for step " +
+                 std::to_string(step_) + ", which does not lie above the previous max " +
+                 std::to_string(last_max_) + "; handing it out could repeat IDs");
+    have_max_ = true;
+    last_max_ = max;
+    store_calls_.fetch_add(1, std::memory_order_relaxed);
+    const std::uint32_t t = tail_.load(std::memory_order_relaxed);
+    segment_slot& s = slots_[t & mask_];
+    s.tag.store(0, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    s.first.store(max - step_ + 1, std::memory_order_relaxed);
+    s.size.store(step_, std::memory_order_relaxed);
+    std::int64_t expires = std::numeric_limits<std::int64_t>::max();
+    if (ttl_ms_ >= 0) {
+      const std::int64_t now = detail::unix_ms(clock_.now());
+      expires = now > std::numeric_limits<std::int64_t>::max() - ttl_ms_
+                    ? std::numeric_limits<std::int64_t>::max()
+                    : now + ttl_ms_;
+    }
+    s.expires_ms.store(expires, std::memory_order_relaxed);
+    s.tag.store(tag_of(t), std::memory_order_release);
+    tail_.store(t + 1, std::memory_order_release);
+  }
+
+  [[noreturn]] void fail_store(const std::string& detail) {
+    segment_store_error e(std::string(dist_.store_name()), std::string(dist_.key()), detail);
+    record_failure(e.what());
+    throw e;
+  }
+
+  void record_failure(const std::string& detail) {
+    store_failures_.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lk(error_mutex_);
+    last_error_ = detail;
+  }
+
+  // Written by every caller: on its own cache line.
+  alignas(64) std::atomic<std::uint64_t> pos_{0};
+  // The next generation to fill; the ones in (current, tail_) are prefetched. Generation 0 is
+  // never filled, so the first call fetches.
+  alignas(64) std::atomic<std::uint32_t> tail_{1};
+  std::atomic<std::uint64_t> store_calls_{0};
+  std::atomic<std::uint64_t> store_failures_{0};
+  std::atomic<std::uint64_t> hungry_{0};
+  D dist_;
+  [[no_unique_address]] Clock clock_;
+  const std::uint64_t step_;
+  const std::int64_t ttl_ms_;  // -1: forever
+  const std::uint32_t mask_;
+  std::unique_ptr<segment_slot[]> slots_;
+  mutable std::mutex mutex_;  // serialises store calls; guards the fields below
+  bool closed_ = false;
+  bool have_max_ = false;
+  std::uint64_t last_max_ = 0;
+  mutable std::mutex error_mutex_;  // guards last_error_ (stats never wait for the store)
+  std::string last_error_;
+};
+
+template <class D, class Clock>
+consteval bool check_segment_params() {
+  static_assert(segment_distributor<D>,
+                "Distributor must model flakeid::segment_distributor: give it 'std::uint64_t "
+                "next_max_id(std::uint64_t step)', 'store_name()' and 'key()' (see "
+                "flakeid::memory_distributor and flakeid::file_distributor)");
+  static_assert(clock_source<Clock>,
+                "Clock must model flakeid::clock_source; use flakeid::wall_clock or "
+                "flakeid::manual_clock");
+  return true;
+}
+
+}  // namespace detail
+
+// ---- segment_generator ---------------------------------------------------------------------
+
+/// Dense, strictly increasing IDs from a store counter, a segment of `step` IDs at a time:
+/// the current segment is served lock-free; the caller that runs past its end fetches the next
+/// one from the store (one `next_max_id(step)` call) while the others wait for it.
+///
+/// Requirements: `Distributor` models `segment_distributor`; `Clock` models `clock_source` (it
+/// is read only for segments with a time to live). Throws: `std::invalid_argument` from the
+/// constructor for a bad option; `segment_store_error` from `next_id` when the store fails
+/// (nothing is handed out; the next call tries the store again); `segment_closed_error` after
+/// `close()`. The constructor does not call the store. Thread-safety: all members may be
+/// called concurrently; IDs are unique across threads and increasing within each thread.
+///
+///     flakeid::memory_segment_store store;
+///     flakeid::segment_generator gen{store.distributor("invoices"), {.step = 100}};
+///     gen.next_id();  // 1
+template <class Distributor, class Clock = wall_clock>
+class segment_generator {
+  static_assert(detail::check_segment_params<Distributor, Clock>());
+
+ public:
+  using distributor_type = Distributor;
+  using clock_type = Clock;
+
+  /// A generator on counter `d` with `opts` (step, time to live).
+  explicit segment_generator(Distributor d, segment_options opts = {}, Clock clock = Clock{})
+      : engine_(std::move(d), std::move(clock), opts.step, opts.ttl, 4) {}
+
+  /// A generator on counter `d` with segments of `step` IDs.
+  segment_generator(Distributor d, std::uint64_t step, Clock clock = Clock{})
+      : segment_generator(std::move(d), segment_options{.step = step}, std::move(clock)) {}
+
+  segment_generator(const segment_generator&) = delete;
+  segment_generator& operator=(const segment_generator&) = delete;
+
+  /// The next ID. Throws `segment_store_error` or `segment_closed_error`.
+  [[nodiscard]] std::uint64_t next_id() { return engine_.next_id(); }
+
+  /// Fills `out` with increasing IDs (consecutive within a segment). On a throw, the IDs
+  /// already written to `out` are handed out and the rest of `out` is unspecified.
+  void next_ids(std::span<std::uint64_t> out) { engine_.next_ids(out); }
+
+  /// Stops the generator: later calls throw `segment_closed_error`. The rest of the current
+  /// segment is never handed out (a gap in the counter); store state is untouched.
+  void close() { engine_.close(); }
+
+  /// The distributor (store and key).
+  [[nodiscard]] const Distributor& distributor() const noexcept { return engine_.distributor(); }
+  /// IDs per segment.
+  [[nodiscard]] std::uint64_t step() const noexcept { return engine_.step(); }
+  /// Successful store calls so far.
+  [[nodiscard]] std::uint64_t store_calls() const noexcept { return engine_.store_calls(); }
+
+ private:
+  detail::segment_engine<Distributor, Clock> engine_;
+};
+
+// ---- segment_chain_generator ---------------------------------------------------------------
+
+/// Dense, strictly increasing IDs from a store counter with a chain of segments prefetched by a
+/// background worker, so callers never wait for the store while the chain holds a segment.
+///
+/// The worker keeps `ahead_target` segments prefetched beyond the current one, starting at
+/// `min_ahead`. When a caller finds no prefetched segment (the chain is "hungry") the target
+/// doubles, up to `max_ahead`; after a refill period with no hunger in which callers used at
+/// most half the target, it halves again, down to `min_ahead`. A hungry caller fetches a
+/// segment itself, so the chain never stalls on the worker.
+///
+/// When the store fails, callers go on with the prefetched segments; once those are used up,
+/// `next_id` throws `segment_store_error` (with the store's message), and resumes as soon as
+/// the store answers again, above every number handed out before.
+///
+/// Requirements: as `segment_generator`; the distributor is called from the worker thread.
+/// Throws: `std::invalid_argument` from the constructor for a bad option; `segment_store_error`,
+/// `segment_closed_error` from `next_id`. Thread-safety: all members may be called concurrently.
+/// The destructor closes the generator and joins the worker.
+template <class Distributor, class Clock = wall_clock>
+class segment_chain_generator {
+  static_assert(detail::check_segment_params<Distributor, Clock>());
+
+ public:
+  using distributor_type = Distributor;
+  using clock_type = Clock;
+
+  /// A chain on counter `d`; starts the worker, which prefetches `min_ahead` segments at once.
+  explicit segment_chain_generator(Distributor d, segment_chain_options opts = {},
+                                   Clock clock = Clock{})
+      : opts_(check(opts)),
+        engine_(std::move(d), std::move(clock), opts.step, opts.ttl,
+                std::bit_ceil(opts.max_ahead + 3)),
+        target_(opts.min_ahead) {
+    engine_.on_switch = &segment_chain_generator::switched;
+    engine_.on_switch_ctx = this;
+    wake_.store(true, std::memory_order_relaxed);
+    worker_ = std::thread([this] { run(); });
+  }
+
+  segment_chain_generator(const segment_chain_generator&) = delete;
+  segment_chain_generator& operator=(const segment_chain_generator&) = delete;
+
+  ~segment_chain_generator() { close(); }
+
+  /// The next ID. Lock-free while the chain holds a segment; never calls the store then.
+  /// Throws `segment_store_error` (chain empty and the store failing), `segment_closed_error`.
+  [[nodiscard]] std::uint64_t next_id() { return engine_.next_id(); }
+
+  /// Fills `out` with increasing IDs. On a throw, the IDs already written are handed out.
+  void next_ids(std::span<std::uint64_t> out) { engine_.next_ids(out); }
+
+  /// Stops the worker (after the store call it may be in finishes, so no store state is
+  /// lost) and the generator: later calls throw `segment_closed_error`. Prefetched numbers
+  /// are never handed out (gaps). Idempotent; called by the destructor.
+  void close() {
+    stopping_.store(true, std::memory_order_relaxed);
+    {
+      std::lock_guard lk(wake_mutex_);
+      stop_ = true;
+    }
+    wake_cv_.notify_all();
+    {
+      std::lock_guard lk(join_mutex_);
+      if (worker_.joinable()) worker_.join();
+    }
+    engine_.close();
+  }
+
+  /// A snapshot of the chain: store calls and failures, hunger, segments ahead and the target.
+  [[nodiscard]] segment_chain_stats stats() const {
+    segment_chain_stats s;
+    s.store_calls = engine_.store_calls();
+    s.store_failures = engine_.store_failures();
+    s.hungry = engine_.hungry();
+    s.ahead = engine_.ahead();
+    s.ahead_target = target_.load(std::memory_order_relaxed);
+    s.last_error = engine_.last_error();
+    return s;
+  }
+
+  /// The distributor (store and key).
+  [[nodiscard]] const Distributor& distributor() const noexcept { return engine_.distributor(); }
+  /// IDs per segment.
+  [[nodiscard]] std::uint64_t step() const noexcept { return engine_.step(); }
+  /// The options the chain runs with.
+  [[nodiscard]] const segment_chain_options& options() const noexcept { return opts_; }
+
+ private:
+  static segment_chain_options check(const segment_chain_options& o) {
+    detail::check_step(o.step);
+    if (o.min_ahead < 1 || o.min_ahead > 65536)
+      detail::throw_segment_option("min_ahead", o.min_ahead, 1, 65536);
+    if (o.max_ahead < o.min_ahead || o.max_ahead > 65536)
+      detail::throw_segment_option("max_ahead", o.max_ahead, o.min_ahead, 65536);
+    if (o.refill_period.count() < 1)
+      detail::throw_segment_option("refill_period (ms)",
+                                   static_cast<std::uint64_t>(o.refill_period.count()), 1,
+                                   std::numeric_limits<std::uint32_t>::max());
+    if (o.retry_after.count() < 1)
+      detail::throw_segment_option("retry_after (ms)",
+                                   static_cast<std::uint64_t>(o.retry_after.count()), 1,
+                                   std::numeric_limits<std::uint32_t>::max());
+    return o;
+  }
+
+  // A caller moved to the next segment (`ahead` left beyond it) or fetched one itself (hungry).
+  static void switched(void* ctx, std::size_t ahead, bool hungry) {
+    auto* self = static_cast<segment_chain_generator*>(ctx);
+    if (hungry) {
+      self->hungry_.store(true, std::memory_order_relaxed);
+    } else {
+      self->used_.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (hungry || ahead * 2 < self->target_.load(std::memory_order_relaxed)) self->wake();
+  }
+
+  void wake() {
+    // No lock here, so a caller never blocks on the worker: a wake-up that races with the
+    // worker going to sleep is picked up at its next refill period.
+    if (!wake_.exchange(true, std::memory_order_acq_rel)) wake_cv_.notify_one();
+  }
+
+  void run() {
+    using fill_result = typename detail::segment_engine<Distributor, Clock>::fill_result;
+    bool failed = false;
+    for (;;) {
+      bool woken = false;
+      {
+        std::unique_lock lk(wake_mutex_);
+        const auto period = failed ? opts_.retry_after : opts_.refill_period;
+        woken = wake_cv_.wait_for(lk, period,
+                                  [&] { return stop_ || wake_.load(std::memory_order_acquire); });
+        if (stop_) return;
+      }
+      wake_.store(false, std::memory_order_release);
+      std::size_t target = target_.load(std::memory_order_relaxed);
+      if (!woken && !hungry_.load(std::memory_order_relaxed)) {
+        // A whole refill period without a wake-up: calm when it used at most half the target.
+        const std::uint64_t used = used_.exchange(0, std::memory_order_relaxed);
+        if (used * 2 <= target) target_.store(target = std::max(target / 2, opts_.min_ahead));
+      }
+      for (;;) {
+        if (hungry_.exchange(false, std::memory_order_relaxed)) {
+          // A caller found the chain empty: prefetch further ahead.
+          target_.store(target = std::min(target * 2, opts_.max_ahead), std::memory_order_relaxed);
+          used_.store(0, std::memory_order_relaxed);
+        }
+        if (stopping_.load(std::memory_order_relaxed)) return;
+        const fill_result r = engine_.fill_step(target);
+        failed = r == fill_result::failed;
+        if (r != fill_result::filled) break;
+      }
+    }
+  }
+
+  segment_chain_options opts_;
+  detail::segment_engine<Distributor, Clock> engine_;
+  std::atomic<std::size_t> target_;
+  std::atomic<std::uint64_t> used_{0};
+  std::atomic<bool> hungry_{false};
+  std::atomic<bool> wake_{false};
+  std::mutex wake_mutex_;
+  std::condition_variable wake_cv_;
+  bool stop_ = false;  // guarded by wake_mutex_
+  std::atomic<bool> stopping_{false};
+  std::mutex join_mutex_;
+  std::thread worker_;
+};
+
+// ---- grouped counters ----------------------------------------------------------------------
+
+/// How often a grouped counter restarts.
+enum class group_period : std::uint8_t {
+  day,    ///< key `name@YYYYMMDD`
+  month,  ///< key `name@YYYYMM`
+  year,   ///< key `name@YYYY`
+};
+
+/// One number of a grouped counter: the period stamp (20250318, 202503 or 2025) and the
+/// number within that period (1, 2, ...).
+struct grouped_id {
+  std::uint32_t stamp = 0;
+  std::uint64_t number = 0;
+
+  /// The stamp, `sep` and the number zero-padded to `width` digits: `20250318-0001`. A number
+  /// with more digits is written in full (still unique, no longer fixed-width).
+  [[nodiscard]] std::string to_string(std::size_t width = 4, std::string_view sep = "-") const {
+    std::string n = std::to_string(number);
+    if (n.size() < width) n.insert(0, width - n.size(), '0');
+    return std::to_string(stamp) + std::string(sep) + n;
+  }
+
+  /// Stamp and number as one decimal number, `stamp * 10^width + number` (`202503180001`).
+  /// Throws `std::overflow_error` when the number needs more than `width` digits or the
+  /// result passes 2^64 - 1.
+  [[nodiscard]] std::uint64_t packed(unsigned width = 4) const {
+    std::uint64_t scale = 1;
+    for (unsigned i = 0; i < width; ++i) {
+      if (scale > std::numeric_limits<std::uint64_t>::max() / 10) scale = 0;
+      scale *= 10;
+    }
+    if (scale == 0 || number >= scale ||
+        stamp > (std::numeric_limits<std::uint64_t>::max() - number) / scale)
+      throw std::overflow_error("flakeid: grouped number " + std::to_string(number) + " of group " +
+                                std::to_string(stamp) + " does not fit " + std::to_string(width) +
+                                " digits");
+    return stamp * scale + number;
+  }
+
+  friend constexpr bool operator==(const grouped_id&, const grouped_id&) = default;
+};
+
+/// A counter that restarts at 1 every day, month or year: each period has its own store key,
+/// `key@20250318` (day), `key@202503` (month) or `key@2025` (year), served by a
+/// `segment_generator`. For business numbers such as `20250318-0001`.
+///
+/// The period follows `Clock` shifted by `utc_offset` (0: UTC; `+8h` for China Standard Time),
+/// so tests drive it with `flakeid::manual_clock`. A call reads the clock once and returns the
+/// stamp and number together, so a number is never paired with the wrong day.
+///
+/// Requirements: `Distributor` models `keyed_segment_distributor`. Throws as
+/// `segment_generator`. Thread-safety: all members may be called concurrently. The generator
+/// keeps a small state (a few hundred bytes) for every period it has served until it is
+/// destroyed.
+///
+///     flakeid::grouped_segment_generator gen{store.distributor("orders"), flakeid::group_period::day,
+///                                            {.step = 50}};
+///     gen.next().to_string();  // "20250318-0001"
+template <class Distributor, class Clock = wall_clock>
+class grouped_segment_generator {
+  static_assert(detail::check_segment_params<Distributor, Clock>());
+  static_assert(keyed_segment_distributor<Distributor>,
+                "grouped_segment_generator opens a key per period: the distributor needs "
+                "'Distributor with_key(const std::string&) const'");
+
+ public:
+  using distributor_type = Distributor;
+  using clock_type = Clock;
+
+  /// Counters `base.key()@<stamp>` restarting every `period`, segments per `opts`.
+  grouped_segment_generator(Distributor base, group_period period, segment_options opts = {},
+                            Clock clock = Clock{},
+                            std::chrono::minutes utc_offset = std::chrono::minutes{0})
+      : base_(std::move(base)),
+        period_(period),
+        opts_(opts),
+        clock_(std::move(clock)),
+        offset_(utc_offset) {
+    detail::check_step(opts.step);
+  }
+
+  grouped_segment_generator(const grouped_segment_generator&) = delete;
+  grouped_segment_generator& operator=(const grouped_segment_generator&) = delete;
+
+  /// The next number of the current period, with the period's stamp.
+  [[nodiscard]] grouped_id next() {
+    const std::int64_t now = detail::unix_ms(clock_.now());
+    group* g = current_.load(std::memory_order_acquire);
+    if (g == nullptr || now < g->start_ms || now >= g->end_ms) [[unlikely]]
+      g = switch_to(now);
+    return {g->stamp, g->gen.next_id()};
+  }
+
+  /// The next number alone (the stamp of its period is lost: prefer `next()`).
+  [[nodiscard]] std::uint64_t next_id() { return next().number; }
+
+  /// Fills `out` with the next numbers (each with its period's stamp).
+  void next_ids(std::span<grouped_id> out) {
+    for (auto& x : out) x = next();
+  }
+
+  /// The stamp of the period that holds Unix time `t` (UTC shifted by the offset).
+  [[nodiscard]] std::uint32_t stamp_at(std::chrono::sys_time<std::chrono::milliseconds> t) const {
+    return bounds(t.time_since_epoch().count()).stamp;
+  }
+
+  /// The store key of the period that holds `t`: `orders@20250318`.
+  [[nodiscard]] std::string key_at(std::chrono::sys_time<std::chrono::milliseconds> t) const {
+    return std::string(base_.key()) + "@" + std::to_string(stamp_at(t));
+  }
+
+  /// Stops every period's generator: later calls throw `segment_closed_error`.
+  void close() {
+    std::lock_guard lk(mutex_);
+    closed_ = true;
+    for (auto& g : groups_) g->gen.close();
+  }
+
+ private:
+  struct period_bounds {
+    std::uint32_t stamp;
+    std::int64_t start_ms;
+    std::int64_t end_ms;
+  };
+
+  struct group {
+    group(Distributor d, const segment_options& o, const Clock& c, period_bounds b)
+        : stamp(b.stamp), start_ms(b.start_ms), end_ms(b.end_ms), gen(std::move(d), o, c) {}
+    std::uint32_t stamp;
+    std::int64_t start_ms;
+    std::int64_t end_ms;
+    segment_generator<Distributor, Clock> gen;
+  };
+
+  [[nodiscard]] period_bounds bounds(std::int64_t unix_ms) const {
+    using namespace std::chrono;
+    const std::int64_t off = duration_cast<milliseconds>(offset_).count();
+    const sys_days day = floor<days>(sys_time<milliseconds>{milliseconds{unix_ms + off}});
+    const year_month_day ymd{day};
+    const int y = static_cast<int>(ymd.year());
+    const unsigned m = static_cast<unsigned>(ymd.month());
+    const unsigned d = static_cast<unsigned>(ymd.day());
+    sys_days from = day;
+    sys_days to = day + days{1};
+    std::uint32_t stamp = 0;
+    switch (period_) {
+      case group_period::day: stamp = static_cast<std::uint32_t>(y * 10000) + m * 100 + d; break;
+      case group_period::month:
+        from = sys_days{ymd.year() / ymd.month() / 1};
+        to = sys_days{(ymd.year() / ymd.month() / 1) + months{1}};
+        stamp = static_cast<std::uint32_t>(y * 100) + m;
+        break;
+      case group_period::year:
+        from = sys_days{ymd.year() / January / 1};
+        to = sys_days{(ymd.year() + years{1}) / January / 1};
+        stamp = static_cast<std::uint32_t>(y);
+        break;
+    }
+    const auto ms = [&](sys_days x) {
+      return duration_cast<milliseconds>(x.time_since_epoch()).count() - off;
+    };
+    return {stamp, ms(from), ms(to)};
+  }
+
+  group* switch_to(std::int64_t now) {
+    std::lock_guard lk(mutex_);
+    if (closed_) detail::throw_segment_closed(base_.store_name(), base_.key());
+    group* g = current_.load(std::memory_order_relaxed);
+    if (g != nullptr && now >= g->start_ms && now < g->end_ms) return g;
+    const period_bounds b = bounds(now);
+    // A period served before (a caller whose clock reading is older than the switch, or a
+    // clock that went back) goes on with its own generator.
+    for (auto it = groups_.rbegin(); it != groups_.rend(); ++it) {
+      if ((*it)->start_ms == b.start_ms) {
+        if (g == nullptr || (*it)->start_ms > g->start_ms)
+          current_.store(it->get(), std::memory_order_release);
+        return it->get();
+      }
+    }
+    groups_.push_back(std::make_unique<group>(
+        base_.with_key(std::string(base_.key()) + "@" + std::to_string(b.stamp)), opts_, clock_,
+        b));
+    group* fresh = groups_.back().get();
+    if (g == nullptr || fresh->start_ms > g->start_ms)
+      current_.store(fresh, std::memory_order_release);
+    return fresh;
+  }
+
+  Distributor base_;
+  group_period period_;
+  segment_options opts_;
+  [[no_unique_address]] Clock clock_;
+  std::chrono::minutes offset_;
+  std::atomic<group*> current_{nullptr};
+  std::mutex mutex_;
+  bool closed_ = false;
+  std::vector<std::unique_ptr<group>> groups_;
+};
+
+}  // namespace flakeid

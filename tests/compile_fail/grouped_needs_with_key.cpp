@@ -1,0 +1,13 @@
+// expect: the distributor needs 'Distributor with_key
+#include <flakeid/segment.hpp>
+
+#include <cstdint>
+#include <string_view>
+
+// A grouped counter opens one key per period: a distributor without with_key() cannot do that.
+struct one_key_store {
+  std::uint64_t next_max_id(std::uint64_t step) { return step; }
+  std::string_view store_name() const { return "one"; }
+  std::string_view key() const { return "k"; }
+};
+flakeid::grouped_segment_generator<one_key_store> gen{one_key_store{}, flakeid::group_period::day};

@@ -1,0 +1,217 @@
+// Segment generators across processes through the file store: 40 forked processes drawing
+// 100,000 IDs each, and restarts after a process was killed with SIGKILL mid-run.
+#include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <new>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <flakeid/segment.hpp>
+#include <flakeid/segment_stores.hpp>
+
+using namespace std::chrono_literals;
+
+namespace {
+
+struct temp_dir {
+  std::filesystem::path path;
+  explicit temp_dir(const std::string& name) {
+    path = std::filesystem::temp_directory_path() /
+           ("flakeid_" + name + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+constexpr int processes = 40;
+constexpr std::size_t ids_per_process = 100'000;
+
+/// Child body: draws `ids_per_process` IDs from generator `Gen` on the file store and writes
+/// them to `out`. Never returns.
+template <class Gen, class Options>
+[[noreturn]] void draw_and_exit(const std::filesystem::path& store_dir,
+                                const std::filesystem::path& out, Options opts) {
+  int rc = 0;
+  try {
+    flakeid::file_segment_store store{store_dir};
+    std::vector<std::uint64_t> ids(ids_per_process);
+    {
+      Gen gen{store.distributor("orders"), opts};
+      for (std::size_t i = 0; i < ids.size(); i += 1000) {
+        if (i % 2000 == 0) {
+          gen.next_ids(std::span(ids).subspan(i, 1000));
+        } else {
+          for (std::size_t k = i; k < i + 1000; ++k) ids[k] = gen.next_id();
+        }
+      }
+      gen.close();
+    }
+    std::ofstream f(out, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(ids.data()),
+            static_cast<std::streamsize>(ids.size() * sizeof(std::uint64_t)));
+    rc = f ? 0 : 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "child %d: %s\n", static_cast<int>(::getpid()), e.what());
+    rc = 2;
+  }
+  std::_Exit(rc);
+}
+
+/// Forks `processes` children running `Gen`, then checks every process's IDs are strictly
+/// increasing and all are distinct. Returns the counter's final value.
+template <class Gen, class Options>
+std::uint64_t run_forked(const temp_dir& dir, Options opts) {
+  std::vector<pid_t> kids;
+  for (int p = 0; p < processes; ++p) {
+    const pid_t pid = ::fork();
+    if (pid == 0)
+      draw_and_exit<Gen>(dir.path / "store", dir.path / ("ids." + std::to_string(p)), opts);
+    EXPECT_GT(pid, 0);
+    kids.push_back(pid);
+  }
+  for (const pid_t pid : kids) {
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "child " << pid << " status " << status;
+  }
+  std::vector<std::uint64_t> all;
+  all.reserve(std::size_t{processes} * ids_per_process);
+  for (int p = 0; p < processes; ++p) {
+    std::ifstream f(dir.path / ("ids." + std::to_string(p)), std::ios::binary);
+    std::vector<std::uint64_t> ids(ids_per_process);
+    f.read(reinterpret_cast<char*>(ids.data()),
+           static_cast<std::streamsize>(ids.size() * sizeof(std::uint64_t)));
+    EXPECT_TRUE(f) << "process " << p << " wrote no IDs";
+    EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()) &&
+                std::adjacent_find(ids.begin(), ids.end()) == ids.end())
+        << "process " << p << "'s IDs are not strictly increasing";
+    all.insert(all.end(), ids.begin(), ids.end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "an ID was handed out twice";
+  EXPECT_EQ(all.size(), std::size_t{processes} * ids_per_process);
+  return flakeid::file_segment_store{dir.path / "store"}.current("orders");
+}
+
+/// What a child killed mid-run handed out, in memory shared with the parent.
+struct shared_log {
+  static constexpr std::size_t capacity = 1'000'000;
+  std::atomic<std::uint64_t> count;
+  std::uint64_t ids[capacity];
+};
+
+}  // namespace
+
+TEST(segment_process_test, forty_processes_on_a_chain_one_store_call_per_segment) {
+  temp_dir dir("seg_chain");
+  constexpr std::uint64_t step = 1000;
+  const std::uint64_t final_max =
+      run_forked<flakeid::segment_chain_generator<flakeid::file_distributor>>(
+          dir, flakeid::segment_chain_options{.step = step, .min_ahead = 2, .max_ahead = 8});
+  // The counter advanced by `step` per store call: count them.
+  const std::uint64_t calls = final_max / step;
+  RecordProperty("store_calls", std::to_string(calls));
+  const std::uint64_t segments_used = std::uint64_t{processes} * ids_per_process / step;  // 4000
+  EXPECT_GE(calls, segments_used);
+  // Besides one call per segment used, each process may leave its prefetched chain unused.
+  EXPECT_LE(calls, segments_used + std::uint64_t{processes} * (8 + 2))
+      << "more than one store call per segment";
+}
+
+TEST(segment_process_test, forty_processes_on_a_segment_generator) {
+  temp_dir dir("seg_plain");
+  constexpr std::uint64_t step = 2500;
+  const std::uint64_t final_max = run_forked<flakeid::segment_generator<flakeid::file_distributor>>(
+      dir, flakeid::segment_options{.step = step});
+  EXPECT_EQ(final_max / step,
+            std::uint64_t{processes} * ids_per_process / step);  // no segment wasted
+}
+
+TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
+  temp_dir dir("seg_crash");
+  void* mem = ::mmap(nullptr, sizeof(shared_log), PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  auto* log = new (mem) shared_log;
+  std::vector<std::uint64_t> handed_out;
+
+  // Three runs killed at different points, each with a different generator, then a clean one.
+  const std::size_t kill_after[] = {20'000, 75'000, 40'000};
+  for (int run = 0; run < 3; ++run) {
+    log->count.store(0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      flakeid::file_segment_store store{dir.path};
+      auto draw = [&](auto& gen) {
+        for (std::uint64_t c = 0;; ++c) {
+          if (c == shared_log::capacity) {
+            for (;;) ::pause();
+          }
+          log->ids[c] = gen.next_id();
+          log->count.store(c + 1, std::memory_order_release);
+        }
+      };
+      if (run == 1) {
+        flakeid::segment_generator<flakeid::file_distributor> gen{store.distributor("orders"), 300};
+        draw(gen);
+      } else {
+        flakeid::segment_chain_generator<flakeid::file_distributor> gen{
+            store.distributor("orders"), {.step = 500, .min_ahead = 2, .max_ahead = 16}};
+        draw(gen);
+      }
+    }
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (log->count.load(std::memory_order_acquire) < kill_after[run] &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(1ms);
+    ASSERT_EQ(::kill(pid, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    const std::uint64_t n = log->count.load(std::memory_order_acquire);
+    ASSERT_GE(n, kill_after[run]) << "run " << run << " was too slow";
+    // Everything the dead process handed out lies below what the store has on disk.
+    const std::uint64_t on_disk = flakeid::file_segment_store{dir.path}.current("orders");
+    const std::uint64_t before =
+        handed_out.empty() ? 0 : *std::max_element(handed_out.begin(), handed_out.end());
+    for (std::uint64_t i = 0; i < n; ++i) {
+      ASSERT_LE(log->ids[i], on_disk);
+      ASSERT_GT(log->ids[i], before) << "run " << run << " repeated a number of an earlier run";
+      handed_out.push_back(log->ids[i]);
+    }
+  }
+  ::munmap(mem, sizeof(shared_log));
+
+  // A new process (here: this one) goes on above every number handed out before the crashes.
+  const std::uint64_t before = *std::max_element(handed_out.begin(), handed_out.end());
+  flakeid::file_segment_store store{dir.path};
+  flakeid::segment_chain_generator<flakeid::file_distributor> gen{store.distributor("orders"),
+                                                                  {.step = 500}};
+  for (int i = 0; i < 10'000; ++i) {
+    const std::uint64_t id = gen.next_id();
+    ASSERT_GT(id, before);
+    handed_out.push_back(id);
+  }
+  std::sort(handed_out.begin(), handed_out.end());
+  EXPECT_EQ(std::adjacent_find(handed_out.begin(), handed_out.end()), handed_out.end());
+}

@@ -1,0 +1,651 @@
+// Segment generators: the distributor concept, the memory and file stores, segment_generator,
+// segment_chain_generator (prefetch, hunger, store failures, shutdown), time to live, grouped
+// counters across midnight, and several threads on one generator.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <flakeid/flakeid.hpp>
+
+using namespace std::chrono;
+using namespace std::chrono_literals;
+
+namespace {
+
+// ---- test distributors ---------------------------------------------------------------------
+
+/// Wraps a memory distributor: counts calls (and which thread made them), can be switched to
+/// throw, and can be slowed down. Copies share the switches.
+class test_distributor {
+ public:
+  struct control {
+    std::atomic<bool> failing{false};
+    std::atomic<int> delay_us{0};
+    std::atomic<std::uint64_t> calls{0};
+    std::atomic<std::uint64_t> failures{0};
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+  };
+
+  explicit test_distributor(flakeid::memory_distributor inner)
+      : inner_(std::move(inner)), ctl_(std::make_shared<control>()) {}
+
+  std::uint64_t next_max_id(std::uint64_t step) {
+    {
+      std::lock_guard lk(ctl_->mutex);
+      ctl_->threads.insert(std::this_thread::get_id());
+    }
+    if (const int us = ctl_->delay_us.load(); us > 0) std::this_thread::sleep_for(microseconds{us});
+    if (ctl_->failing.load()) {
+      ctl_->failures.fetch_add(1);
+      throw std::runtime_error("store down");
+    }
+    ctl_->calls.fetch_add(1);
+    return inner_.next_max_id(step);
+  }
+  [[nodiscard]] std::string_view store_name() const noexcept { return "flaky"; }
+  [[nodiscard]] std::string_view key() const noexcept { return inner_.key(); }
+  [[nodiscard]] control& ctl() const noexcept { return *ctl_; }
+
+ private:
+  flakeid::memory_distributor inner_;
+  std::shared_ptr<control> ctl_;
+};
+
+/// Returns the values it is given, in turn: a store that misbehaves.
+struct scripted_distributor {
+  std::vector<std::uint64_t> answers;
+  std::size_t at = 0;
+  std::uint64_t next_max_id(std::uint64_t /*step*/) { return answers.at(at++); }
+  [[nodiscard]] std::string_view store_name() const noexcept { return "scripted"; }
+  [[nodiscard]] std::string_view key() const noexcept { return "k"; }
+};
+
+struct not_a_distributor {
+  int next_max_id(int) { return 0; }
+};
+
+static_assert(flakeid::segment_distributor<flakeid::memory_distributor>);
+static_assert(flakeid::keyed_segment_distributor<flakeid::memory_distributor>);
+static_assert(flakeid::segment_distributor<flakeid::file_distributor>);
+static_assert(flakeid::keyed_segment_distributor<flakeid::file_distributor>);
+static_assert(flakeid::segment_distributor<test_distributor>);
+static_assert(!flakeid::keyed_segment_distributor<test_distributor>);
+static_assert(flakeid::segment_distributor<scripted_distributor>);
+static_assert(!flakeid::segment_distributor<not_a_distributor>);
+static_assert(!flakeid::segment_distributor<int>);
+// A store call can fail, so the generators' calls are not noexcept.
+static_assert(
+    !noexcept(std::declval<flakeid::segment_generator<flakeid::memory_distributor>&>().next_id()));
+static_assert(!noexcept(
+    std::declval<flakeid::segment_chain_generator<flakeid::memory_distributor>&>().next_id()));
+
+/// A fresh directory under the system temp directory, removed at scope exit.
+struct temp_dir {
+  std::filesystem::path path;
+  temp_dir() {
+    path = std::filesystem::temp_directory_path() /
+           ("flakeid_segment_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  static std::atomic<int>& counter() {
+    static std::atomic<int> c{0};
+    return c;
+  }
+};
+
+template <class Pred>
+bool eventually(Pred pred, milliseconds limit = 5s) {
+  const auto end = steady_clock::now() + limit;
+  while (steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return pred();
+}
+
+void expect_strictly_increasing(const std::vector<std::uint64_t>& ids) {
+  for (std::size_t i = 1; i < ids.size(); ++i) ASSERT_LT(ids[i - 1], ids[i]) << "at " << i;
+}
+
+void expect_distinct(std::vector<std::uint64_t> ids) {
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end()) << "a repeated ID";
+}
+
+using sys_ms = sys_time<milliseconds>;
+
+}  // namespace
+
+// ---- stores --------------------------------------------------------------------------------
+
+TEST(segment_store_test, memory_counter_hands_out_ranges_above_zero) {
+  flakeid::memory_segment_store store;
+  auto d = store.distributor("orders");
+  EXPECT_EQ(d.next_max_id(100), 100u);  // owns 1..100
+  EXPECT_EQ(d.next_max_id(100), 200u);
+  auto other = d.with_key("invoices");
+  EXPECT_EQ(other.next_max_id(7), 7u);
+  EXPECT_EQ(store.distributor("orders").next_max_id(1), 201u);  // a copy shares the counter
+  EXPECT_EQ(store.current("orders"), 201u);
+  EXPECT_EQ(store.current("invoices"), 7u);
+  EXPECT_EQ(store.current("nothing"), 0u);
+  EXPECT_EQ(store.calls(), 4u);
+  EXPECT_EQ(d.store_name(), "memory");
+  EXPECT_EQ(other.key(), "invoices");
+  EXPECT_THROW((void)store.distributor(""), std::invalid_argument);
+}
+
+TEST(segment_store_test, memory_counter_refuses_to_wrap) {
+  flakeid::memory_segment_store store;
+  auto d = store.distributor("big");
+  (void)d.next_max_id(UINT64_MAX - 5);
+  try {
+    (void)d.next_max_id(10);
+    FAIL() << "no throw";
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "flakeid: segment store memory, key 'big': the counter is at "
+                 "18446744073709551610; adding step 10 "
+                 "would pass 2^64 - 1");
+    EXPECT_EQ(e.store(), "memory");
+    EXPECT_EQ(e.key(), "big");
+  }
+}
+
+TEST(segment_store_test, file_counter_is_durable_text) {
+  temp_dir dir;
+  flakeid::file_segment_store store{dir.path / "ids"};
+  auto d = store.distributor("orders@20250318");
+  EXPECT_EQ(d.next_max_id(5), 5u);
+  EXPECT_EQ(d.next_max_id(5), 10u);
+  EXPECT_EQ(store.current("orders@20250318"), 10u);
+  EXPECT_EQ(store.current("absent"), 0u);
+  EXPECT_EQ(d.path(), dir.path / "ids" / "orders@20250318.segment");
+  std::ifstream in(d.path());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "00000000000000000010\n");
+  // A second store object (another process would do the same) continues the counter.
+  flakeid::file_segment_store again{dir.path / "ids"};
+  EXPECT_EQ(again.distributor("orders@20250318").next_max_id(1), 11u);
+  EXPECT_EQ(d.store_name(), "file:" + (dir.path / "ids").string());
+}
+
+TEST(segment_store_test, file_names_cannot_escape_the_directory) {
+  temp_dir dir;
+  flakeid::file_segment_store store{dir.path};
+  EXPECT_EQ(store.distributor("a/b").path().filename(), "a%2Fb.segment");
+  EXPECT_EQ(store.distributor("..").path().filename(), "%2E..segment");
+  EXPECT_EQ(store.distributor("x y").path().filename(), "x%20y.segment");
+  (void)store.distributor("../up").next_max_id(1);
+  EXPECT_TRUE(std::filesystem::exists(dir.path / "%2E.%2Fup.segment"));
+}
+
+TEST(segment_store_test, file_with_garbage_is_an_error_naming_it) {
+  temp_dir dir;
+  flakeid::file_segment_store store{dir.path};
+  auto d = store.distributor("orders");
+  std::ofstream(d.path()) << "twelve\n";
+  try {
+    (void)d.next_max_id(1);
+    FAIL() << "no throw";
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_EQ(std::string(e.what()), "flakeid: segment store file:" + dir.path.string() +
+                                         ", key 'orders': " + d.path().string() +
+                                         " does not hold a counter (20 decimal digits)");
+  }
+}
+
+TEST(segment_store_test, file_in_a_missing_directory_names_the_errno) {
+  temp_dir dir;
+  flakeid::file_distributor d{dir.path / "missing", "orders"};
+  try {
+    (void)d.next_max_id(1);
+    FAIL() << "no throw";
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open " + d.path().string() +
+                                         ": No such file or directory"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// ---- segment_generator ---------------------------------------------------------------------
+
+TEST(segment_generator_test, step_one_takes_every_id_from_the_store) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator gen{store.distributor("n"), 1};
+  EXPECT_EQ(gen.next_id(), 1u);
+  EXPECT_EQ(gen.next_id(), 2u);
+  EXPECT_EQ(gen.next_id(), 3u);
+  EXPECT_EQ(gen.store_calls(), 3u);
+  EXPECT_EQ(store.calls(), 3u);
+}
+
+TEST(segment_generator_test, serves_segments_in_order_and_calls_the_store_per_segment) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator gen{store.distributor("n"), {.step = 10}};
+  EXPECT_EQ(store.calls(), 0u) << "the constructor must not call the store";
+  for (std::uint64_t want = 1; want <= 25; ++want) EXPECT_EQ(gen.next_id(), want);
+  EXPECT_EQ(gen.store_calls(), 3u);
+  std::vector<std::uint64_t> more(17);
+  gen.next_ids(more);
+  for (std::size_t i = 0; i < more.size(); ++i) EXPECT_EQ(more[i], 26 + i);
+  EXPECT_EQ(gen.store_calls(), 5u);
+}
+
+TEST(segment_generator_test, two_generators_on_one_counter_never_overlap) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator a{store.distributor("n"), 10};
+  flakeid::segment_generator b{store.distributor("n"), 10};
+  EXPECT_EQ(a.next_id(), 1u);
+  EXPECT_EQ(b.next_id(), 11u);
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 100; ++i) {
+    ids.push_back(a.next_id());
+    ids.push_back(b.next_id());
+  }
+  expect_distinct(ids);
+}
+
+TEST(segment_generator_test, bad_options_throw_naming_the_range) {
+  flakeid::memory_segment_store store;
+  try {
+    flakeid::segment_generator gen{store.distributor("n"), 0};
+    FAIL() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "flakeid: segment option step = 0 is out of range [1, 2147483648]");
+  }
+  EXPECT_THROW((flakeid::segment_generator{store.distributor("n"), flakeid::max_segment_step + 1}),
+               std::invalid_argument);
+  EXPECT_THROW((flakeid::segment_generator{store.distributor("n"), {.step = 10, .ttl = 0ms}}),
+               std::invalid_argument);
+  EXPECT_THROW(
+      (flakeid::segment_chain_generator{store.distributor("n"), {.min_ahead = 4, .max_ahead = 2}}),
+      std::invalid_argument);
+}
+
+TEST(segment_generator_test, a_store_that_goes_back_is_refused) {
+  flakeid::segment_generator gen{scripted_distributor{{10, 5, 5}}, 5};
+  EXPECT_EQ(gen.next_id(), 6u);
+  for (int i = 0; i < 4; ++i) (void)gen.next_id();
+  try {
+    (void)gen.next_id();
+    FAIL() << "no throw";
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "flakeid: segment store scripted, key 'k': the store returned max 5 for step 5, "
+                 "which does not "
+                 "lie above the previous max 10; handing it out could repeat IDs");
+  }
+}
+
+TEST(segment_generator_test, store_failure_is_wrapped_and_retried) {
+  flakeid::memory_segment_store store;
+  test_distributor d{store.distributor("orders")};
+  auto& ctl = d.ctl();
+  flakeid::segment_generator gen{d, 10};
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 15; ++i) ids.push_back(gen.next_id());
+  ctl.failing = true;
+  for (int i = 0; i < 5; ++i) ids.push_back(gen.next_id());  // the rest of the segment
+  try {
+    (void)gen.next_id();
+    FAIL() << "no throw";
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down");
+  }
+  EXPECT_THROW((void)gen.next_id(), flakeid::segment_store_error);
+  ctl.failing = false;
+  for (int i = 0; i < 15; ++i) ids.push_back(gen.next_id());
+  expect_strictly_increasing(ids);
+  EXPECT_EQ(ids.back(), 35u);
+}
+
+TEST(segment_generator_test, close_hands_out_nothing_more) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator gen{store.distributor("orders"), 10};
+  EXPECT_EQ(gen.next_id(), 1u);
+  gen.close();
+  gen.close();
+  try {
+    (void)gen.next_id();
+    FAIL() << "no throw";
+  } catch (const flakeid::segment_closed_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "flakeid: the segment generator on store memory, key 'orders' is closed; it hands "
+                 "out no more IDs");
+  }
+  std::vector<std::uint64_t> out(3);
+  EXPECT_THROW(gen.next_ids(out), flakeid::segment_closed_error);
+  EXPECT_EQ(store.current("orders"), 10u);  // the store keeps its state; 2..10 are a gap
+}
+
+TEST(segment_generator_test, expired_segment_is_skipped) {
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}}};
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator gen{store.distributor("n"), {.step = 100, .ttl = 1s}, clock};
+  EXPECT_EQ(gen.next_id(), 1u);
+  clock.advance(999ms);
+  EXPECT_EQ(gen.next_id(), 2u);
+  clock.advance(1ms);
+  EXPECT_EQ(gen.next_id(), 101u);  // 3..100 expired
+  EXPECT_EQ(gen.next_id(), 102u);
+  EXPECT_EQ(gen.store_calls(), 2u);
+}
+
+TEST(segment_generator_test, four_threads_get_distinct_increasing_ids) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator gen{store.distributor("n"), 37};
+  constexpr int threads = 4;
+  constexpr int per_thread = 50'000;
+  std::vector<std::vector<std::uint64_t>> got(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      got[t].reserve(per_thread);
+      for (int i = 0; i < per_thread; ++i) {
+        if (i % 100 == 0) {
+          std::uint64_t few[3];
+          gen.next_ids(few);
+          got[t].insert(got[t].end(), few, few + 3);
+          i += 2;
+        } else {
+          got[t].push_back(gen.next_id());
+        }
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  std::vector<std::uint64_t> all;
+  for (auto& v : got) {
+    expect_strictly_increasing(v);
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  expect_distinct(all);
+  EXPECT_EQ(all.size(), std::size_t{threads} * per_thread);
+  EXPECT_LE(*std::max_element(all.begin(), all.end()), store.current("n"));
+}
+
+// ---- segment_chain_generator ---------------------------------------------------------------
+
+TEST(segment_chain_test, serves_increasing_ids_from_prefetched_segments) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_chain_generator gen{store.distributor("n"),
+                                       {.step = 100, .min_ahead = 3, .max_ahead = 8}};
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
+  std::vector<std::uint64_t> ids(1000);
+  for (auto& id : ids) id = gen.next_id();
+  expect_strictly_increasing(ids);
+  EXPECT_EQ(ids.front(), 1u);
+  EXPECT_EQ(ids.back(), 1000u);  // one process alone on the counter: no gaps
+}
+
+TEST(segment_chain_test, the_caller_never_calls_the_store_while_segments_are_prefetched) {
+  flakeid::memory_segment_store store;
+  test_distributor d{store.distributor("n")};
+  auto& ctl = d.ctl();
+  flakeid::segment_chain_generator gen{d, {.step = 100, .min_ahead = 4, .max_ahead = 4}};
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 4; }));
+  std::vector<std::uint64_t> ids(150);  // 300 IDs in all: within the 400 prefetched
+  gen.next_ids(ids);
+  for (auto& id : ids) id = gen.next_id();
+  EXPECT_EQ(gen.stats().hungry, 0u);
+  std::lock_guard lk(ctl.mutex);
+  EXPECT_EQ(ctl.threads.count(std::this_thread::get_id()), 0u)
+      << "the store was called on the caller's thread";
+}
+
+TEST(segment_chain_test, store_failure_drains_the_chain_then_fails_then_resumes) {
+  flakeid::memory_segment_store store;
+  test_distributor d{store.distributor("orders")};
+  auto& ctl = d.ctl();
+  flakeid::segment_chain_generator gen{
+      d, {.step = 10, .min_ahead = 3, .max_ahead = 3, .refill_period = 5ms, .retry_after = 5ms}};
+  std::vector<std::uint64_t> ids;
+  ids.push_back(gen.next_id());
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
+  ctl.failing = true;
+  std::size_t served = 0;
+  try {
+    for (;;) {
+      ids.push_back(gen.next_id());
+      ++served;
+      ASSERT_LT(served, 1000u) << "the chain should have run dry";
+    }
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down");
+    EXPECT_EQ(e.store(), "flaky");
+    EXPECT_EQ(e.key(), "orders");
+  }
+  // It served the rest of the current segment and the three prefetched ones.
+  EXPECT_GE(served, 30u);
+  EXPECT_LE(served, 39u);
+  EXPECT_THROW((void)gen.next_id(), flakeid::segment_store_error);
+  ASSERT_TRUE(eventually([&] { return gen.stats().store_failures >= 3; }));
+  EXPECT_EQ(gen.stats().last_error,
+            "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down");
+  ctl.failing = false;
+  for (int i = 0; i < 100; ++i) ids.push_back(gen.next_id());
+  expect_strictly_increasing(ids);
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
+}
+
+TEST(segment_chain_test, hungry_callers_double_the_prefetch_and_calm_shrinks_it) {
+  flakeid::memory_segment_store store;
+  test_distributor d{store.distributor("n")};
+  d.ctl().delay_us = 200;
+  flakeid::segment_chain_generator gen{
+      d, {.step = 1, .min_ahead = 2, .max_ahead = 16, .refill_period = 20ms}};
+  std::size_t peak = 0;
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 3000 && peak < 16; ++i) {
+    ids.push_back(gen.next_id());
+    peak = std::max(peak, gen.stats().ahead_target);
+  }
+  EXPECT_EQ(peak, 16u);
+  EXPECT_GT(gen.stats().hungry, 0u);
+  expect_strictly_increasing(ids);
+  // Nobody draws: the target halves every calm refill period, down to min_ahead.
+  EXPECT_TRUE(eventually([&] { return gen.stats().ahead_target == 2; }, 3s))
+      << gen.stats().ahead_target;
+}
+
+TEST(segment_chain_test, four_threads_get_distinct_increasing_ids) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_chain_generator gen{store.distributor("n"),
+                                       {.step = 64, .min_ahead = 2, .max_ahead = 32}};
+  constexpr int threads = 4;
+  constexpr int per_thread = 100'000;
+  std::vector<std::vector<std::uint64_t>> got(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      got[t].resize(per_thread);
+      for (std::size_t i = 0; i < per_thread; i += 10) {
+        gen.next_ids(std::span(got[t]).subspan(i, 5));
+        for (std::size_t k = i + 5; k < i + 10; ++k) got[t][k] = gen.next_id();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  std::vector<std::uint64_t> all;
+  for (auto& v : got) {
+    expect_strictly_increasing(v);
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  expect_distinct(all);
+  EXPECT_EQ(all.size(), std::size_t{threads} * per_thread);
+}
+
+TEST(segment_chain_test, close_stops_the_worker_and_the_generator) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_chain_generator gen{store.distributor("orders"),
+                                       {.step = 10, .min_ahead = 2, .max_ahead = 2}};
+  EXPECT_GE(gen.next_id(), 1u);
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 2; }));
+  gen.close();
+  const std::uint64_t at_close = store.current("orders");
+  EXPECT_THROW((void)gen.next_id(), flakeid::segment_closed_error);
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(store.current("orders"), at_close) << "the worker called the store after close()";
+  gen.close();
+}
+
+TEST(segment_chain_test, expired_prefetched_segments_are_skipped) {
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}}};
+  flakeid::memory_segment_store store;
+  flakeid::segment_chain_generator gen{
+      store.distributor("n"), {.step = 10, .min_ahead = 2, .max_ahead = 2, .ttl = 1s}, clock};
+  const std::uint64_t first = gen.next_id();
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 2; }));
+  const std::uint64_t reserved = store.current("n");
+  clock.advance(2s);  // everything held is stale now
+  const std::uint64_t after = gen.next_id();
+  EXPECT_GT(after, reserved) << "an expired segment was served";
+  EXPECT_GT(after, first);
+}
+
+// ---- grouped counters ----------------------------------------------------------------------
+
+TEST(grouped_segment_test, daily_counter_restarts_at_one_after_midnight) {
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min + 59s + 998ms};
+  flakeid::memory_segment_store store;
+  flakeid::grouped_segment_generator gen{
+      store.distributor("orders"), flakeid::group_period::day, {.step = 10}, clock};
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 1}));
+  EXPECT_EQ(gen.next().to_string(), "20250318-0002");
+  clock.advance(1ms);
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 3}));
+  clock.advance(1ms);  // 2025-03-19 00:00:00.000
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250319, 1}));
+  EXPECT_EQ(gen.next().to_string(), "20250319-0002");
+  EXPECT_EQ(store.current("orders@20250318"), 10u);
+  EXPECT_EQ(store.current("orders@20250319"), 10u);
+  EXPECT_EQ(gen.key_at(clock.now()), "orders@20250319");
+  // A late reading from before midnight goes on with the old day; it repeats nothing.
+  clock.step_back(1ms);
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 4}));
+  clock.advance(1ms);
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250319, 3}));
+}
+
+TEST(grouped_segment_test, daily_counter_in_a_file_store_restarts_after_midnight) {
+  temp_dir dir;
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 12 / 31}} + 23h + 59min + 59s + 999ms};
+  flakeid::file_segment_store store{dir.path};
+  {
+    flakeid::grouped_segment_generator gen{
+        store.distributor("inv"), flakeid::group_period::day, {.step = 5}, clock};
+    EXPECT_EQ(gen.next().to_string(), "20251231-0001");
+    clock.advance(1ms);
+    EXPECT_EQ(gen.next().to_string(), "20260101-0001");
+    EXPECT_EQ(gen.next().packed(4), 202601010002u);
+  }
+  // A restart the same day continues above the reserved segment.
+  flakeid::grouped_segment_generator again{
+      store.distributor("inv"), flakeid::group_period::day, {.step = 5}, clock};
+  EXPECT_EQ(again.next().to_string(), "20260101-0006");
+  EXPECT_TRUE(std::filesystem::exists(dir.path / "inv@20260101.segment"));
+}
+
+TEST(grouped_segment_test, month_year_and_utc_offset) {
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 16h};  // 2025-03-19 00:00 at UTC+8
+  flakeid::memory_segment_store store;
+  flakeid::grouped_segment_generator monthly{
+      store.distributor("m"), flakeid::group_period::month, {}, clock};
+  flakeid::grouped_segment_generator yearly{
+      store.distributor("y"), flakeid::group_period::year, {}, clock};
+  flakeid::grouped_segment_generator china{
+      store.distributor("c"), flakeid::group_period::day, {}, clock, 8h};
+  EXPECT_EQ(monthly.next(), (flakeid::grouped_id{202503, 1}));
+  EXPECT_EQ(yearly.next(), (flakeid::grouped_id{2025, 1}));
+  EXPECT_EQ(china.next(), (flakeid::grouped_id{20250319, 1}));
+  clock.set(sys_ms{sys_days{2025y / 4 / 1}});
+  EXPECT_EQ(monthly.next(), (flakeid::grouped_id{202504, 1}));
+  EXPECT_EQ(yearly.next(), (flakeid::grouped_id{2025, 2}));
+  clock.set(sys_ms{sys_days{2026y / 1 / 1}});
+  EXPECT_EQ(yearly.next(), (flakeid::grouped_id{2026, 1}));
+  EXPECT_EQ(china.stamp_at(sys_ms{sys_days{2025y / 12 / 31}} + 15h + 59min), 20251231u);
+  EXPECT_EQ(china.stamp_at(sys_ms{sys_days{2025y / 12 / 31}} + 16h), 20260101u);
+}
+
+TEST(grouped_segment_test, formats) {
+  const flakeid::grouped_id id{20250318, 7};
+  EXPECT_EQ(id.to_string(), "20250318-0007");
+  EXPECT_EQ(id.to_string(6, ""), "20250318000007");
+  EXPECT_EQ((flakeid::grouped_id{20250318, 123456}).to_string(), "20250318-123456");
+  EXPECT_EQ(id.packed(), 202503180007u);
+  EXPECT_THROW((void)(flakeid::grouped_id{20250318, 10000}).packed(4), std::overflow_error);
+  EXPECT_THROW((void)id.packed(19), std::overflow_error);
+}
+
+TEST(grouped_segment_test, four_threads_across_midnight_never_repeat) {
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min + 59s};
+  flakeid::memory_segment_store store;
+  flakeid::grouped_segment_generator gen{
+      store.distributor("o"), flakeid::group_period::day, {.step = 16}, clock};
+  std::vector<std::vector<flakeid::grouped_id>> got(4);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 4; ++t) {
+    pool.emplace_back([&, t] {
+      for (int i = 0; i < 20'000; ++i) {
+        got[t].push_back(gen.next());
+        if (t == 0 && i % 1000 == 0) clock.advance(100ms);
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  std::set<std::pair<std::uint32_t, std::uint64_t>> seen;
+  for (auto& v : got)
+    for (auto& id : v) EXPECT_TRUE(seen.emplace(id.stamp, id.number).second) << id.to_string();
+  EXPECT_TRUE(seen.count({20250319, 1}) == 1);
+}
+
+// Step 1 switches segments on every ID, so the slots of the ring are reused all the time and a
+// preempted caller's slot is often overwritten before it reads it: it must retry, not repeat.
+TEST(segment_generator_test, step_one_under_four_threads_reuses_slots_safely) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator plain{store.distributor("p"), 1};
+  flakeid::segment_chain_generator chain{store.distributor("c"),
+                                         {.step = 1, .min_ahead = 8, .max_ahead = 64}};
+  std::vector<std::vector<std::uint64_t>> got(8);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 8; ++t) {
+    pool.emplace_back([&, t] {
+      for (int i = 0; i < 20'000; ++i)
+        got[t].push_back(t % 2 == 0 ? plain.next_id() : chain.next_id());
+    });
+  }
+  for (auto& th : pool) th.join();
+  std::vector<std::uint64_t> p;
+  std::vector<std::uint64_t> c;
+  for (int t = 0; t < 8; ++t) {
+    expect_strictly_increasing(got[t]);
+    (t % 2 == 0 ? p : c).insert((t % 2 == 0 ? p : c).end(), got[t].begin(), got[t].end());
+  }
+  expect_distinct(p);
+  expect_distinct(c);
+  EXPECT_LE(*std::max_element(p.begin(), p.end()), store.current("p"));
+}
