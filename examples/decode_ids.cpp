@@ -20,14 +20,15 @@ int main() {
       {"discord", flakeid::layouts::discord, 175928847299117063ULL},
       {"mastodon", flakeid::layouts::mastodon, 103270115826048975ULL},
   };
-  std::printf("%-10s %20s  %-24s %12s %6s %6s %8s\n", "system", "id", "time (UTC)", "ticks",
-              "dc", "worker", "sequence");
+  std::printf("%-10s %20s  %-24s %12s %6s %6s %8s\n", "system", "id", "time (UTC)", "ticks", "dc",
+              "worker", "sequence");
   for (const auto& s : samples) {
     const auto p = s.layout.decompose(s.id);
-    std::printf("%-10s %20llu  %-24s %12llu %6llu %6llu %8llu\n", s.system,
-                static_cast<unsigned long long>(s.id), flakeid::detail::format_utc(p.timestamp).c_str(),
-                static_cast<unsigned long long>(p.ticks), static_cast<unsigned long long>(p.datacenter),
-                static_cast<unsigned long long>(p.worker), static_cast<unsigned long long>(p.sequence));
+    std::printf(
+        "%-10s %20llu  %-24s %12llu %6llu %6llu %8llu\n", s.system,
+        static_cast<unsigned long long>(s.id), flakeid::detail::format_utc(p.timestamp).c_str(),
+        static_cast<unsigned long long>(p.ticks), static_cast<unsigned long long>(p.datacenter),
+        static_cast<unsigned long long>(p.worker), static_cast<unsigned long long>(p.sequence));
   }
   const sys_time<milliseconds> day{sys_days{2024y / January / 1}};
   const auto r = flakeid::layouts::twitter.id_range(day, day + days{1});

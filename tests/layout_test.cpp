@@ -31,7 +31,8 @@ TEST(layout_test, derives_shifts_and_masks_at_compile_time) {
   static_assert(flakeid::layouts::sonyflake.shift(field_kind::worker) == 0);
   static_assert(flakeid::layouts::sonyflake.shift(field_kind::sequence) == 16);
   static_assert(flakeid::layouts::cosid_js.max_id() == (1ULL << 53) - 1);
-  EXPECT_EQ(t.expires_at(), sys_time<milliseconds>{milliseconds{1288834974657LL + (1LL << 41) - 1}});
+  EXPECT_EQ(t.expires_at(),
+            sys_time<milliseconds>{milliseconds{1288834974657LL + (1LL << 41) - 1}});
 }
 
 TEST(layout_test, rejects_bad_layouts_at_run_time) {
