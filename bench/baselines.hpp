@@ -33,7 +33,8 @@ inline std::int64_t wall_ms() noexcept {
 template <flakeid::layout L>
 class twitter_worker {
  public:
-  twitter_worker(std::int64_t worker, std::int64_t datacenter) : worker_(worker), datacenter_(datacenter) {}
+  twitter_worker(std::int64_t worker, std::int64_t datacenter)
+      : worker_(worker), datacenter_(datacenter) {}
 
   std::uint64_t next_id() {
     std::lock_guard<std::mutex> lock(m_);
@@ -46,14 +47,16 @@ class twitter_worker {
       seq_ = 0;
     }
     last_ = ts;
-    return (static_cast<std::uint64_t>(ts - L.epoch_ms) << L.shift(flakeid::field_kind::timestamp)) |
+    return (static_cast<std::uint64_t>(ts - L.epoch_ms)
+            << L.shift(flakeid::field_kind::timestamp)) |
            (static_cast<std::uint64_t>(datacenter_) << L.shift(flakeid::field_kind::datacenter)) |
            (static_cast<std::uint64_t>(worker_) << L.shift(flakeid::field_kind::worker)) |
            static_cast<std::uint64_t>(seq_);
   }
 
  private:
-  static constexpr std::int64_t seq_mask = static_cast<std::int64_t>(L.max_value(flakeid::field_kind::sequence));
+  static constexpr std::int64_t seq_mask =
+      static_cast<std::int64_t>(L.max_value(flakeid::field_kind::sequence));
   static std::int64_t til_next_millis(std::int64_t last) noexcept {
     std::int64_t ts = wall_ms();
     while (ts <= last) ts = wall_ms();
@@ -69,7 +72,8 @@ class twitter_worker {
 template <flakeid::layout L>
 class article_gene {
  public:
-  article_gene(std::int64_t worker, std::int64_t datacenter) : worker_(worker), datacenter_(datacenter) {}
+  article_gene(std::int64_t worker, std::int64_t datacenter)
+      : worker_(worker), datacenter_(datacenter) {}
 
   std::uint64_t next_id(std::uint64_t key) {
     const std::uint64_t gene = key & gene_mask;
@@ -83,14 +87,16 @@ class article_gene {
       ++s.last;  // borrow the next millisecond
       s.seq = 0;
     }
-    return (static_cast<std::uint64_t>(s.last - L.epoch_ms) << L.shift(flakeid::field_kind::timestamp)) |
+    return (static_cast<std::uint64_t>(s.last - L.epoch_ms)
+            << L.shift(flakeid::field_kind::timestamp)) |
            (static_cast<std::uint64_t>(datacenter_) << L.shift(flakeid::field_kind::datacenter)) |
            (static_cast<std::uint64_t>(worker_) << L.shift(flakeid::field_kind::worker)) |
            (static_cast<std::uint64_t>(s.seq) << L.shift(flakeid::field_kind::sequence)) | gene;
   }
 
  private:
-  static constexpr std::int64_t seq_mask = static_cast<std::int64_t>(L.max_value(flakeid::field_kind::sequence));
+  static constexpr std::int64_t seq_mask =
+      static_cast<std::int64_t>(L.max_value(flakeid::field_kind::sequence));
   static constexpr std::uint64_t gene_mask = L.max_value(flakeid::field_kind::gene);
   struct state {
     std::int64_t last = -1;
@@ -116,14 +122,16 @@ class cosid_worker {
     if (seq_ == 0) ts = next_time();
     last_ = ts;
     const std::int64_t diff = ts - L.epoch_ms;
-    if (static_cast<std::uint64_t>(diff) > L.max_ticks()) throw std::runtime_error("timestamp overflow");
+    if (static_cast<std::uint64_t>(diff) > L.max_ticks())
+      throw std::runtime_error("timestamp overflow");
     return (static_cast<std::uint64_t>(diff) << L.shift(flakeid::field_kind::timestamp)) |
            (static_cast<std::uint64_t>(machine_) << L.shift(flakeid::field_kind::worker)) |
            static_cast<std::uint64_t>(seq_);
   }
 
  private:
-  static constexpr std::int64_t seq_mask = static_cast<std::int64_t>(L.max_value(flakeid::field_kind::sequence));
+  static constexpr std::int64_t seq_mask =
+      static_cast<std::int64_t>(L.max_value(flakeid::field_kind::sequence));
   static constexpr std::int64_t reset_threshold = seq_mask >> 1;
   std::int64_t next_time() const noexcept {
     std::int64_t ts = wall_ms();

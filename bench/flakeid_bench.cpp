@@ -19,9 +19,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <memory>
 #include <thread>
-#include <ctime>
 #include <vector>
 
 #include <flakeid/flakeid.hpp>
@@ -36,7 +36,8 @@ using namespace flakeid;
 using flakeid_bench::wall_ms;
 
 /// 41 bits of ms, 22 of sequence: 4 194 304 IDs per ms, more than one core can mint.
-inline constexpr layout wide{{fields::timestamp(41), fields::sequence(22)}, layouts::twitter.epoch_ms};
+inline constexpr layout wide{{fields::timestamp(41), fields::sequence(22)},
+                             layouts::twitter.epoch_ms};
 
 using classic_wide = classic_snowflake<wide>;
 using classic_wide_st = classic_snowflake_st<wide>;
@@ -45,7 +46,8 @@ using fast_tick_wide = basic_snowflake<wide, fast_tick_clock, classic_policies>;
 using fast_tick_twitter = basic_snowflake<layouts::twitter, fast_tick_clock, classic_policies>;
 using striped_twitter = striped_snowflake<layouts::twitter, wall_clock, 1>;
 inline constexpr std::int64_t burst_bound_ms = 250;
-using borrow_twitter = basic_snowflake<layouts::twitter, wall_clock, policies<zero_start, borrow_ticks<burst_bound_ms>>>;
+using borrow_twitter = basic_snowflake<layouts::twitter, wall_clock,
+                                       policies<zero_start, borrow_ticks<burst_bound_ms>>>;
 
 constexpr double min_time = 0.15;
 
@@ -55,7 +57,6 @@ double thread_cpu_s() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
-
 
 template <class Gen>
 void mint_loop(benchmark::State& st, Gen& gen) {
@@ -83,7 +84,8 @@ void floor_cas(benchmark::State& st) {
   alignas(64) static std::atomic<std::uint64_t> word{0};
   std::uint64_t old = word.load(std::memory_order_relaxed);
   for (auto _ : st) {
-    while (!word.compare_exchange_weak(old, old + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+    while (!word.compare_exchange_weak(old, old + 1, std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
     }
     ++old;
   }
@@ -180,36 +182,44 @@ constexpr double sat_seconds = 0.25;
 
 void mt_twitter_mutex(benchmark::State& st) {
   static flakeid_bench::twitter_worker<wide> gen{0, 0};
-  threaded(st, [&](int) { return gen.next_id(); }, mt_seconds);
+  threaded(
+      st, [&](int) { return gen.next_id(); }, mt_seconds);
 }
 void mt_classic(benchmark::State& st) {
   static classic_wide gen{worker_id{0}};
-  threaded(st, [&](int) { return gen.next_id(); }, mt_seconds);
+  threaded(
+      st, [&](int) { return gen.next_id(); }, mt_seconds);
 }
 void mt_fast_tick(benchmark::State& st) {
   static fast_tick_wide gen{worker_id{0}};
-  threaded(st, [&](int) { return gen.next_id(); }, mt_seconds);
+  threaded(
+      st, [&](int) { return gen.next_id(); }, mt_seconds);
 }
 
 void sat_twitter_mutex(benchmark::State& st) {
   static flakeid_bench::twitter_worker<layouts::twitter> gen{1, 1};
-  threaded(st, [&](int) { return gen.next_id(); }, sat_seconds);
+  threaded(
+      st, [&](int) { return gen.next_id(); }, sat_seconds);
 }
 void sat_classic(benchmark::State& st) {
   static classic_snowflake<> gen{datacenter_id{1}, worker_id{1}};
-  threaded(st, [&](int) { return gen.next_id(); }, sat_seconds);
+  threaded(
+      st, [&](int) { return gen.next_id(); }, sat_seconds);
 }
 void sat_fast_tick(benchmark::State& st) {
   static fast_tick_twitter gen{datacenter_id{1}, worker_id{1}};
-  threaded(st, [&](int) { return gen.next_id(); }, sat_seconds);
+  threaded(
+      st, [&](int) { return gen.next_id(); }, sat_seconds);
 }
 void sat_cosid_mutex(benchmark::State& st) {
   static flakeid_bench::cosid_worker<layouts::cosid> gen{1};
-  threaded(st, [&](int) { return gen.next_id(); }, sat_seconds);
+  threaded(
+      st, [&](int) { return gen.next_id(); }, sat_seconds);
 }
 void sat_cosid(benchmark::State& st) {
   static cosid_snowflake<> gen{worker_id{1}};
-  threaded(st, [&](int) { return gen.next_id(); }, sat_seconds);
+  threaded(
+      st, [&](int) { return gen.next_id(); }, sat_seconds);
 }
 void sat_striped(benchmark::State& st) {
   static striped_twitter gen{datacenter_id{1}, worker_id{1}};
@@ -217,7 +227,8 @@ void sat_striped(benchmark::State& st) {
       st,
       [&](int t) {
         // Thread t on stripe t (what the round-robin gives two fresh threads, made explicit).
-        static thread_local const bool bound = (striped_twitter::bind_this_thread(static_cast<std::size_t>(t)), true);
+        static thread_local const bool bound =
+            (striped_twitter::bind_this_thread(static_cast<std::size_t>(t)), true);
         (void)bound;
         return gen.next_id();
       },
@@ -246,7 +257,8 @@ double max_lead_ms(const layout& l, Mint mint, int n) {
     const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                     std::chrono::system_clock::now().time_since_epoch())
                                     .count();
-    const std::int64_t t_ns = l.decompose_unchecked(id).timestamp.time_since_epoch().count() * 1'000'000;
+    const std::int64_t t_ns =
+        l.decompose_unchecked(id).timestamp.time_since_epoch().count() * 1'000'000;
     if (t_ns - now_ns > lead) lead = t_ns - now_ns;
   }
   return static_cast<double>(lead) / 1e6;
@@ -261,14 +273,16 @@ void gene_bench(benchmark::State& st, Gen& gen, double bound_ms, std::unique_ptr
     wait_next_ms();
     const double c0 = thread_cpu_s();
     const auto t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < gene_burst; ++k) benchmark::DoNotOptimize(gen.next_id(static_cast<std::uint64_t>(k)));
+    for (int k = 0; k < gene_burst; ++k)
+      benchmark::DoNotOptimize(gen.next_id(static_cast<std::uint64_t>(k)));
     const auto t1 = std::chrono::steady_clock::now();
     cpu += thread_cpu_s() - c0;
     st.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
   }
   st.SetItemsProcessed(st.iterations() * gene_burst);
   st.counters["cpu_ns_per_id"] = cpu * 1e9 / static_cast<double>(st.iterations() * gene_burst);
-  st.counters["max_lead_ms"] = max_lead_ms(layouts::seed_gene, [&](std::uint64_t k) { return fresh->next_id(k); }, 40'000);
+  st.counters["max_lead_ms"] = max_lead_ms(
+      layouts::seed_gene, [&](std::uint64_t k) { return fresh->next_id(k); }, 40'000);
   st.counters["bound_ms"] = bound_ms;
 }
 
@@ -317,11 +331,13 @@ void burst_bench(benchmark::State& st, MakeGen make, bool bulk, double bound_ms)
     st.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
   }
   st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(burst_ids));
-  st.counters["cpu_ns_per_id"] = cpu * 1e9 / static_cast<double>(st.iterations() * static_cast<std::int64_t>(burst_ids));
+  st.counters["cpu_ns_per_id"] =
+      cpu * 1e9 / static_cast<double>(st.iterations() * static_cast<std::int64_t>(burst_ids));
   if (bound_ms >= 0) {
     auto gen = make();
-    st.counters["max_lead_ms"] =
-        max_lead_ms(layouts::twitter, [&](std::uint64_t) { return gen->next_id(); }, static_cast<int>(burst_ids));
+    st.counters["max_lead_ms"] = max_lead_ms(
+        layouts::twitter, [&](std::uint64_t) { return gen->next_id(); },
+        static_cast<int>(burst_ids));
     st.counters["bound_ms"] = bound_ms;
   }
 }
@@ -338,7 +354,8 @@ void burst_borrow_bulk(benchmark::State& st) {
 }
 void burst_twitter_mutex(benchmark::State& st) {
   using gen_t = flakeid_bench::twitter_worker<layouts::twitter>;
-  burst_bench<gen_t>(st, [] { return std::make_unique<gen_t>(1, 1); }, false, -1);
+  burst_bench<gen_t>(
+      st, [] { return std::make_unique<gen_t>(1, 1); }, false, -1);
 }
 
 }  // namespace
@@ -358,10 +375,20 @@ BENCHMARK(cap_fast_tick)->Name("cap/fast_tick")->MinTime(min_time)->UseRealTime(
 BENCHMARK(cap_next_ids)->Name("cap/next_ids")->Arg(256)->MinTime(min_time)->UseRealTime();
 
 // Own threads (see `threaded`); the argument is the thread count.
-BENCHMARK(mt_twitter_mutex)->Name("mt/twitter_mutex")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
+BENCHMARK(mt_twitter_mutex)
+    ->Name("mt/twitter_mutex")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(2)
+    ->UseManualTime();
 BENCHMARK(mt_classic)->Name("mt/classic")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
 BENCHMARK(mt_fast_tick)->Name("mt/fast_tick")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
-BENCHMARK(sat_twitter_mutex)->Name("sat/twitter_mutex")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
+BENCHMARK(sat_twitter_mutex)
+    ->Name("sat/twitter_mutex")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(2)
+    ->UseManualTime();
 BENCHMARK(sat_classic)->Name("sat/classic")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
 BENCHMARK(sat_fast_tick)->Name("sat/fast_tick")->Arg(1)->Iterations(2)->UseManualTime();
 BENCHMARK(sat_cosid_mutex)->Name("sat/cosid_mutex")->Arg(1)->Iterations(2)->UseManualTime();

@@ -37,15 +37,17 @@ int main() {
       const order o{orders.next_id(user), user};
       const std::uint64_t table = order_table(o.id);
       shards[table].push_back(o);
-      std::printf("%-8llu %-22llu t_order_%02llu  t_order_%02llu\n", static_cast<unsigned long long>(user),
-                  static_cast<unsigned long long>(o.id), static_cast<unsigned long long>(user_table(user)),
+      std::printf("%-8llu %-22llu t_order_%02llu  t_order_%02llu\n",
+                  static_cast<unsigned long long>(user), static_cast<unsigned long long>(o.id),
+                  static_cast<unsigned long long>(user_table(user)),
                   static_cast<unsigned long long>(table));
       if (table != user_table(user)) ++mismatches;
     }
   }
   std::printf("\nrows per table:");
   for (std::uint64_t t = 0; t < tables; ++t)
-    if (!shards[t].empty()) std::printf(" t_order_%02llu=%zu", static_cast<unsigned long long>(t), shards[t].size());
+    if (!shards[t].empty())
+      std::printf(" t_order_%02llu=%zu", static_cast<unsigned long long>(t), shards[t].size());
   std::printf("\norders on their user's shard: %s\n", mismatches == 0 ? "all" : "NOT ALL");
   return mismatches == 0 ? 0 : 1;
 }

@@ -9,7 +9,8 @@ void print_parts(const flakeid::layout& l, std::uint64_t id) {
   const auto p = l.decompose(id);
   std::printf("  %llu = time %s, datacenter %llu, worker %llu, sequence %llu, gene %llu\n",
               static_cast<unsigned long long>(id), flakeid::to_iso8601(p.timestamp).c_str(),
-              static_cast<unsigned long long>(p.datacenter), static_cast<unsigned long long>(p.worker),
+              static_cast<unsigned long long>(p.datacenter),
+              static_cast<unsigned long long>(p.worker),
               static_cast<unsigned long long>(p.sequence), static_cast<unsigned long long>(p.gene));
 }
 

@@ -11,11 +11,11 @@ int main() {
   const auto to = from + hours{2};
 
   flakeid::classic_snowflake<> gen{flakeid::datacenter_id{1}, flakeid::worker_id{7}};
-  std::uint64_t id = gen.next_id();                        // Twitter layout, lock-free
-  auto parts = gen.layout().decompose(id);                 // time, datacenter, worker, sequence
+  std::uint64_t id = gen.next_id();         // Twitter layout, lock-free
+  auto parts = gen.layout().decompose(id);  // time, datacenter, worker, sequence
 
   flakeid::gene_snowflake<> orders{flakeid::worker_id{3}};
-  std::uint64_t order_id = orders.next_id(user_id);        // order_id % 32 == user_id % 32
+  std::uint64_t order_id = orders.next_id(user_id);              // order_id % 32 == user_id % 32
   auto [lo, hi] = flakeid::layouts::twitter.id_range(from, to);  // WHERE id >= lo AND id < hi
 
   std::cout << id << " " << parts << "\n"

@@ -2,8 +2,8 @@
 // builds a layout from a spec as a command-line tool would.
 #include <chrono>
 #include <cstdint>
-#include <iostream>
 #include <flakeid/flakeid.hpp>
+#include <iostream>
 
 int main() {
   using namespace std::chrono;
@@ -25,7 +25,8 @@ int main() {
                            flakeid::from_crockford32(b32) == id &&
                            flakeid::from_friendly(cosid, friendly, hours{8}) == id;
 
-  const flakeid::layout custom = flakeid::parse_layout("ts:40,dc:3,worker:8,seq:12;epoch=2024-01-01;tick=1ms");
+  const flakeid::layout custom =
+      flakeid::parse_layout("ts:40,dc:3,worker:8,seq:12;epoch=2024-01-01;tick=1ms");
   std::cout << "custom layout " << flakeid::to_spec(custom) << '\n';
   try {
     (void)flakeid::parse_layout("ts:40,dc:3,worker:8,seq:x");

@@ -23,7 +23,9 @@ using namespace flakeid_test;
 namespace {
 
 constexpr auto ticks0 = static_cast<std::uint64_t>(start_ms - twitter_epoch);
-constexpr std::int64_t tick_of(std::uint64_t id) { return static_cast<std::int64_t>((id >> 22) - ticks0); }
+constexpr std::int64_t tick_of(std::uint64_t id) {
+  return static_cast<std::int64_t>((id >> 22) - ticks0);
+}
 constexpr std::uint64_t seq_of(std::uint64_t id) { return id & 4095; }
 constexpr std::array<milliseconds, 4> steps{1ms, 10ms, 1000ms, 3'600'000ms};
 
@@ -33,7 +35,8 @@ struct tally {
 
 template <class Backwards, class Threading = flakeid::multi_threaded>
 tally run_steps(std::uint64_t seed) {
-  using policy = flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick, Backwards, Threading>;
+  using policy =
+      flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick, Backwards, Threading>;
   flakeid::manual_clock clock{start_time};
   flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock, policy> gen{
       flakeid::datacenter_id{1}, flakeid::worker_id{7}, clock};
@@ -62,7 +65,8 @@ tally run_steps(std::uint64_t seed) {
       const std::uint64_t id = gen.next_id();
       if (lag > 0) {
         // Only a policy that tolerates this lag may mint; it counts on in the last tick.
-        EXPECT_NE(action, flakeid::backwards_action::fail) << "minted with the clock " << lag << " ms behind";
+        EXPECT_NE(action, flakeid::backwards_action::fail)
+            << "minted with the clock " << lag << " ms behind";
         EXPECT_LE(lag, bound);
         if (seq_of(last_id) < 4095) {
           EXPECT_EQ(tick_of(id), tick_of(last_id));

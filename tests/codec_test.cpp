@@ -27,12 +27,18 @@ struct named_layout {
 };
 
 const named_layout all_presets[] = {
-    {"twitter", layouts::twitter},       {"discord", layouts::discord},
-    {"sonyflake", layouts::sonyflake},   {"sonyflake_v2", layouts::sonyflake_v2},
-    {"instagram", layouts::instagram},   {"mastodon", layouts::mastodon},
-    {"cosid", layouts::cosid},           {"cosid_seconds", layouts::cosid_seconds},
-    {"cosid_js", layouts::cosid_js},     {"baidu", layouts::baidu},
-    {"seed_classic", layouts::seed_classic}, {"seed_gene", layouts::seed_gene},
+    {"twitter", layouts::twitter},
+    {"discord", layouts::discord},
+    {"sonyflake", layouts::sonyflake},
+    {"sonyflake_v2", layouts::sonyflake_v2},
+    {"instagram", layouts::instagram},
+    {"mastodon", layouts::mastodon},
+    {"cosid", layouts::cosid},
+    {"cosid_seconds", layouts::cosid_seconds},
+    {"cosid_js", layouts::cosid_js},
+    {"baidu", layouts::baidu},
+    {"seed_classic", layouts::seed_classic},
+    {"seed_gene", layouts::seed_gene},
 };
 
 constexpr time_point utc(year_month_day day, hours h = hours{0}, minutes m = minutes{0},
@@ -123,7 +129,8 @@ TEST(codec_test, round_trips_layouts_with_unusual_field_order) {
   // Sequence above worker, the gene between them, a 10 ms tick; 63 bits.
   constexpr flakeid::layout odd{
       {fields::timestamp(40), fields::sequence(10), fields::gene(4), fields::worker(9)},
-      1600000000000, 10ms};
+      1600000000000,
+      10ms};
   static_assert(odd.shift(field_kind::sequence) == 13 && odd.shift(field_kind::gene) == 9 &&
                 odd.shift(field_kind::worker) == 0 && odd.shift(field_kind::timestamp) == 23);
   // A reserved gap below the timestamp, the gene in the middle; 64 bits.
@@ -148,7 +155,8 @@ TEST(codec_test, round_trips_layouts_with_unusual_field_order) {
     }
   }
   // Field by field, hand-computed: ticks 5, sequence 3, gene 9, worker 300.
-  EXPECT_EQ(odd.compose({time_point{}, 5, 0, 300, 3, 9}), (5ULL << 23) | (3 << 13) | (9 << 9) | 300);
+  EXPECT_EQ(odd.compose({time_point{}, 5, 0, 300, 3, 9}),
+            (5ULL << 23) | (3 << 13) | (9 << 9) | 300);
   EXPECT_EQ(worker_first.compose({time_point{}, 5, 0, 200, 7, 6}),
             (200ULL << 56) | (5ULL << 15) | (6 << 12) | 7);
   EXPECT_EQ(gap.gene_of(gap.compose({time_point{}, 1, 0, 0, 0, 11})), 11U);
@@ -159,32 +167,51 @@ TEST(codec_test, round_trips_layouts_with_unusual_field_order) {
 
 TEST(codec_test, compose_rejects_parts_that_do_not_fit_with_exact_messages) {
   constexpr auto& t = layouts::twitter;
-  expect_error<flakeid::field_range_error>([&] { (void)t.compose({time_point{}, 1, 0, 32, 0, 0}); },
-                                           "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
   expect_error<flakeid::field_range_error>(
-      [&] { (void)t.compose({time_point{}, 1, 32, 0, 0, 0}); },
+      [&] {
+        (void)t.compose({time_point{}, 1, 0, 32, 0, 0});
+      },
+      "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
+  expect_error<flakeid::field_range_error>(
+      [&] {
+        (void)t.compose({time_point{}, 1, 32, 0, 0, 0});
+      },
       "flakeid: datacenter 32 is out of range [0, 31] for a 5-bit field");
   expect_error<flakeid::field_range_error>(
-      [&] { (void)t.compose({time_point{}, 1, 0, 0, 4096, 0}); },
+      [&] {
+        (void)t.compose({time_point{}, 1, 0, 0, 4096, 0});
+      },
       "flakeid: sequence 4096 is out of range [0, 4095] for a 12-bit field");
   expect_error<flakeid::field_range_error>(
-      [&] { (void)t.compose({time_point{}, 1, 0, 0, 0, 1}); },
+      [&] {
+        (void)t.compose({time_point{}, 1, 0, 0, 0, 1});
+      },
       "flakeid: gene 1 is out of range [0, 0]: the layout has no gene field");
   expect_error<flakeid::field_range_error>(
-      [&] { (void)layouts::mastodon.compose({time_point{}, 1, 0, 7, 0, 0}); },
+      [&] {
+        (void)layouts::mastodon.compose({time_point{}, 1, 0, 7, 0, 0});
+      },
       "flakeid: worker 7 is out of range [0, 0]: the layout has no worker field");
   expect_error<flakeid::field_range_error>(
-      [&] { (void)layouts::sonyflake.compose({time_point{}, 1, 0, 65536, 0, 0}); },
+      [&] {
+        (void)layouts::sonyflake.compose({time_point{}, 1, 0, 65536, 0, 0});
+      },
       "flakeid: worker 65536 is out of range [0, 65535] for a 16-bit field");
   expect_error<flakeid::field_range_error>(
-      [&] { (void)layouts::seed_gene.compose({time_point{}, 1, 0, 0, 0, 32}); },
+      [&] {
+        (void)layouts::seed_gene.compose({time_point{}, 1, 0, 0, 0, 32});
+      },
       "flakeid: gene 32 is out of range [0, 31] for a 5-bit field");
   expect_error<flakeid::field_range_error>(
-      [&] { (void)layouts::baidu.compose({time_point{}, 1, 0, 0, ~0ULL, 0}); },
+      [&] {
+        (void)layouts::baidu.compose({time_point{}, 1, 0, 0, ~0ULL, 0});
+      },
       "flakeid: sequence 18446744073709551615 is out of range [0, 8191] for a 13-bit field");
   // Ticks past the field are a time past the layout's range.
   expect_error<flakeid::timestamp_overflow_error>(
-      [&] { (void)t.compose({time_point{}, 1ULL << 41, 0, 0, 0, 0}); },
+      [&] {
+        (void)t.compose({time_point{}, 1ULL << 41, 0, 0, 0, 0});
+      },
       "flakeid: timestamp 2199023255552 ticks is out of range [0, 2199023255551]");
   // The largest values that fit are accepted.
   EXPECT_EQ(t.compose({time_point{}, (1ULL << 41) - 1, 31, 31, 4095, 0}), t.max_id());
@@ -194,8 +221,8 @@ TEST(codec_test, compose_rejects_one_past_every_field_of_every_preset) {
   for (const named_layout& preset : all_presets) {
     const flakeid::layout& l = preset.layout;
     SCOPED_TRACE(preset.name);
-    for (field_kind k : {field_kind::datacenter, field_kind::worker, field_kind::sequence,
-                         field_kind::gene}) {
+    for (field_kind k :
+         {field_kind::datacenter, field_kind::worker, field_kind::sequence, field_kind::gene}) {
       id_parts p = max_parts(l);
       EXPECT_NO_THROW((void)l.compose(p));
       std::uint64_t* field = k == field_kind::datacenter ? &p.datacenter
@@ -221,13 +248,15 @@ TEST(codec_test, compose_takes_time_from_ticks_or_timestamp_and_they_must_agree)
   constexpr auto& s = layouts::sonyflake;  // 10 ms ticks
   const time_point t = utc(2022y / July / 19, 10h, 34min, 9s, 750ms);
   const std::uint64_t expected = 24869724975ULL << 24;
-  EXPECT_EQ(s.compose({t, 0, 0, 0, 0, 0}), expected);                 // timestamp only
-  EXPECT_EQ(s.compose({t + 9ms, 0, 0, 0, 0, 0}), expected);           // floored to its tick
+  EXPECT_EQ(s.compose({t, 0, 0, 0, 0, 0}), expected);                       // timestamp only
+  EXPECT_EQ(s.compose({t + 9ms, 0, 0, 0, 0, 0}), expected);                 // floored to its tick
   EXPECT_EQ(s.compose({time_point{}, 24869724975, 0, 0, 0, 0}), expected);  // ticks only
-  EXPECT_EQ(s.compose({t + 5ms, 24869724975, 0, 0, 0, 0}), expected);  // both, agreeing
+  EXPECT_EQ(s.compose({t + 5ms, 24869724975, 0, 0, 0, 0}), expected);       // both, agreeing
   EXPECT_EQ(s.compose({t + 10ms, 0, 0, 0, 0, 0}), expected + (1ULL << 24));
   expect_error<std::invalid_argument>(
-      [&] { (void)s.compose({t + 10ms, 24869724975, 0, 0, 0, 0}); },
+      [&] {
+        (void)s.compose({t + 10ms, 24869724975, 0, 0, 0, 0});
+      },
       "flakeid: id_parts disagree: ticks is 24869724975 but timestamp falls in tick 24869724976; "
       "set one of them, or both alike");
   // Neither set: the first tick.
@@ -302,8 +331,8 @@ void expect_range_holds(const flakeid::layout& l, time_point from, time_point to
         FAIL() << "ID " << id << " minted at " << flakeid::detail::format_utc(t)
                << " is missing from [" << r.lo << ", " << r.hi << ")";
       if (wholly_out && r.contains(id))
-        FAIL() << "ID " << id << " minted at " << flakeid::detail::format_utc(t)
-               << " lies in [" << r.lo << ", " << r.hi << ")";
+        FAIL() << "ID " << id << " minted at " << flakeid::detail::format_utc(t) << " lies in ["
+               << r.lo << ", " << r.hi << ")";
     }
     inside += in;
     outside += wholly_out;
@@ -329,13 +358,14 @@ TEST(codec_test, id_range_holds_ids_minted_inside_for_1_ms_ticks) {
 TEST(codec_test, id_range_holds_ids_minted_inside_for_10_ms_ticks) {
   constexpr auto& l = layouts::sonyflake;
   const time_point t = utc(2022y / July / 19, 10h, 34min, 9s, 750ms);  // a tick boundary
-  expect_range_holds(l, t, t + 10ms, 25ms);       // exactly one tick
-  expect_range_holds(l, t + 3ms, t + 17ms, 25ms);  // starts and ends mid-tick
-  expect_range_holds(l, t + 9ms, t + 11ms, 25ms);  // straddles a boundary
-  expect_range_holds(l, t + 4ms, t + 4ms, 25ms);   // empty
+  expect_range_holds(l, t, t + 10ms, 25ms);                            // exactly one tick
+  expect_range_holds(l, t + 3ms, t + 17ms, 25ms);                      // starts and ends mid-tick
+  expect_range_holds(l, t + 9ms, t + 11ms, 25ms);                      // straddles a boundary
+  expect_range_holds(l, t + 4ms, t + 4ms, 25ms);                       // empty
   expect_range_holds(l, t, t + 30ms, 25ms);
   // Mid-tick bounds widen to whole ticks.
-  EXPECT_EQ(l.id_range(t + 3ms, t + 17ms), (flakeid::id_bounds{24869724975ULL << 24, 24869724977ULL << 24}));
+  EXPECT_EQ(l.id_range(t + 3ms, t + 17ms),
+            (flakeid::id_bounds{24869724975ULL << 24, 24869724977ULL << 24}));
 }
 
 TEST(codec_test, id_range_holds_ids_minted_inside_for_1_s_ticks) {
@@ -378,10 +408,9 @@ TEST(codec_test, min_and_max_id_at_exact_values) {
   // The first and last instants of a layout.
   EXPECT_EQ(layouts::twitter.min_id_at(layouts::twitter.epoch()), 0U);
   EXPECT_EQ(layouts::twitter.max_id_at(layouts::twitter.expires_at()), layouts::twitter.max_id());
-  EXPECT_EQ(layouts::twitter.id_range(layouts::twitter.expires_at(),
-                                      layouts::twitter.expires_at() + 1ms),
-            (flakeid::id_bounds{layouts::twitter.min_id_at(layouts::twitter.expires_at()),
-                                1ULL << 63}));
+  EXPECT_EQ(
+      layouts::twitter.id_range(layouts::twitter.expires_at(), layouts::twitter.expires_at() + 1ms),
+      (flakeid::id_bounds{layouts::twitter.min_id_at(layouts::twitter.expires_at()), 1ULL << 63}));
 }
 
 TEST(codec_test, times_outside_the_layout_throw_timestamp_overflow) {
@@ -428,8 +457,8 @@ TEST(codec_test, id_range_rejects_from_after_to) {
       [&] { (void)layouts::twitter.id_range(t + 1ms, t); },
       "flakeid: id_range needs from <= to (got from 2024-01-01T00:00:00.001Z, to "
       "2024-01-01T00:00:00.000Z)");
-  EXPECT_EQ(layouts::twitter.id_range(t, t), (flakeid::id_bounds{1741610183685046272U,
-                                                                  1741610183685046272U}));
+  EXPECT_EQ(layouts::twitter.id_range(t, t),
+            (flakeid::id_bounds{1741610183685046272U, 1741610183685046272U}));
 }
 
 TEST(codec_test, layouts_not_ordered_by_time_reject_time_ranges) {
@@ -498,9 +527,9 @@ TEST(codec_test, shard_of_rejects_counts_the_gene_cannot_honour) {
   constexpr auto& t = layouts::twitter;
   EXPECT_EQ(t.gene_of(t.max_id()), 0U);
   EXPECT_EQ(t.shard_of(t.max_id(), 1), 0U);
-  expect_error<std::invalid_argument>(
-      [&] { (void)t.shard_of(12345, 2); },
-      "flakeid: shard count 2 cannot be honoured by a 0-bit gene: it must be a power of two in [1, 1]");
+  expect_error<std::invalid_argument>([&] { (void)t.shard_of(12345, 2); },
+                                      "flakeid: shard count 2 cannot be honoured by a 0-bit gene: "
+                                      "it must be a power of two in [1, 1]");
   EXPECT_THROW((void)t.shard_of(12345, 0), std::invalid_argument);
 }
 

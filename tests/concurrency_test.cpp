@@ -96,11 +96,14 @@ TEST(concurrency_test, gene_from_four_threads_with_many_keys) {
   std::mt19937_64 rng{20240824};
   std::vector<std::uint64_t> keys(256);
   for (auto& k : keys) k = rng();
-  std::vector<std::vector<std::uint64_t>> thread_keys(thread_count, std::vector<std::uint64_t>(per_thread));
+  std::vector<std::vector<std::uint64_t>> thread_keys(thread_count,
+                                                      std::vector<std::uint64_t>(per_thread));
   for (std::size_t t = 0; t < thread_count; ++t)
-    for (std::size_t i = 0; i < per_thread; ++i) thread_keys[t][i] = keys[(i * 7 + t * 13) % keys.size()];
+    for (std::size_t i = 0; i < per_thread; ++i)
+      thread_keys[t][i] = keys[(i * 7 + t * 13) % keys.size()];
 
-  const auto ids = run([&](std::size_t t, std::size_t i) { return gen.next_id(thread_keys[t][i]); });
+  const auto ids =
+      run([&](std::size_t t, std::size_t i) { return gen.next_id(thread_keys[t][i]); });
   for (std::size_t t = 0; t < thread_count; ++t) {
     std::array<std::uint64_t, 32> last{};
     for (std::size_t i = 0; i < per_thread; ++i) {

@@ -53,10 +53,12 @@ static_assert(!flakeid::clock_source<int>);
 
 static_assert(noexcept(flakeid::wall_clock::now()));
 static_assert(noexcept(std::declval<const flakeid::manual_clock&>().now()));
-static_assert(noexcept(std::declval<flakeid::manual_clock&>().step_back(std::declval<flakeid::manual_clock::duration>())));
+static_assert(noexcept(std::declval<flakeid::manual_clock&>().step_back(
+    std::declval<flakeid::manual_clock::duration>())));
 static_assert(noexcept(std::declval<const flakeid::tick_clock&>().now()));
 static_assert(noexcept(std::declval<const flakeid::tick_clock&>().drift()));
-static_assert(!noexcept(std::declval<const flakeid::manual_clock&>().sleep_for(std::declval<nanoseconds>())));
+static_assert(
+    !noexcept(std::declval<const flakeid::manual_clock&>().sleep_for(std::declval<nanoseconds>())));
 
 // ---- worker-id sources -------------------------------------------------------------------------
 
@@ -147,14 +149,22 @@ static_assert(check_generator<flakeid::tick_snowflake_st<>>());
 
 // Gene generators mint with a key; the others without.
 template <class G>
-concept mints_without_key = requires(G& g) { g.next_id(); };
+concept mints_without_key = requires(G& g) {
+  g.next_id();
+};
 template <class G>
-concept mints_with_key = requires(G& g) { g.next_id(std::uint64_t{1}); };
-static_assert(mints_without_key<flakeid::classic_snowflake<>> && !mints_with_key<flakeid::classic_snowflake<>>);
-static_assert(mints_with_key<flakeid::gene_snowflake<>> && !mints_without_key<flakeid::gene_snowflake<>>);
+concept mints_with_key = requires(G& g) {
+  g.next_id(std::uint64_t{1});
+};
+static_assert(mints_without_key<flakeid::classic_snowflake<>> &&
+              !mints_with_key<flakeid::classic_snowflake<>>);
+static_assert(mints_with_key<flakeid::gene_snowflake<>> &&
+              !mints_without_key<flakeid::gene_snowflake<>>);
 
-static_assert(flakeid::classic_snowflake<>::thread_safe && !flakeid::classic_snowflake_st<>::thread_safe);
-static_assert(flakeid::gene_snowflake<>::gene_count == 32 && flakeid::classic_snowflake<>::gene_count == 1);
+static_assert(flakeid::classic_snowflake<>::thread_safe &&
+              !flakeid::classic_snowflake_st<>::thread_safe);
+static_assert(flakeid::gene_snowflake<>::gene_count == 32 &&
+              flakeid::classic_snowflake<>::gene_count == 1);
 static_assert(flakeid::cosid_snowflake<>::layout() == flakeid::layouts::cosid);
 static_assert(flakeid::tick_snowflake<>::layout() == flakeid::layouts::twitter);
 static_assert(std::is_same_v<flakeid::tick_snowflake<>::clock_type, flakeid::tick_clock>);

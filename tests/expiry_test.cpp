@@ -19,23 +19,24 @@ namespace {
 template <const flakeid::layout& L>
 struct preset {
   static constexpr const flakeid::layout& layout = L;
-  using generator = std::conditional_t<L.has(field_kind::gene),
-                                       flakeid::gene_snowflake<L, flakeid::manual_clock>,
-                                       flakeid::classic_snowflake<L, flakeid::manual_clock>>;
+  using generator =
+      std::conditional_t<L.has(field_kind::gene), flakeid::gene_snowflake<L, flakeid::manual_clock>,
+                         flakeid::classic_snowflake<L, flakeid::manual_clock>>;
 };
 
 namespace lay = flakeid::layouts;
-using presets = ::testing::Types<
-    preset<lay::twitter>, preset<lay::discord>, preset<lay::sonyflake>, preset<lay::sonyflake_v2>,
-    preset<lay::instagram>, preset<lay::mastodon>, preset<lay::cosid>, preset<lay::cosid_seconds>,
-    preset<lay::cosid_js>, preset<lay::baidu>, preset<lay::seed_classic>, preset<lay::seed_gene>>;
+using presets =
+    ::testing::Types<preset<lay::twitter>, preset<lay::discord>, preset<lay::sonyflake>,
+                     preset<lay::sonyflake_v2>, preset<lay::instagram>, preset<lay::mastodon>,
+                     preset<lay::cosid>, preset<lay::cosid_seconds>, preset<lay::cosid_js>,
+                     preset<lay::baidu>, preset<lay::seed_classic>, preset<lay::seed_gene>>;
 
 struct preset_names {
   template <class T>
   static std::string GetName(int i) {
-    static const char* const names[] = {"twitter",   "discord",       "sonyflake", "sonyflake_v2",
-                                        "instagram", "mastodon",      "cosid",     "cosid_seconds",
-                                        "cosid_js",  "baidu",         "seed_classic", "seed_gene"};
+    static const char* const names[] = {"twitter",   "discord",  "sonyflake",    "sonyflake_v2",
+                                        "instagram", "mastodon", "cosid",        "cosid_seconds",
+                                        "cosid_js",  "baidu",    "seed_classic", "seed_gene"};
     return names[i];
   }
 };
@@ -101,7 +102,8 @@ TYPED_TEST(expiry_test, a_batch_at_the_end_fails_too) {
   constexpr auto& L = TypeParam::layout;
   flakeid::manual_clock clock{L.time_at(L.max_ticks())};
   typename TypeParam::generator gen{clock};
-  std::vector<std::uint64_t> out(static_cast<std::size_t>(std::min<std::uint64_t>(L.ids_per_tick() + 1, 1 << 23)));
+  std::vector<std::uint64_t> out(
+      static_cast<std::size_t>(std::min<std::uint64_t>(L.ids_per_tick() + 1, 1 << 23)));
   if (out.size() <= L.ids_per_tick()) GTEST_SKIP() << "tick too large to overfill in a test";
   if constexpr (TypeParam::generator::has_gene) {
     EXPECT_THROW(gen.next_ids(out, 5), flakeid::timestamp_overflow_error);

@@ -35,7 +35,8 @@ struct row {
   template <class Backwards>
   using generator = flakeid::basic_snowflake<
       L, flakeid::manual_clock,
-      std::conditional_t<Gene, flakeid::gene_policies_of<policies<Backwards>>, policies<Backwards>>>;
+      std::conditional_t<Gene, flakeid::gene_policies_of<policies<Backwards>>,
+                         policies<Backwards>>>;
 };
 
 using classic_row = row<flakeid::layouts::twitter, flakeid::zero_start, false>;
@@ -65,10 +66,10 @@ using fault_cases = ::testing::Types<
 struct fault_case_names {
   template <class T>
   static std::string GetName(int i) {
-    static const char* const names[] = {
-        "classic_throw", "classic_wait",  "classic_hold", "classic10ms_throw",
-        "classic10ms_wait", "classic10ms_hold", "gene_throw", "gene_wait",
-        "gene_hold",     "cosid_throw",   "cosid_wait",   "cosid_hold"};
+    static const char* const names[] = {"classic_throw",     "classic_wait",     "classic_hold",
+                                        "classic10ms_throw", "classic10ms_wait", "classic10ms_hold",
+                                        "gene_throw",        "gene_wait",        "gene_hold",
+                                        "cosid_throw",       "cosid_wait",       "cosid_hold"};
     return names[i];
   }
 };
@@ -292,7 +293,8 @@ TYPED_TEST(fault_matrix_test, step_back_within_a_tick) {
 // The step back comes exactly when the tick's sequence is used up: the policy acts first, then
 // the generator waits for the next tick; neither may repeat an ID.
 TYPED_TEST(fault_matrix_test, step_back_when_the_sequence_is_exhausted) {
-  for (const milliseconds step : {1ms, milliseconds{bound_ms}, milliseconds{bound_ms + 1}, 1000ms}) {
+  for (const milliseconds step :
+       {1ms, milliseconds{bound_ms}, milliseconds{bound_ms + 1}, 1000ms}) {
     harness<TypeParam> h;
     (void)h.mint(9);
     const auto now = h.clock.now();

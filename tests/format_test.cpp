@@ -22,12 +22,14 @@ constexpr const char* discord_docs_text =
     "gene: 0}";
 
 TEST(format_test, to_string_prints_every_field) {
-  EXPECT_EQ(flakeid::to_string(flakeid::layouts::discord.decompose(discord_docs_id)), discord_docs_text);
-  EXPECT_EQ(flakeid::to_string(flakeid::id_parts{}),
-            "{time: 1970-01-01T00:00:00.000Z, ticks: 0, datacenter: 0, worker: 0, sequence: 0, gene: 0}");
+  EXPECT_EQ(flakeid::to_string(flakeid::layouts::discord.decompose(discord_docs_id)),
+            discord_docs_text);
+  EXPECT_EQ(
+      flakeid::to_string(flakeid::id_parts{}),
+      "{time: 1970-01-01T00:00:00.000Z, ticks: 0, datacenter: 0, worker: 0, sequence: 0, gene: 0}");
   const auto& g = flakeid::layouts::seed_gene;
-  EXPECT_EQ(flakeid::to_string(g.decompose(g.compose({.ticks = 1, .datacenter = 31, .worker = 30,
-                                                      .sequence = 127, .gene = 17}))),
+  EXPECT_EQ(flakeid::to_string(g.decompose(g.compose(
+                {.ticks = 1, .datacenter = 31, .worker = 30, .sequence = 127, .gene = 17}))),
             "{time: 2024-08-24T13:16:04.001Z, ticks: 1, datacenter: 31, worker: 30, sequence: 127, "
             "gene: 17}");
 }

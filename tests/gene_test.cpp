@@ -43,8 +43,10 @@ void check_gene_property(std::uint64_t seed) {
 }
 
 TEST(gene_test, seed_gene_routes_every_key_to_its_shard) {
-  check_gene_property<flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock>>(1);
-  check_gene_property<flakeid::gene_snowflake_st<flakeid::layouts::seed_gene, flakeid::manual_clock>>(2);
+  check_gene_property<flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock>>(
+      1);
+  check_gene_property<
+      flakeid::gene_snowflake_st<flakeid::layouts::seed_gene, flakeid::manual_clock>>(2);
 }
 
 TEST(gene_test, an_8_bit_gene_honours_up_to_256_shards) {
@@ -53,22 +55,26 @@ TEST(gene_test, an_8_bit_gene_honours_up_to_256_shards) {
 
 TEST(gene_test, a_shard_count_the_gene_cannot_honour_is_an_error) {
   flakeid::manual_clock clock{start_time};
-  flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock> gen{flakeid::worker_id{5}, clock};
+  flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock> gen{
+      flakeid::worker_id{5}, clock};
   const std::uint64_t id = gen.next_id(12345);
   const auto& l = gen.layout();
-  for (std::uint64_t n : {0, 3, 6, 12, 64}) EXPECT_THROW((void)l.shard_of(id, n), std::invalid_argument) << n;
+  for (std::uint64_t n : {0, 3, 6, 12, 64})
+    EXPECT_THROW((void)l.shard_of(id, n), std::invalid_argument) << n;
   try {
     (void)l.shard_of(id, 64);
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "flakeid: shard count 64 cannot be honoured by a 5-bit gene: it must be a power of "
-                 "two in [1, 32]");
+    EXPECT_STREQ(
+        e.what(),
+        "flakeid: shard count 64 cannot be honoured by a 5-bit gene: it must be a power of "
+        "two in [1, 32]");
   }
 }
 
 TEST(gene_test, batches_carry_the_gene) {
   flakeid::manual_clock clock{start_time};
-  flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock> gen{flakeid::worker_id{5}, clock};
+  flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock> gen{
+      flakeid::worker_id{5}, clock};
   std::vector<std::uint64_t> ids(300);  // more than the 128 IDs a gene has per tick
   gen.next_ids(ids, 77);
   for (std::size_t i = 0; i < ids.size(); ++i) {

@@ -72,7 +72,8 @@ struct tick_rig {
   fake_tick_clock clock;
   flakeid::basic_snowflake<flakeid::layouts::twitter, fake_tick_clock, Policies> gen;
   explicit tick_rig(ms_time t = start_time)
-      : clock((fake_monotonic::reset(), t)), gen(flakeid::datacenter_id{1}, flakeid::worker_id{7}, clock) {}
+      : clock((fake_monotonic::reset(), t)),
+        gen(flakeid::datacenter_id{1}, flakeid::worker_id{7}, clock) {}
   void advance(milliseconds d) { fake_monotonic::advance(d); }
 };
 
@@ -91,9 +92,11 @@ struct classic_like {
     return twitter_id(static_cast<std::uint64_t>(unix_ms - twitter_epoch), 1, 7, seq);
   }
 };
-struct classic_case : classic_like<flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock>> {};
+struct classic_case
+    : classic_like<flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock>> {};
 struct classic_st_case
-    : classic_like<flakeid::classic_snowflake_st<flakeid::layouts::twitter, flakeid::manual_clock>> {};
+    : classic_like<
+          flakeid::classic_snowflake_st<flakeid::layouts::twitter, flakeid::manual_clock>> {};
 
 template <class Gen>
 struct gene_like {
@@ -109,7 +112,8 @@ struct gene_like {
     return seed_gene_id(static_cast<std::uint64_t>(unix_ms - seed_gene_epoch), 1, 7, seq, 13);
   }
 };
-struct gene_case : gene_like<flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock>> {};
+struct gene_case
+    : gene_like<flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock>> {};
 struct gene_st_case
     : gene_like<flakeid::gene_snowflake_st<flakeid::layouts::seed_gene, flakeid::manual_clock>> {};
 
@@ -121,12 +125,15 @@ struct cosid_like {
   static void fill(rig& r, std::span<std::uint64_t> out) { r.gen.next_ids(out); }
   static constexpr std::uint64_t first_seq = 1;
   static constexpr std::int64_t backwards_wait_ms = 500;  // waits up to 500 ms
-  static constexpr std::uint64_t next_start(std::uint64_t prev) { return prev >= 2047 ? 1 : prev + 1; }
+  static constexpr std::uint64_t next_start(std::uint64_t prev) {
+    return prev >= 2047 ? 1 : prev + 1;
+  }
   static constexpr std::uint64_t id(std::int64_t unix_ms, std::uint64_t seq) {
     return cosid_id(static_cast<std::uint64_t>(unix_ms - cosid_epoch), 7, seq);
   }
 };
-struct cosid_case : cosid_like<flakeid::cosid_snowflake<flakeid::layouts::cosid, flakeid::manual_clock>> {};
+struct cosid_case
+    : cosid_like<flakeid::cosid_snowflake<flakeid::layouts::cosid, flakeid::manual_clock>> {};
 struct cosid_st_case
     : cosid_like<flakeid::cosid_snowflake_st<flakeid::layouts::cosid, flakeid::manual_clock>> {};
 

@@ -24,8 +24,8 @@ TYPED_TEST_SUITE(generator_test, all_generators);
 /// Generators on a manual clock: they can wait (the clock advances) and see the clock go back.
 template <class Case>
 class manual_generator_test : public ::testing::Test {};
-using manual_generators =
-    ::testing::Types<classic_case, classic_st_case, gene_case, gene_st_case, cosid_case, cosid_st_case>;
+using manual_generators = ::testing::Types<classic_case, classic_st_case, gene_case, gene_st_case,
+                                           cosid_case, cosid_st_case>;
 TYPED_TEST_SUITE(manual_generator_test, manual_generators);
 
 constexpr std::uint64_t seq_max_of(const flakeid::layout& l) {
@@ -96,7 +96,8 @@ TYPED_TEST(generator_test, next_id_at_uses_the_given_time_and_its_own_counter) {
   EXPECT_EQ(r.gen.next_id_at(t, key), C::id(t_ms, 0));
   EXPECT_EQ(r.gen.next_id_at(t, key), C::id(t_ms, 1));
   EXPECT_EQ(r.gen.next_id_at(t + 1ms, key), C::id(t_ms + 1, 2));
-  EXPECT_THROW((void)r.gen.next_id_at(C::layout.epoch() - 1ms, key), flakeid::timestamp_overflow_error);
+  EXPECT_THROW((void)r.gen.next_id_at(C::layout.epoch() - 1ms, key),
+               flakeid::timestamp_overflow_error);
   EXPECT_THROW((void)r.gen.next_id_at(C::layout.expires_at() + 1ms, key),
                flakeid::timestamp_overflow_error);
   // The clock-driven sequence is untouched.
@@ -261,7 +262,8 @@ TEST(generator_test, cosid_threshold_2_gives_cosids_sequences) {
 TEST(generator_test, cosid_counts_on_across_ticks_until_2047) {
   const std::int64_t t0 = cosid_epoch + 1000;
   flakeid::manual_clock clock{ms_time{milliseconds{t0}}};
-  flakeid::cosid_snowflake<flakeid::layouts::cosid, flakeid::manual_clock> gen{flakeid::worker_id{7}, clock};
+  flakeid::cosid_snowflake<flakeid::layouts::cosid, flakeid::manual_clock> gen{
+      flakeid::worker_id{7}, clock};
   // Within a tick the sequence counts up; a new tick goes on from the last one.
   EXPECT_EQ(gen.next_id(), cosid_id(1000, 7, 1));
   EXPECT_EQ(gen.next_id(), cosid_id(1000, 7, 2));
@@ -298,7 +300,8 @@ TEST(generator_test, gene_keeps_one_sequence_per_gene) {
   EXPECT_EQ(gen.next_id(6), seed_gene_id(ticks, 1, 7, 0, 6));
   EXPECT_EQ(gen.next_id(5), seed_gene_id(ticks, 1, 7, 2, 5));
   // Exhausting gene 5 does not touch gene 6.
-  for (std::uint64_t s = 3; s < 128; ++s) ASSERT_EQ(gen.next_id(5), seed_gene_id(ticks, 1, 7, s, 5));
+  for (std::uint64_t s = 3; s < 128; ++s)
+    ASSERT_EQ(gen.next_id(5), seed_gene_id(ticks, 1, 7, s, 5));
   EXPECT_EQ(gen.next_id(6), seed_gene_id(ticks, 1, 7, 1, 6));
   EXPECT_EQ(clock.sleeps(), 0U);
   EXPECT_EQ(gen.next_id(5), seed_gene_id(ticks + 1, 1, 7, 0, 5));
@@ -310,7 +313,8 @@ TEST(generator_test, gene_keeps_one_sequence_per_gene) {
 
 TEST(generator_test, timestamp_overflow_messages_name_the_time_and_the_range) {
   flakeid::manual_clock clock{ms_time{milliseconds{twitter_epoch - 1}}};
-  flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock> gen{flakeid::worker_id{1}, clock};
+  flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock> gen{
+      flakeid::worker_id{1}, clock};
   try {
     (void)gen.next_id();
     FAIL() << "no exception";
@@ -368,15 +372,25 @@ TEST(generator_test, out_of_range_node_ids_throw_when_the_generator_is_built) {
     }
     return "no exception";
   };
-  EXPECT_EQ(message([&] { classic g{flakeid::worker_id{32}, clock}; }),
+  EXPECT_EQ(message([&] {
+              classic g{flakeid::worker_id{32}, clock};
+            }),
             "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
-  EXPECT_EQ(message([&] { classic g{flakeid::datacenter_id{40}, flakeid::worker_id{1}, clock}; }),
+  EXPECT_EQ(message([&] {
+              classic g{flakeid::datacenter_id{40}, flakeid::worker_id{1}, clock};
+            }),
             "flakeid: datacenter 40 is out of range [0, 31] for a 5-bit field");
-  EXPECT_EQ(message([&] { gene g{flakeid::datacenter_id{1}, flakeid::worker_id{99}, clock}; }),
+  EXPECT_EQ(message([&] {
+              gene g{flakeid::datacenter_id{1}, flakeid::worker_id{99}, clock};
+            }),
             "flakeid: worker 99 is out of range [0, 31] for a 5-bit field");
-  EXPECT_EQ(message([&] { cosid g{flakeid::worker_id{1024}, clock}; }),
+  EXPECT_EQ(message([&] {
+              cosid g{flakeid::worker_id{1024}, clock};
+            }),
             "flakeid: worker 1024 is out of range [0, 1023] for a 10-bit field");
-  EXPECT_EQ(message([&] { cosid g{flakeid::datacenter_id{1}, flakeid::worker_id{1}, clock}; }),
+  EXPECT_EQ(message([&] {
+              cosid g{flakeid::datacenter_id{1}, flakeid::worker_id{1}, clock};
+            }),
             "flakeid: datacenter 1 is out of range [0, 0]: the layout has no datacenter field");
   EXPECT_NO_THROW((classic{flakeid::datacenter_id{31}, flakeid::worker_id{31}, clock}));
   EXPECT_NO_THROW((cosid{flakeid::worker_id{1023}, clock}));

@@ -55,7 +55,8 @@ TEST(layout_spec_test, every_preset_has_a_name) {
 
 TEST(layout_spec_test, unknown_names_list_the_known_ones) {
   const std::string known =
-      "known: twitter, discord, sonyflake, sonyflake_v2, instagram, mastodon, cosid, cosid_seconds, "
+      "known: twitter, discord, sonyflake, sonyflake_v2, instagram, mastodon, cosid, "
+      "cosid_seconds, "
       "cosid_js, baidu, seed_classic, seed_gene";
   try {
     (void)flakeid::layout_by_name("Twitter");
@@ -64,8 +65,10 @@ TEST(layout_spec_test, unknown_names_list_the_known_ones) {
     EXPECT_EQ(std::string(e.what()), "flakeid: unknown layout name \"Twitter\"; " + known);
   }
   EXPECT_EQ(spec_error("snowflake"),
-            "flakeid: invalid layout spec \"snowflake\": layout name \"snowflake\" at index 0 is unknown; " +
-                known + "; or give fields like \"ts:41,worker:10,seq:12;epoch=1577203200000;tick=1ms\"");
+            "flakeid: invalid layout spec \"snowflake\": layout name \"snowflake\" at index 0 is "
+            "unknown; " +
+                known +
+                "; or give fields like \"ts:41,worker:10,seq:12;epoch=1577203200000;tick=1ms\"");
 }
 
 // ---- specs -----------------------------------------------------------------------------------
@@ -74,7 +77,8 @@ TEST(layout_spec_test, parses_the_documented_spec) {
   const flakeid::layout l =
       flakeid::parse_layout("ts:41,dc:5,worker:5,seq:12;epoch=1288834974657;tick=1ms");
   EXPECT_EQ(l, flakeid::layouts::twitter);
-  EXPECT_EQ(flakeid::parse_layout("timestamp:41, datacenter:5, worker:5, sequence:12 ; epoch = 1288834974657"),
+  EXPECT_EQ(flakeid::parse_layout(
+                "timestamp:41, datacenter:5, worker:5, sequence:12 ; epoch = 1288834974657"),
             flakeid::layouts::twitter);
 }
 
@@ -108,61 +112,79 @@ TEST(layout_spec_test, writes_specs_that_read_back_for_every_preset) {
     const flakeid::layout& l = flakeid::layout_by_name(name);
     EXPECT_EQ(flakeid::parse_layout(flakeid::to_spec(l)), l) << name;
   }
-  const flakeid::layout odd{{flakeid::fields::gene(3), flakeid::fields::timestamp(40),
-                             flakeid::fields::sequence(20)},
-                            123456789, 1500ms};
+  const flakeid::layout odd{
+      {flakeid::fields::gene(3), flakeid::fields::timestamp(40), flakeid::fields::sequence(20)},
+      123456789,
+      1500ms};
   EXPECT_EQ(flakeid::to_spec(odd), "gene:3,ts:40,seq:20;epoch=123456789;tick=1500ms");
   EXPECT_EQ(flakeid::parse_layout(flakeid::to_spec(odd)), odd);
 }
 
 TEST(layout_spec_test, errors_point_at_the_bad_part) {
-  const std::string kinds = "allowed: ts|timestamp, dc|datacenter, worker, seq|sequence, gene, reserved";
+  const std::string kinds =
+      "allowed: ts|timestamp, dc|datacenter, worker, seq|sequence, gene, reserved";
   EXPECT_EQ(spec_error(""),
             "flakeid: invalid layout spec \"\": it is empty; give a preset name (twitter, discord, "
             "sonyflake, sonyflake_v2, instagram, mastodon, cosid, cosid_seconds, cosid_js, baidu, "
-            "seed_classic, seed_gene) or fields like \"ts:41,worker:10,seq:12;epoch=1577203200000;tick=1ms\"");
-  EXPECT_EQ(spec_error("ts:41,dc:x,worker:5,seq:12"),
-            "flakeid: invalid layout spec \"ts:41,dc:x,worker:5,seq:12\": width \"x\" at index 9 is not "
-            "a number in [1, 64]");
-  EXPECT_EQ(spec_error("ts:41,dc:0,worker:10,seq:12"),
-            "flakeid: invalid layout spec \"ts:41,dc:0,worker:10,seq:12\": width \"0\" at index 9 is not "
-            "a number in [1, 64]");
-  EXPECT_EQ(spec_error("ts:65,seq:12"),
-            "flakeid: invalid layout spec \"ts:65,seq:12\": width \"65\" at index 3 is not a number in "
-            "[1, 64]");
-  EXPECT_EQ(spec_error("ts:41,dc:,seq:12"),
-            "flakeid: invalid layout spec \"ts:41,dc:,seq:12\": width \"\" at index 9 is not a number in "
-            "[1, 64]");
-  EXPECT_EQ(spec_error("ts:41,machine:10,seq:12"),
-            "flakeid: invalid layout spec \"ts:41,machine:10,seq:12\": field kind \"machine\" at index 6 "
-            "is unknown; " + kinds);
+            "seed_classic, seed_gene) or fields like "
+            "\"ts:41,worker:10,seq:12;epoch=1577203200000;tick=1ms\"");
+  EXPECT_EQ(
+      spec_error("ts:41,dc:x,worker:5,seq:12"),
+      "flakeid: invalid layout spec \"ts:41,dc:x,worker:5,seq:12\": width \"x\" at index 9 is not "
+      "a number in [1, 64]");
+  EXPECT_EQ(
+      spec_error("ts:41,dc:0,worker:10,seq:12"),
+      "flakeid: invalid layout spec \"ts:41,dc:0,worker:10,seq:12\": width \"0\" at index 9 is not "
+      "a number in [1, 64]");
+  EXPECT_EQ(
+      spec_error("ts:65,seq:12"),
+      "flakeid: invalid layout spec \"ts:65,seq:12\": width \"65\" at index 3 is not a number in "
+      "[1, 64]");
+  EXPECT_EQ(
+      spec_error("ts:41,dc:,seq:12"),
+      "flakeid: invalid layout spec \"ts:41,dc:,seq:12\": width \"\" at index 9 is not a number in "
+      "[1, 64]");
+  EXPECT_EQ(
+      spec_error("ts:41,machine:10,seq:12"),
+      "flakeid: invalid layout spec \"ts:41,machine:10,seq:12\": field kind \"machine\" at index 6 "
+      "is unknown; " +
+          kinds);
   EXPECT_EQ(spec_error("ts:41,worker10,seq:12"),
-            "flakeid: invalid layout spec \"ts:41,worker10,seq:12\": field \"worker10\" at index 6 is not "
+            "flakeid: invalid layout spec \"ts:41,worker10,seq:12\": field \"worker10\" at index 6 "
+            "is not "
             "kind:bits");
-  EXPECT_EQ(spec_error("ts:41,,seq:12"),
-            "flakeid: invalid layout spec \"ts:41,,seq:12\": field \"\" at index 6 is not kind:bits");
-  EXPECT_EQ(spec_error("ts:41,worker:5,worker:5,seq:12"),
-            "flakeid: invalid layout spec \"ts:41,worker:5,worker:5,seq:12\": field \"worker:5\" at "
-            "index 15 repeats the worker kind; each kind may appear once");
-  EXPECT_EQ(spec_error("ts:41,worker:10,seq:10;epoch=0"),
-            "flakeid: invalid layout spec \"ts:41,worker:10,seq:10;epoch=0\": fields "
-            "\"ts:41,worker:10,seq:10\" at index 0 add up to 61 bits; they must add up to 63 (sign bit "
-            "reserved) or 64");
-  EXPECT_EQ(spec_error("worker:51,seq:12"),
-            "flakeid: invalid layout spec \"worker:51,seq:12\": fields \"worker:51,seq:12\" at index 0 "
-            "have no timestamp field; add ts:<bits>");
-  EXPECT_EQ(spec_error(" ts:51,worker:12 ;tick=1ms"),
-            "flakeid: invalid layout spec \" ts:51,worker:12 ;tick=1ms\": fields \"ts:51,worker:12\" at "
-            "index 1 have no sequence field; add seq:<bits>");
-  EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;epoch"),
-            "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;epoch\": option \"epoch\" at index 23 "
-            "is not key=value; allowed: epoch=<Unix ms or ISO date>, tick=<n>ms or <n>s");
-  EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;"),
-            "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;\": option \"\" at index 23 is not "
-            "key=value; allowed: epoch=<Unix ms or ISO date>, tick=<n>ms or <n>s");
-  EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;step=1"),
-            "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;step=1\": option \"step\" at index 23 "
-            "is unknown; allowed: epoch, tick");
+  EXPECT_EQ(
+      spec_error("ts:41,,seq:12"),
+      "flakeid: invalid layout spec \"ts:41,,seq:12\": field \"\" at index 6 is not kind:bits");
+  EXPECT_EQ(
+      spec_error("ts:41,worker:5,worker:5,seq:12"),
+      "flakeid: invalid layout spec \"ts:41,worker:5,worker:5,seq:12\": field \"worker:5\" at "
+      "index 15 repeats the worker kind; each kind may appear once");
+  EXPECT_EQ(
+      spec_error("ts:41,worker:10,seq:10;epoch=0"),
+      "flakeid: invalid layout spec \"ts:41,worker:10,seq:10;epoch=0\": fields "
+      "\"ts:41,worker:10,seq:10\" at index 0 add up to 61 bits; they must add up to 63 (sign bit "
+      "reserved) or 64");
+  EXPECT_EQ(
+      spec_error("worker:51,seq:12"),
+      "flakeid: invalid layout spec \"worker:51,seq:12\": fields \"worker:51,seq:12\" at index 0 "
+      "have no timestamp field; add ts:<bits>");
+  EXPECT_EQ(
+      spec_error(" ts:51,worker:12 ;tick=1ms"),
+      "flakeid: invalid layout spec \" ts:51,worker:12 ;tick=1ms\": fields \"ts:51,worker:12\" at "
+      "index 1 have no sequence field; add seq:<bits>");
+  EXPECT_EQ(
+      spec_error("ts:41,worker:10,seq:12;epoch"),
+      "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;epoch\": option \"epoch\" at index 23 "
+      "is not key=value; allowed: epoch=<Unix ms or ISO date>, tick=<n>ms or <n>s");
+  EXPECT_EQ(
+      spec_error("ts:41,worker:10,seq:12;"),
+      "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;\": option \"\" at index 23 is not "
+      "key=value; allowed: epoch=<Unix ms or ISO date>, tick=<n>ms or <n>s");
+  EXPECT_EQ(
+      spec_error("ts:41,worker:10,seq:12;step=1"),
+      "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;step=1\": option \"step\" at index 23 "
+      "is unknown; allowed: epoch, tick");
   EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;tick=1ms;tick=2ms"),
             "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;tick=1ms;tick=2ms\": option "
             "\"tick=2ms\" at index 32 is given twice; give it once");
@@ -171,37 +193,49 @@ TEST(layout_spec_test, errors_point_at_the_bad_part) {
       "2014-09-01T00:00:00Z or 2016-05-20T00:00:00+08:00";
   EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;epoch=2014-13-01"),
             "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;epoch=2014-13-01\": epoch "
-            "\"2014-13-01\" at index 29" + epoch_rest);
+            "\"2014-13-01\" at index 29" +
+                epoch_rest);
   EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;epoch=2014-02-30"),
             "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;epoch=2014-02-30\": epoch "
-            "\"2014-02-30\" at index 29" + epoch_rest);
-  EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;epoch=2014-09-01T00:00:00"),
-            "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;epoch=2014-09-01T00:00:00\": epoch "
-            "\"2014-09-01T00:00:00\" at index 29" + epoch_rest);
-  EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;epoch=-1"),
-            "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;epoch=-1\": epoch \"-1\" at index 29" +
+            "\"2014-02-30\" at index 29" +
                 epoch_rest);
+  EXPECT_EQ(
+      spec_error("ts:41,worker:10,seq:12;epoch=2014-09-01T00:00:00"),
+      "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;epoch=2014-09-01T00:00:00\": epoch "
+      "\"2014-09-01T00:00:00\" at index 29" +
+          epoch_rest);
+  EXPECT_EQ(
+      spec_error("ts:41,worker:10,seq:12;epoch=-1"),
+      "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;epoch=-1\": epoch \"-1\" at index 29" +
+          epoch_rest);
   EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;epoch=1969-12-31"),
             "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;epoch=1969-12-31\": epoch "
-            "\"1969-12-31\" at index 29" + epoch_rest);
-  const std::string tick_rest = " is not a positive whole number of ms or s, such as 1ms, 10ms or 1s";
-  EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;tick=0ms"),
-            "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;tick=0ms\": tick \"0ms\" at index 28" +
-                tick_rest);
-  EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;tick=10"),
-            "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;tick=10\": tick \"10\" at index 28" +
-                tick_rest);
+            "\"1969-12-31\" at index 29" +
+                epoch_rest);
+  const std::string tick_rest =
+      " is not a positive whole number of ms or s, such as 1ms, 10ms or 1s";
+  EXPECT_EQ(
+      spec_error("ts:41,worker:10,seq:12;tick=0ms"),
+      "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;tick=0ms\": tick \"0ms\" at index 28" +
+          tick_rest);
+  EXPECT_EQ(
+      spec_error("ts:41,worker:10,seq:12;tick=10"),
+      "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;tick=10\": tick \"10\" at index 28" +
+          tick_rest);
   EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;tick=1min"),
-            "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;tick=1min\": tick \"1min\" at index 28" +
+            "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;tick=1min\": tick \"1min\" at "
+            "index 28" +
                 tick_rest);
   EXPECT_EQ(spec_error("ts:41,worker:10,seq:12;tick=9223372036854776s"),
             "flakeid: invalid layout spec \"ts:41,worker:10,seq:12;tick=9223372036854776s\": tick "
-            "\"9223372036854776s\" at index 28" + tick_rest);
+            "\"9223372036854776s\" at index 28" +
+                tick_rest);
   // The one rule only the layout as a whole can check: its last tick must fit 64-bit Unix ms.
-  EXPECT_EQ(spec_error("ts:62,seq:2;tick=1s"),
-            "flakeid: invalid layout spec \"ts:62,seq:2;tick=1s\": epoch must be >= 0 and epoch + "
-            "2^timestamp_bits * tick must fit 64-bit Unix ms; narrow the timestamp or shorten the tick "
-            "(got 62)");
+  EXPECT_EQ(
+      spec_error("ts:62,seq:2;tick=1s"),
+      "flakeid: invalid layout spec \"ts:62,seq:2;tick=1s\": epoch must be >= 0 and epoch + "
+      "2^timestamp_bits * tick must fit 64-bit Unix ms; narrow the timestamp or shorten the tick "
+      "(got 62)");
 }
 
 }  // namespace

@@ -38,7 +38,8 @@ TEST(layout_test, derives_shifts_and_masks_at_compile_time) {
   static_assert(flakeid::layouts::sonyflake.shift(field_kind::worker) == 0);
   static_assert(flakeid::layouts::sonyflake.shift(field_kind::sequence) == 16);
   static_assert(flakeid::layouts::cosid_js.max_id() == (1ULL << 53) - 1);
-  EXPECT_EQ(t.expires_at(), sys_time<milliseconds>{milliseconds{1288834974657LL + (1LL << 41) - 1}});
+  EXPECT_EQ(t.expires_at(),
+            sys_time<milliseconds>{milliseconds{1288834974657LL + (1LL << 41) - 1}});
 }
 
 TEST(layout_test, rejects_bad_layouts_at_run_time) {
@@ -70,17 +71,23 @@ void expect_invalid_layout(Build build, const char* what) {
 TEST(layout_test, rejects_a_zero_tick_at_run_time) {
   using namespace flakeid::fields;
   expect_invalid_layout(
-      [] { return flakeid::layout{{timestamp(41), worker(10), sequence(12)}, 0, milliseconds{0}}; },
+      [] {
+        return flakeid::layout{{timestamp(41), worker(10), sequence(12)}, 0, milliseconds{0}};
+      },
       "flakeid: invalid layout: the tick must be at least 1 ms (got 0)");
   expect_invalid_layout(
-      [] { return flakeid::layout{{timestamp(41), worker(10), sequence(12)}, 0, milliseconds{-10}}; },
+      [] {
+        return flakeid::layout{{timestamp(41), worker(10), sequence(12)}, 0, milliseconds{-10}};
+      },
       "flakeid: invalid layout: the tick must be at least 1 ms (got -10)");
 }
 
 TEST(layout_test, rejects_a_zero_width_field_at_run_time) {
   using namespace flakeid::fields;
   expect_invalid_layout(
-      [] { return flakeid::layout{{timestamp(41), worker(0), datacenter(10), sequence(12)}, 0}; },
+      [] {
+        return flakeid::layout{{timestamp(41), worker(0), datacenter(10), sequence(12)}, 0};
+      },
       "flakeid: invalid layout: a field has width 0 (index given); give it at least 1 bit or "
       "remove it (got 1)");
 }
@@ -89,23 +96,31 @@ TEST(layout_test, rejects_a_duplicate_kind_at_run_time) {
   using namespace flakeid::fields;
   static_assert(static_cast<int>(field_kind::worker) == 2);
   expect_invalid_layout(
-      [] { return flakeid::layout{{timestamp(41), worker(5), worker(5), sequence(12)}, 0}; },
+      [] {
+        return flakeid::layout{{timestamp(41), worker(5), worker(5), sequence(12)}, 0};
+      },
       "flakeid: invalid layout: the kind 'worker' appears twice; each kind may appear once, "
       "merge them");
 }
 
 TEST(layout_test, rejects_a_layout_without_a_timestamp_at_run_time) {
   using namespace flakeid::fields;
-  expect_invalid_layout([] { return flakeid::layout{{worker(51), sequence(12)}, 0}; },
-                        "flakeid: invalid layout: a layout needs a timestamp field; add "
-                        "fields::timestamp(bits)");
+  expect_invalid_layout(
+      [] {
+        return flakeid::layout{{worker(51), sequence(12)}, 0};
+      },
+      "flakeid: invalid layout: a layout needs a timestamp field; add "
+      "fields::timestamp(bits)");
 }
 
 TEST(layout_test, rejects_a_layout_without_a_sequence_at_run_time) {
   using namespace flakeid::fields;
-  expect_invalid_layout([] { return flakeid::layout{{timestamp(41), worker(22)}, 0}; },
-                        "flakeid: invalid layout: a layout needs a sequence field; add "
-                        "fields::sequence(bits)");
+  expect_invalid_layout(
+      [] {
+        return flakeid::layout{{timestamp(41), worker(22)}, 0};
+      },
+      "flakeid: invalid layout: a layout needs a sequence field; add "
+      "fields::sequence(bits)");
 }
 
 TEST(layout_test, rejects_a_timestamp_range_past_64_bit_unix_ms_at_run_time) {
@@ -113,17 +128,24 @@ TEST(layout_test, rejects_a_timestamp_range_past_64_bit_unix_ms_at_run_time) {
   const char* what =
       "flakeid: invalid layout: epoch must be >= 0 and epoch + 2^timestamp_bits * tick must fit "
       "64-bit Unix ms; narrow the timestamp or shorten the tick (got 60)";
-  expect_invalid_layout([] { return flakeid::layout{{timestamp(60), sequence(3)}, 0, seconds{1}}; },
-                        what);
+  expect_invalid_layout(
+      [] {
+        return flakeid::layout{{timestamp(60), sequence(3)}, 0, seconds{1}};
+      },
+      what);
   // Wide timestamps fit as long as their last millisecond fits std::int64_t.
   EXPECT_NO_THROW((flakeid::layout{{timestamp(62), sequence(1)}, 0}));
   EXPECT_NO_THROW((flakeid::layout{{timestamp(63), sequence(1)}, 0}));
   expect_invalid_layout(
-      [] { return flakeid::layout{{timestamp(63), sequence(1)}, 1}; },
+      [] {
+        return flakeid::layout{{timestamp(63), sequence(1)}, 1};
+      },
       "flakeid: invalid layout: epoch must be >= 0 and epoch + 2^timestamp_bits * tick must fit "
       "64-bit Unix ms; narrow the timestamp or shorten the tick (got 63)");
   expect_invalid_layout(
-      [] { return flakeid::layout{{timestamp(41), worker(10), sequence(12)}, -1}; },
+      [] {
+        return flakeid::layout{{timestamp(41), worker(10), sequence(12)}, -1};
+      },
       "flakeid: invalid layout: epoch must be >= 0 and epoch + 2^timestamp_bits * tick must fit "
       "64-bit Unix ms; narrow the timestamp or shorten the tick (got 41)");
 }
@@ -132,14 +154,16 @@ TEST(layout_test, rejects_more_than_6_fields_or_fewer_than_2_at_run_time) {
   using namespace flakeid::fields;
   expect_invalid_layout(
       [] {
-        return flakeid::layout{
-            {timestamp(41), datacenter(5), worker(5), sequence(6), gene(3), reserved(2), reserved(1)},
-            0};
+        return flakeid::layout{{timestamp(41), datacenter(5), worker(5), sequence(6), gene(3),
+                                reserved(2), reserved(1)},
+                               0};
       },
       "flakeid: invalid layout: a layout needs 2 to 6 fields: a timestamp, a sequence, each kind "
       "at most once (got 7)");
   expect_invalid_layout(
-      [] { return flakeid::layout{{timestamp(63)}, 0}; },
+      [] {
+        return flakeid::layout{{timestamp(63)}, 0};
+      },
       "flakeid: invalid layout: a layout needs 2 to 6 fields: a timestamp, a sequence, each kind "
       "at most once (got 1)");
   // All six kinds once is the most a layout holds.
@@ -151,7 +175,9 @@ TEST(layout_test, rejects_an_unknown_field_kind_at_run_time) {
   using namespace flakeid::fields;
   const flakeid::field unknown{static_cast<field_kind>(9), 10};
   expect_invalid_layout(
-      [&] { return flakeid::layout{{timestamp(41), unknown, sequence(12)}, 0}; },
+      [&] {
+        return flakeid::layout{{timestamp(41), unknown, sequence(12)}, 0};
+      },
       "flakeid: invalid layout: unknown field kind (got 9)");
 }
 
@@ -165,13 +191,14 @@ TEST(layout_test, invalid_layout_error_is_an_invalid_argument) {
 TEST(layout_test, works_as_a_template_argument) {
   using l = holder<flakeid::layouts::twitter>;
   static_assert(l::value.shift(field_kind::timestamp) == 22);
-  static_assert(!std::is_same_v<holder<flakeid::layouts::twitter>, holder<flakeid::layouts::seed_classic>>);
-  static_assert(std::is_same_v<holder<flakeid::layouts::twitter>,
-                               holder<flakeid::layout{{flakeid::fields::timestamp(41),
-                                                       flakeid::fields::datacenter(5),
-                                                       flakeid::fields::worker(5),
-                                                       flakeid::fields::sequence(12)},
-                                                      1288834974657}>>);
+  static_assert(
+      !std::is_same_v<holder<flakeid::layouts::twitter>, holder<flakeid::layouts::seed_classic>>);
+  static_assert(
+      std::is_same_v<
+          holder<flakeid::layouts::twitter>,
+          holder<flakeid::layout{{flakeid::fields::timestamp(41), flakeid::fields::datacenter(5),
+                                  flakeid::fields::worker(5), flakeid::fields::sequence(12)},
+                                 1288834974657}>>);
   SUCCEED();
 }
 

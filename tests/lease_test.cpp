@@ -73,7 +73,12 @@ TEST(lease_test, renews_in_the_background_and_records_the_last_timestamp) {
   manual_gen gen{l, clk};
   EXPECT_EQ(gen.node(), (flakeid::node_id{0, 3}));
   const std::uint64_t id = gen.next_id();
-  ASSERT_TRUE(wait_for([&] { std::lock_guard lk(s->m); return s->renewals >= 2; }, 1s));
+  ASSERT_TRUE(wait_for(
+      [&] {
+        std::lock_guard lk(s->m);
+        return s->renewals >= 2;
+      },
+      1s));
   {
     std::lock_guard lk(s->m);
     EXPECT_EQ(s->recorded, ts_of(id));
@@ -113,7 +118,8 @@ TEST(lease_test, stops_minting_before_expiry_and_resumes_when_renewed_again) {
   ASSERT_TRUE(wait_for([&] { return l.valid(); }, 1s));
   EXPECT_NO_THROW((void)gen.next_id());
   std::lock_guard lk(em);
-  EXPECT_NE(std::find(events.begin(), events.end(), flakeid::lease_event::renew_failed), events.end());
+  EXPECT_NE(std::find(events.begin(), events.end(), flakeid::lease_event::renew_failed),
+            events.end());
   EXPECT_NE(std::find(events.begin(), events.end(), flakeid::lease_event::suspended), events.end());
   EXPECT_NE(std::find(events.begin(), events.end(), flakeid::lease_event::resumed), events.end());
 }
@@ -217,11 +223,13 @@ TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
   ::close(go[1]);
   std::set<std::string> ids;
   int refused = 0;
-  const std::string expected = "flakeid: no free worker id in namespace " + ns + ": all 32 ids are leased";
+  const std::string expected =
+      "flakeid: no free worker id in namespace " + ns + ": all 32 ids are leased";
   for (auto& c : children) {
     std::string r;
     char buf[512];
-    for (ssize_t n; (n = ::read(c.out, buf, sizeof buf)) > 0;) r.append(buf, static_cast<std::size_t>(n));
+    for (ssize_t n; (n = ::read(c.out, buf, sizeof buf)) > 0;)
+      r.append(buf, static_cast<std::size_t>(n));
     ::close(c.out);
     if (r.rfind("id ", 0) == 0) {
       ids.insert(r);
@@ -253,7 +261,8 @@ TEST(file_lease_test, an_unusable_directory_is_a_clear_error) {
     FAIL() << "acquired in a directory that does not exist";
   } catch (const flakeid::lease_store_error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "flakeid: cannot open /nonexistent/flakeid/flakeid-nodir-0.lease: No such file or directory");
+              "flakeid: cannot open /nonexistent/flakeid/flakeid-nodir-0.lease: No such file or "
+              "directory");
   }
 }
 
@@ -275,7 +284,8 @@ TEST(file_lease_test, releases_at_destruction_and_splits_the_id_into_datacenter_
 
 TEST(file_lease_test, default_directory_is_xdg_runtime_dir_or_tmp) {
   const char* x = std::getenv("XDG_RUNTIME_DIR");
-  EXPECT_EQ(flakeid::default_lease_directory(), (x != nullptr && *x != '\0') ? std::filesystem::path(x) : "/tmp");
+  EXPECT_EQ(flakeid::default_lease_directory(),
+            (x != nullptr && *x != '\0') ? std::filesystem::path(x) : "/tmp");
 }
 
 // ---- clock guard ------------------------------------------------------------------------
@@ -308,7 +318,8 @@ TEST(clock_guard_test, a_restart_after_the_clock_moved_back_waits_or_refuses) {
   {
     flakeid::clock_guard_file guard{file, node, guard_options(clk)};
     manual_gen gen{guard, clk};
-    EXPECT_EQ(guard.recorded_unix_ms(), ts_of(last)) << "a clean shutdown records the exact last timestamp";
+    EXPECT_EQ(guard.recorded_unix_ms(), ts_of(last))
+        << "a clean shutdown records the exact last timestamp";
     const std::uint64_t id = gen.next_id();
     EXPECT_GT(id, last);
     last = id;
@@ -337,7 +348,7 @@ TEST(clock_guard_test, a_crash_leaves_a_horizon_that_covers_every_minted_id) {
       clk.advance(1ms);
     }
     std::this_thread::sleep_for(150ms);  // the writer runs every 100 ms
-    for (int i = 0; i < 50; ++i) {  // minted after the last write
+    for (int i = 0; i < 50; ++i) {       // minted after the last write
       last = gen.next_id();
       clk.advance(1ms);
     }
@@ -363,15 +374,17 @@ TEST(clock_guard_test, a_second_process_on_the_same_file_is_refused) {
   file_backend b;
   const std::string file = b.dir + "/state";
   flakeid::manual_clock clk = clock_at_wall();
-  flakeid::clock_guard_file one{file, flakeid::fixed_node{flakeid::worker_id{1}}, guard_options(clk)};
-  flakeid::clock_guard_file two{file, flakeid::fixed_node{flakeid::worker_id{1}}, guard_options(clk)};
+  flakeid::clock_guard_file one{file, flakeid::fixed_node{flakeid::worker_id{1}},
+                                guard_options(clk)};
+  flakeid::clock_guard_file two{file, flakeid::fixed_node{flakeid::worker_id{1}},
+                                guard_options(clk)};
   (void)one.assign(flakeid::layouts::twitter);
   try {
     (void)two.assign(flakeid::layouts::twitter);
     FAIL() << "two guards share one state file";
   } catch (const flakeid::worker_id_error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "flakeid: clock guard file " + file + " is locked by another process using the same worker id");
+    EXPECT_EQ(std::string(e.what()), "flakeid: clock guard file " + file +
+                                         " is locked by another process using the same worker id");
   }
 }
 

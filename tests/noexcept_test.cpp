@@ -68,16 +68,19 @@ static_assert(noexcept(flakeid::wall_clock::now()));
 static_assert(noexcept(std::declval<const flakeid::tick_clock&>().now()));
 static_assert(noexcept(std::declval<const flakeid::tick_clock&>().drift()));
 static_assert(noexcept(std::declval<const flakeid::manual_clock&>().now()));
-static_assert(noexcept(std::declval<flakeid::manual_clock&>().step_back(std::declval<milliseconds>())));
+static_assert(
+    noexcept(std::declval<flakeid::manual_clock&>().step_back(std::declval<milliseconds>())));
 static_assert(noexcept(std::declval<const flakeid::clock_backwards_error&>().step()));
 
 // ---- generators: minting may throw (the layout's range ends, the clock goes back, a lease is
 // lost) whatever the policies; the accessors never do ----
 template <class G>
-constexpr bool accessors_noexcept = noexcept(G::layout()) && noexcept(std::declval<const G&>().node()) &&
-                                    noexcept(std::declval<const G&>().node_source()) &&
-                                    noexcept(std::declval<const G&>().clock()) &&
-                                    noexcept(std::declval<const G&>().last_tick_time());
+constexpr bool accessors_noexcept =
+    noexcept(G::layout()) && noexcept(std::declval<const G&>().node()) && noexcept(
+        std::declval<const G&>()
+            .node_source()) && noexcept(std::declval<const G&>()
+                                            .clock()) && noexcept(std::declval<const G&>()
+                                                                      .last_tick_time());
 
 using classic = flakeid::classic_snowflake<>;
 using classic_st = flakeid::classic_snowflake_st<>;

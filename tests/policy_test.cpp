@@ -15,7 +15,9 @@ namespace {
 
 constexpr auto ticks0 = static_cast<std::uint64_t>(start_ms - twitter_epoch);
 /// Worker 7 of datacenter 1 on the Twitter layout, `dt` ticks after the start.
-constexpr std::uint64_t id_at(std::uint64_t dt, std::uint64_t seq) { return twitter_id(ticks0 + dt, 1, 7, seq); }
+constexpr std::uint64_t id_at(std::uint64_t dt, std::uint64_t seq) {
+  return twitter_id(ticks0 + dt, 1, 7, seq);
+}
 constexpr std::uint64_t tick_of(std::uint64_t id) { return (id >> 22) - ticks0; }
 constexpr std::uint64_t seq_of(std::uint64_t id) { return id & 4095; }
 
@@ -32,9 +34,10 @@ using threadings = ::testing::Types<flakeid::multi_threaded, flakeid::single_thr
 TYPED_TEST_SUITE(policy_test, threadings);
 
 // basic_snowflake is neither copyable nor movable, so tests build it in place.
-#define FLAKEID_GEN(name, ...)                                              \
-  typename TestFixture::template gen<__VA_ARGS__> name{flakeid::datacenter_id{1}, \
-                                                       flakeid::worker_id{7}, this->clock}
+#define FLAKEID_GEN(name, ...)                                    \
+  typename TestFixture::template gen<__VA_ARGS__> name {          \
+    flakeid::datacenter_id{1}, flakeid::worker_id{7}, this->clock \
+  }
 
 // ---- sequence start ----------------------------------------------------------------------------
 
@@ -181,8 +184,8 @@ TYPED_TEST(policy_test, borrow_ticks_runs_ahead_at_most_its_bound) {
 TYPED_TEST(policy_test, borrowed_lead_is_not_a_step_back_but_a_larger_lag_is) {
   FLAKEID_GEN(g, flakeid::zero_start, flakeid::borrow_ticks<3>);
   for (std::uint64_t k = 0; k < 3 * 4096; ++k) (void)g.next_id();  // ticks 0-2
-  EXPECT_EQ(g.next_id(), id_at(3, 0));                              // borrowed, 3 ahead
-  EXPECT_EQ(g.next_id(), id_at(3, 1));                              // clock 3 behind: the lead
+  EXPECT_EQ(g.next_id(), id_at(3, 0));                             // borrowed, 3 ahead
+  EXPECT_EQ(g.next_id(), id_at(3, 1));                             // clock 3 behind: the lead
   EXPECT_EQ(this->clock.sleeps(), 0U);
   this->clock.step_back(1ms);  // now 4 behind the last tick
   try {
@@ -223,8 +226,8 @@ TYPED_TEST(policy_test, throw_on_backwards_reports_the_step_and_mints_nothing) {
 TYPED_TEST(policy_test, the_step_is_measured_from_the_last_tick_used) {
   FLAKEID_GEN(g, flakeid::zero_start, flakeid::wait_next_tick, flakeid::throw_on_backwards);
   EXPECT_EQ(g.next_id(), id_at(0, 0));
-  this->clock.advance(10ms);     // no ID minted at +10
-  this->clock.step_back(15ms);   // 5 ms behind tick 0
+  this->clock.advance(10ms);    // no ID minted at +10
+  this->clock.step_back(15ms);  // 5 ms behind tick 0
   try {
     (void)g.next_id();
     FAIL() << "no exception";
@@ -297,9 +300,10 @@ TYPED_TEST(policy_test, hold_on_backwards_keeps_counting_in_the_last_tick) {
 }
 
 TYPED_TEST(policy_test, ten_ms_ticks_report_the_step_in_milliseconds) {
-  using sony_gen = flakeid::basic_snowflake<flakeid::layouts::sonyflake, flakeid::manual_clock,
-                                       flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick,
-                                                         flakeid::throw_on_backwards, TypeParam>>;
+  using sony_gen =
+      flakeid::basic_snowflake<flakeid::layouts::sonyflake, flakeid::manual_clock,
+                               flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick,
+                                                 flakeid::throw_on_backwards, TypeParam>>;
   sony_gen g{flakeid::worker_id{1}, this->clock};
   (void)g.next_id();
   this->clock.step_back(25ms);  // from the start of a tick to 25 ms (2.5 ticks) before it

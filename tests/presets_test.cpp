@@ -239,8 +239,8 @@ TEST(presets_test, decodes_real_twitter_ids) {
   // X/Twitter developer docs, "Example payloads" (v1.1 and v2): id 1307025659294674945,
   // "created_at": "Fri Sep 18 18:36:15 +0000 2020" (v2: "2020-09-18T18:36:15.000Z").
   static_assert(l.decompose(1307025659294674945) ==
-                flakeid::id_parts{utc(2020y / September / 18, 18h, 36min, 15s, 195ms),
-                                  311619200538, 10, 7, 1, 0});
+                flakeid::id_parts{utc(2020y / September / 18, 18h, 36min, 15s, 195ms), 311619200538,
+                                  10, 7, 1, 0});
   // X developer docs, Posts lookup quickstart (API v2): id 1228393702244134912,
   // "created_at": "2020-02-14T19:00:55.000Z".
   const auto p = l.decompose(1228393702244134912);
@@ -259,9 +259,9 @@ TEST(presets_test, decodes_real_discord_ids) {
   // Discord developer docs, Reference > Snowflakes, "Snowflake ID Broken Down in Binary":
   // 175928847299117063 is 2016-04-30 11:18:25.796 UTC, internal worker 1, internal process 0,
   // increment 7. The process id is held as datacenter.
-  static_assert(l.decompose(175928847299117063) ==
-                flakeid::id_parts{utc(2016y / April / 30, 11h, 18min, 25s, 796ms), 41944705796, 0,
-                                  1, 7, 0});
+  static_assert(
+      l.decompose(175928847299117063) ==
+      flakeid::id_parts{utc(2016y / April / 30, 11h, 18min, 25s, 796ms), 41944705796, 0, 1, 7, 0});
   // @pcordjs/snowflake README (a Discord snowflake parser): 937847820382261308 ->
   // Date(2022-01-31T23:12:24.749Z), worker 1, process 5, increment 60.
   const auto p = l.decompose(937847820382261308);
@@ -297,8 +297,8 @@ TEST(presets_test, composes_hand_computed_sonyflake_ids) {
   const auto p = layouts::sonyflake.decompose(417256906265313448);
   EXPECT_EQ(p, (flakeid::id_parts{utc(2022y / July / 19, 12h, 34min, 56s, 780ms), 24870449678, 0,
                                   49320, 5, 0}));
-  EXPECT_EQ(layouts::sonyflake.compose({utc(2022y / July / 19, 12h, 34min, 56s, 785ms), 0, 0,
-                                        49320, 5, 0}),
+  EXPECT_EQ(layouts::sonyflake.compose(
+                {utc(2022y / July / 19, 12h, 34min, 56s, 785ms), 0, 0, 49320, 5, 0}),
             417256906265313448U);
   // v2 (epoch 2025-01-01): 2025-06-01T00:00Z is 1304640000 ticks; sequence 3, machine 1:
   // 1304640000 << 24 | 3 << 16 | 1 = 21888227082436609.
@@ -320,9 +320,9 @@ TEST(presets_test, decodes_real_instagram_ids) {
             time_point{seconds{1512340310}});
   // ramsey/identifier's Instagram snowflake test decodes 2147483647 to 2011-08-24 21:07:01.976:
   // 255 ms after the epoch, shard 8191, sequence 1023.
-  static_assert(l.decompose(2147483647) ==
-                flakeid::id_parts{utc(2011y / August / 24, 21h, 7min, 1s, 976ms), 255, 0, 8191,
-                                  1023, 0});
+  static_assert(
+      l.decompose(2147483647) ==
+      flakeid::id_parts{utc(2011y / August / 24, 21h, 7min, 1s, 976ms), 255, 0, 8191, 1023, 0});
   // Instagram Engineering, "Sharding & IDs at Instagram": the worked example has 1387263000 ms
   // since the epoch, shard 1341 and sequence 5001 % 1024 = 905; the post does not print the
   // resulting ID, which is 1387263000 << 23 | 1341 << 10 | 905 (hand-computed).
@@ -355,9 +355,9 @@ TEST(presets_test, decodes_a_real_cosid_id) {
   // CosId's own tests, cosid-core SnowflakeFriendlyIdConverterTest: 295913926632165376, whose
   // friendly form (same test file) is "20220320133617924-5-0": 2022-03-20 13:36:17.924 at UTC+8,
   // machine 5, sequence 0.
-  static_assert(l.decompose(295913926632165376) ==
-                flakeid::id_parts{utc(2022y / March / 20, 5h, 36min, 17s, 924ms), 70551377924, 0,
-                                  5, 0, 0});
+  static_assert(
+      l.decompose(295913926632165376) ==
+      flakeid::id_parts{utc(2022y / March / 20, 5h, 36min, 17s, 924ms), 70551377924, 0, 5, 0, 0});
   EXPECT_EQ(l.decompose(295913926632165376).timestamp + 8h,
             utc(2022y / March / 20, 13h, 36min, 17s, 924ms));
 }
@@ -383,9 +383,11 @@ TEST(presets_test, decodes_a_real_baidu_uid) {
   // equals the printed wall time.
   constexpr flakeid::layout readme{
       {flakeid::fields::timestamp(29), flakeid::fields::worker(21), flakeid::fields::sequence(13)},
-      utc(2016y / September / 20), 1s};
-  static_assert(readme.decompose(180363646902239241) ==
-                flakeid::id_parts{utc(2017y / January / 19, 12h, 15min, 46s), 10498546, 0, 4, 9, 0});
+      utc(2016y / September / 20),
+      1s};
+  static_assert(
+      readme.decompose(180363646902239241) ==
+      flakeid::id_parts{utc(2017y / January / 19, 12h, 15min, 46s), 10498546, 0, 4, 9, 0});
   // With the class defaults (the preset) the same number keeps worker 4 and sequence 9 but the
   // time differs, which is how the README's layout is told apart.
   const auto p = layouts::baidu.decompose(180363646902239241);

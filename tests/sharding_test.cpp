@@ -26,8 +26,9 @@ struct counts {
 template <class Start>
 counts one_id_per_tick() {
   flakeid::manual_clock clock{start_time};
-  flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock, flakeid::policies<Start>> gen{
-      flakeid::datacenter_id{3}, flakeid::worker_id{5}, clock};
+  flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock,
+                           flakeid::policies<Start>>
+      gen{flakeid::datacenter_id{3}, flakeid::worker_id{5}, clock};
   counts c;
   for (std::size_t i = 0; i < ticks; ++i) {
     const std::uint64_t id = gen.next_id();

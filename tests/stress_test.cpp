@@ -138,7 +138,8 @@ auto clock_shaker(flakeid::manual_clock clock, milliseconds max_step) {
   return [clock, max_step](std::atomic<unsigned>& running) mutable {
     std::minstd_rand rng{42};
     while (running.load() != 0) {
-      const milliseconds step{1 + static_cast<std::int64_t>(rng() % static_cast<unsigned>(max_step.count()))};
+      const milliseconds step{
+          1 + static_cast<std::int64_t>(rng() % static_cast<unsigned>(max_step.count()))};
       clock.step_back(step);
       std::this_thread::sleep_for(microseconds{rng() % 200});
       clock.advance(step + 1ms);
@@ -171,8 +172,8 @@ TEST(stress_test, gene_hold_while_the_clock_shakes) {
   flakeid::manual_clock clock{time_point_cast<milliseconds>(shaken_start)};
   flakeid::basic_snowflake<
       flakeid::layouts::seed_gene, flakeid::manual_clock,
-      flakeid::gene_policies_of<flakeid::policies<flakeid::vibrating_start<>, flakeid::wait_next_tick,
-                                                  flakeid::hold_on_backwards<10>>>>
+      flakeid::gene_policies_of<flakeid::policies<
+          flakeid::vibrating_start<>, flakeid::wait_next_tick, flakeid::hold_on_backwards<10>>>>
       gen{flakeid::worker_id{2}, clock};
   stress(gen, clock_shaker(clock, 10ms));
 }

@@ -96,7 +96,8 @@ TEST(text_test, radix62_matches_cosid_published_value) {
 // CosId Radix62IdConverterTest (cosid-core/src/test/.../converter/Radix62IdConverterTest.java):
 // these values round-trip, unpadded text is at most 11 characters, padded text exactly 11.
 TEST(text_test, radix62_round_trips_cosid_test_values) {
-  for (const std::uint64_t id : {1ULL, 5ULL, 62ULL, 63ULL, 124ULL, 2147483647ULL, 9223372036854775807ULL}) {
+  for (const std::uint64_t id :
+       {1ULL, 5ULL, 62ULL, 63ULL, 124ULL, 2147483647ULL, 9223372036854775807ULL}) {
     const std::string plain = flakeid::to_radix62(id);
     const std::string padded = flakeid::to_radix62(id, flakeid::radix_padding::full);
     EXPECT_LE(plain.size(), flakeid::radix62_width);
@@ -152,7 +153,8 @@ TEST(text_test, radix36_matches_cosid_published_value) {
 
 // CosId Radix36IdConverterTest: the same round-trip values as for radix 62, 13 characters padded.
 TEST(text_test, radix36_round_trips_cosid_test_values) {
-  for (const std::uint64_t id : {1ULL, 5ULL, 62ULL, 63ULL, 124ULL, 2147483647ULL, 9223372036854775807ULL}) {
+  for (const std::uint64_t id :
+       {1ULL, 5ULL, 62ULL, 63ULL, 124ULL, 2147483647ULL, 9223372036854775807ULL}) {
     const std::string padded = flakeid::to_radix36(id, flakeid::radix_padding::full);
     EXPECT_EQ(padded.size(), flakeid::radix36_width);
     EXPECT_EQ(flakeid::from_radix36(flakeid::to_radix36(id)), id);
@@ -161,8 +163,9 @@ TEST(text_test, radix36_round_trips_cosid_test_values) {
 }
 
 TEST(text_test, radix36_rejects_bad_text) {
-  EXPECT_EQ(id_error([] { return flakeid::from_radix36(""); }),
-            "flakeid: radix36 text \"\" is empty; expected 1 to 13 characters of 0-9A-Z (upper case)");
+  EXPECT_EQ(
+      id_error([] { return flakeid::from_radix36(""); }),
+      "flakeid: radix36 text \"\" is empty; expected 1 to 13 characters of 0-9A-Z (upper case)");
   EXPECT_EQ(id_error([] { return flakeid::from_radix36("1_"); }),
             "flakeid: radix36 text \"1_\" has '_' at index 1; allowed: 0-9A-Z (upper case)");
   EXPECT_EQ(id_error([] { return flakeid::from_radix36("1a"); }),
@@ -200,11 +203,13 @@ TEST(text_test, crockford32_decodes_any_case_and_substitutions) {
 }
 
 TEST(text_test, crockford32_rejects_bad_text) {
-  const std::string allowed = "; allowed: 0-9A-HJKMNP-TV-Z in either case, O read as 0, I and L as 1";
+  const std::string allowed =
+      "; allowed: 0-9A-HJKMNP-TV-Z in either case, O read as 0, I and L as 1";
   EXPECT_EQ(id_error([] { return flakeid::from_crockford32(""); }),
             "flakeid: Crockford base32 text \"\" has 0 characters; exactly 13 are required");
-  EXPECT_EQ(id_error([] { return flakeid::from_crockford32("000000000001"); }),
-            "flakeid: Crockford base32 text \"000000000001\" has 12 characters; exactly 13 are required");
+  EXPECT_EQ(
+      id_error([] { return flakeid::from_crockford32("000000000001"); }),
+      "flakeid: Crockford base32 text \"000000000001\" has 12 characters; exactly 13 are required");
   EXPECT_EQ(id_error([] { return flakeid::from_crockford32("00000000000001"); }),
             "flakeid: Crockford base32 text \"00000000000001\" has 14 characters; exactly 13 are "
             "required");
@@ -214,12 +219,14 @@ TEST(text_test, crockford32_rejects_bad_text) {
             "flakeid: Crockford base32 text \"00000u0000000\" has 'u' at index 5" + allowed);
   EXPECT_EQ(id_error([] { return flakeid::from_crockford32("000000-000000"); }),
             "flakeid: Crockford base32 text \"000000-000000\" has '-' at index 6" + allowed);
-  EXPECT_EQ(id_error([] { return flakeid::from_crockford32("G000000000000"); }),
-            "flakeid: Crockford base32 text \"G000000000000\" overflows 64 bits: its first character "
-            "'G' must be 0-9 or A-F; the largest allowed is \"FZZZZZZZZZZZZ\"");
-  EXPECT_EQ(id_error([] { return flakeid::from_crockford32("z000000000000"); }),
-            "flakeid: Crockford base32 text \"z000000000000\" overflows 64 bits: its first character "
-            "'z' must be 0-9 or A-F; the largest allowed is \"FZZZZZZZZZZZZ\"");
+  EXPECT_EQ(
+      id_error([] { return flakeid::from_crockford32("G000000000000"); }),
+      "flakeid: Crockford base32 text \"G000000000000\" overflows 64 bits: its first character "
+      "'G' must be 0-9 or A-F; the largest allowed is \"FZZZZZZZZZZZZ\"");
+  EXPECT_EQ(
+      id_error([] { return flakeid::from_crockford32("z000000000000"); }),
+      "flakeid: Crockford base32 text \"z000000000000\" overflows 64 bits: its first character "
+      "'z' must be 0-9 or A-F; the largest allowed is \"FZZZZZZZZZZZZ\"");
 }
 
 // ---- properties over random IDs ---------------------------------------------------------------
@@ -311,11 +318,13 @@ TEST(text_test, friendly_puts_datacenter_before_worker_and_gene_last) {
   EXPECT_EQ(flakeid::to_friendly(flakeid::layouts::discord, 175928847299117063ULL),
             "20160430111825796-0-1-7");
   const auto& g = flakeid::layouts::seed_gene;
-  const std::uint64_t id = g.compose({.ticks = 1000, .datacenter = 3, .worker = 4, .sequence = 5, .gene = 6});
+  const std::uint64_t id =
+      g.compose({.ticks = 1000, .datacenter = 3, .worker = 4, .sequence = 5, .gene = 6});
   EXPECT_EQ(flakeid::to_friendly(g, id), "20240824131605000-3-4-5-6");
   EXPECT_EQ(flakeid::from_friendly(g, "20240824131605000-3-4-5-6"), id);
   const auto& m = flakeid::layouts::mastodon;
-  EXPECT_EQ(flakeid::to_friendly(m, m.compose({.ticks = 1000, .sequence = 2})), "19700101000001000-2");
+  EXPECT_EQ(flakeid::to_friendly(m, m.compose({.ticks = 1000, .sequence = 2})),
+            "19700101000001000-2");
 }
 
 TEST(text_test, friendly_uses_seconds_for_second_ticks) {
@@ -339,9 +348,9 @@ TEST(text_test, friendly_floors_a_time_inside_a_tick) {
 TEST(text_test, friendly_round_trips_random_ids_of_every_preset) {
   std::mt19937_64 rng(1234);
   const flakeid::layout* presets[] = {
-      &flakeid::layouts::twitter,  &flakeid::layouts::discord,       &flakeid::layouts::sonyflake,
-      &flakeid::layouts::sonyflake_v2, &flakeid::layouts::instagram, &flakeid::layouts::cosid,
-      &flakeid::layouts::cosid_seconds, &flakeid::layouts::cosid_js, &flakeid::layouts::baidu,
+      &flakeid::layouts::twitter,       &flakeid::layouts::discord,   &flakeid::layouts::sonyflake,
+      &flakeid::layouts::sonyflake_v2,  &flakeid::layouts::instagram, &flakeid::layouts::cosid,
+      &flakeid::layouts::cosid_seconds, &flakeid::layouts::cosid_js,  &flakeid::layouts::baidu,
       &flakeid::layouts::seed_classic,  &flakeid::layouts::seed_gene};
   const minutes offsets[] = {minutes{0}, hours{8}, -hours{5} - minutes{30}, hours{18}, -hours{18}};
   for (const flakeid::layout* l : presets) {
@@ -377,29 +386,35 @@ TEST(text_test, friendly_rejects_bad_text) {
     return id_error([&] { return flakeid::from_friendly(l, t, hours{8}); });
   };
   // The four rejections of CosId's SnowflakeFriendlyIdConverterTest.
-  EXPECT_EQ(from("20191224235959999-5-0"),
-            "flakeid: friendly ID \"20191224235959999-5-0\" has time 2019-12-24T15:59:59.999Z, outside "
-            "the layout's range [2019-12-24T16:00:00.000Z, 2089-08-30T07:47:35.551Z]");
-  EXPECT_EQ(from("99991231235959999-5-0"),
-            "flakeid: friendly ID \"99991231235959999-5-0\" has time 9999-12-31T15:59:59.999Z, outside "
-            "the layout's range [2019-12-24T16:00:00.000Z, 2089-08-30T07:47:35.551Z]");
+  EXPECT_EQ(
+      from("20191224235959999-5-0"),
+      "flakeid: friendly ID \"20191224235959999-5-0\" has time 2019-12-24T15:59:59.999Z, outside "
+      "the layout's range [2019-12-24T16:00:00.000Z, 2089-08-30T07:47:35.551Z]");
+  EXPECT_EQ(
+      from("99991231235959999-5-0"),
+      "flakeid: friendly ID \"99991231235959999-5-0\" has time 9999-12-31T15:59:59.999Z, outside "
+      "the layout's range [2019-12-24T16:00:00.000Z, 2089-08-30T07:47:35.551Z]");
   EXPECT_EQ(from("20220320133617924-1024-0"),
-            "flakeid: friendly ID \"20220320133617924-1024-0\" has worker 1024 at index 18; allowed [0, 1023]");
-  EXPECT_EQ(from("20220320133617924-5-4096"),
-            "flakeid: friendly ID \"20220320133617924-5-4096\" has sequence 4096 at index 20; allowed "
-            "[0, 4095]");
+            "flakeid: friendly ID \"20220320133617924-1024-0\" has worker 1024 at index 18; "
+            "allowed [0, 1023]");
+  EXPECT_EQ(
+      from("20220320133617924-5-4096"),
+      "flakeid: friendly ID \"20220320133617924-5-4096\" has sequence 4096 at index 20; allowed "
+      "[0, 4095]");
   EXPECT_EQ(from("20220320133617924-5-99999999999999999999"),
             "flakeid: friendly ID \"20220320133617924-5-99999999999999999999\" has sequence "
             "99999999999999999999 at index 20; allowed [0, 4095]");
   EXPECT_EQ(from(""),
             "flakeid: friendly ID \"\" must start with 17 digits yyyyMMddHHmmssSSS; got \"\" (this "
             "layout's form is yyyyMMddHHmmssSSS-worker-sequence)");
-  EXPECT_EQ(from("2022032013361792-5-0"),
-            "flakeid: friendly ID \"2022032013361792-5-0\" must start with 17 digits yyyyMMddHHmmssSSS; "
-            "got \"2022032013361792\" (this layout's form is yyyyMMddHHmmssSSS-worker-sequence)");
-  EXPECT_EQ(from("2022032013361792x-5-0"),
-            "flakeid: friendly ID \"2022032013361792x-5-0\" must start with 17 digits yyyyMMddHHmmssSSS; "
-            "got \"2022032013361792x\" (this layout's form is yyyyMMddHHmmssSSS-worker-sequence)");
+  EXPECT_EQ(
+      from("2022032013361792-5-0"),
+      "flakeid: friendly ID \"2022032013361792-5-0\" must start with 17 digits yyyyMMddHHmmssSSS; "
+      "got \"2022032013361792\" (this layout's form is yyyyMMddHHmmssSSS-worker-sequence)");
+  EXPECT_EQ(
+      from("2022032013361792x-5-0"),
+      "flakeid: friendly ID \"2022032013361792x-5-0\" must start with 17 digits yyyyMMddHHmmssSSS; "
+      "got \"2022032013361792x\" (this layout's form is yyyyMMddHHmmssSSS-worker-sequence)");
   EXPECT_EQ(from("20221320133617924-5-0"),
             "flakeid: friendly ID \"20221320133617924-5-0\" has an impossible time "
             "\"20221320133617924\": month 13 is outside [1, 12]");
@@ -415,21 +430,25 @@ TEST(text_test, friendly_rejects_bad_text) {
   EXPECT_EQ(from("20220320133660924-5-0"),
             "flakeid: friendly ID \"20220320133660924-5-0\" has an impossible time "
             "\"20220320133660924\": second 60 is outside [0, 59]");
-  EXPECT_EQ(from("20220320133617924-5"),
-            "flakeid: friendly ID \"20220320133617924-5\" has 1 number after the time; this layout's "
-            "form is yyyyMMddHHmmssSSS-worker-sequence");
+  EXPECT_EQ(
+      from("20220320133617924-5"),
+      "flakeid: friendly ID \"20220320133617924-5\" has 1 number after the time; this layout's "
+      "form is yyyyMMddHHmmssSSS-worker-sequence");
   EXPECT_EQ(from("20220320133617924-1-5-0"),
             "flakeid: friendly ID \"20220320133617924-1-5-0\" has 3 numbers after the time; this "
             "layout's form is yyyyMMddHHmmssSSS-worker-sequence");
-  EXPECT_EQ(from("20220320133617924-5-"),
-            "flakeid: friendly ID \"20220320133617924-5-\" has \"\" at index 20 where the sequence goes; "
-            "expected decimal digits");
-  EXPECT_EQ(from("20220320133617924-+5-0"),
-            "flakeid: friendly ID \"20220320133617924-+5-0\" has \"+5\" at index 18 where the worker "
-            "goes; expected decimal digits");
-  EXPECT_EQ(from("20220320133617924- 5-0"),
-            "flakeid: friendly ID \"20220320133617924- 5-0\" has \" 5\" at index 18 where the worker "
-            "goes; expected decimal digits");
+  EXPECT_EQ(
+      from("20220320133617924-5-"),
+      "flakeid: friendly ID \"20220320133617924-5-\" has \"\" at index 20 where the sequence goes; "
+      "expected decimal digits");
+  EXPECT_EQ(
+      from("20220320133617924-+5-0"),
+      "flakeid: friendly ID \"20220320133617924-+5-0\" has \"+5\" at index 18 where the worker "
+      "goes; expected decimal digits");
+  EXPECT_EQ(
+      from("20220320133617924- 5-0"),
+      "flakeid: friendly ID \"20220320133617924- 5-0\" has \" 5\" at index 18 where the worker "
+      "goes; expected decimal digits");
 }
 
 TEST(text_test, friendly_rejects_bad_offsets_and_reserved_bits) {

@@ -56,8 +56,8 @@ TEST(tick_clock_test, drift_is_the_wall_clock_minus_the_tick_clock) {
 TEST(tick_clock_test, a_tick_snowflake_on_it_mints_from_the_monotonic_time) {
   fake_monotonic::reset();
   const fake_tick_clock clock{sys_time<nanoseconds>{start_time}};
-  flakeid::basic_snowflake<flakeid::layouts::twitter, fake_tick_clock, flakeid::classic_policies> gen{
-      flakeid::worker_id{3}, clock};
+  flakeid::basic_snowflake<flakeid::layouts::twitter, fake_tick_clock, flakeid::classic_policies>
+      gen{flakeid::worker_id{3}, clock};
   const auto ticks0 = static_cast<std::uint64_t>(start_ms - twitter_epoch);
   EXPECT_EQ(gen.next_id(), twitter_id(ticks0, 0, 3, 0));
   fake_monotonic::advance(999us);

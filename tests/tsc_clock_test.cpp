@@ -61,7 +61,8 @@ TEST(tsc_clock_test, calibrated_rate_is_a_plausible_counter_frequency) {
 TEST(tsc_clock_test, readings_never_decrease_within_a_thread) {
   auto prev = flakeid::tsc_steady_clock::now();
   for (int i = 0; i < 200'000; ++i) {
-    const auto t = (i % 2) != 0 ? flakeid::tsc_steady_clock::now() : flakeid::tsc_steady_clock::now_fenced();
+    const auto t =
+        (i % 2) != 0 ? flakeid::tsc_steady_clock::now() : flakeid::tsc_steady_clock::now_fenced();
     ASSERT_GE(t, prev) << "at reading " << i;
     prev = t;
   }
@@ -84,12 +85,15 @@ TEST(tsc_clock_test, agrees_with_steady_clock_on_nested_intervals) {
   EXPECT_LE(tsc_inner, (s3 - s0) + slack(s3 - s0));
   EXPECT_GE(tsc_inner + slack(tsc_inner), s2 - s1);
   // Same epoch: a reading lies between the steady readings around it (within the same slack).
-  EXPECT_LE(nanoseconds{t0.time_since_epoch()}, nanoseconds{s1.time_since_epoch()} + slack(s1.time_since_epoch()));
-  EXPECT_GE(nanoseconds{t1.time_since_epoch()} + slack(s2.time_since_epoch()), nanoseconds{s2.time_since_epoch()});
+  EXPECT_LE(nanoseconds{t0.time_since_epoch()},
+            nanoseconds{s1.time_since_epoch()} + slack(s1.time_since_epoch()));
+  EXPECT_GE(nanoseconds{t1.time_since_epoch()} + slack(s2.time_since_epoch()),
+            nanoseconds{s2.time_since_epoch()});
 }
 
 TEST(tsc_clock_test, fast_tick_generator_mints_increasing_ids_near_wall_time) {
-  flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::fast_tick_clock> gen{flakeid::worker_id{3}};
+  flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::fast_tick_clock> gen{
+      flakeid::worker_id{3}};
   std::uint64_t prev = 0;
   for (int i = 0; i < 100'000; ++i) {
     const std::uint64_t id = gen.next_id();
@@ -102,7 +106,8 @@ TEST(tsc_clock_test, fast_tick_generator_mints_increasing_ids_near_wall_time) {
 }
 
 TEST(tsc_clock_test, fast_tick_generator_is_unique_across_threads) {
-  flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::fast_tick_clock> gen{flakeid::worker_id{1}};
+  flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::fast_tick_clock> gen{
+      flakeid::worker_id{1}};
   constexpr int per_thread = 100'000;
   std::vector<std::vector<std::uint64_t>> out(3);
   std::vector<std::thread> pool;
@@ -146,7 +151,8 @@ class lagging_clock {
 TEST(tsc_clock_test, generator_reads_a_clock_again_fenced_before_calling_it_a_step_back) {
   const sys_time<milliseconds> t{sys_days{2024y / 1 / 1}};
   const lagging_clock clock{t};
-  flakeid::classic_snowflake<flakeid::layouts::twitter, lagging_clock> gen{flakeid::worker_id{1}, clock};
+  flakeid::classic_snowflake<flakeid::layouts::twitter, lagging_clock> gen{flakeid::worker_id{1},
+                                                                           clock};
   const std::uint64_t first = gen.next_id();
 
   // The plain reading is a tick behind the state, the fenced one is not: no step back.

@@ -32,7 +32,9 @@ TEST(worker_id_test, fixed_node_uses_the_given_ids) {
   EXPECT_EQ(gen.node(), (flakeid::node_id{2, 30}));
   EXPECT_EQ(gen.node_source(), "fixed");
   EXPECT_EQ(gen.next_id(), twitter_id(ticks0, 2, 30, 0));
-  EXPECT_EQ(error_of<flakeid::field_range_error>([&] { classic g{flakeid::fixed_node{flakeid::worker_id{32}}, clock}; }),
+  EXPECT_EQ(error_of<flakeid::field_range_error>([&] {
+              classic g{flakeid::fixed_node{flakeid::worker_id{32}}, clock};
+            }),
             "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
 }
 
@@ -45,23 +47,30 @@ TEST(worker_id_test, env_worker_id_reads_the_variables) {
   EXPECT_EQ(gen.node_source(), "env FLAKEID_TEST_WORKER");
   EXPECT_EQ(gen.next_id(), twitter_id(ticks0, 3, 17, 0));
 
-  const auto only_worker = flakeid::env_worker_id{"FLAKEID_TEST_WORKER", ""}.assign(flakeid::layouts::twitter);
+  const auto only_worker =
+      flakeid::env_worker_id{"FLAKEID_TEST_WORKER", ""}.assign(flakeid::layouts::twitter);
   EXPECT_EQ(only_worker.node, (flakeid::node_id{0, 17}));
 }
 
 TEST(worker_id_test, env_worker_id_rejects_a_missing_or_bad_variable) {
   ::unsetenv("FLAKEID_TEST_MISSING");
   flakeid::manual_clock clock{start_time};
-  EXPECT_EQ(error_of<flakeid::worker_id_error>([&] { classic g{flakeid::env_worker_id{"FLAKEID_TEST_MISSING", ""}, clock}; }),
+  EXPECT_EQ(error_of<flakeid::worker_id_error>([&] {
+              classic g{flakeid::env_worker_id{"FLAKEID_TEST_MISSING", ""}, clock};
+            }),
             "flakeid: environment variable FLAKEID_TEST_MISSING is not set");
   for (const char* bad : {"abc", "", "12x", "-1", " 3"}) {
     ::setenv("FLAKEID_TEST_BAD", bad, 1);
-    EXPECT_EQ(error_of<flakeid::worker_id_error>([&] { classic g{flakeid::env_worker_id{"FLAKEID_TEST_BAD", ""}, clock}; }),
+    EXPECT_EQ(error_of<flakeid::worker_id_error>([&] {
+                classic g{flakeid::env_worker_id{"FLAKEID_TEST_BAD", ""}, clock};
+              }),
               std::string("flakeid: environment variable FLAKEID_TEST_BAD is '") + bad +
                   "', not a decimal number");
   }
   ::setenv("FLAKEID_TEST_BIG", "32", 1);
-  EXPECT_EQ(error_of<flakeid::field_range_error>([&] { classic g{flakeid::env_worker_id{"FLAKEID_TEST_BIG", ""}, clock}; }),
+  EXPECT_EQ(error_of<flakeid::field_range_error>([&] {
+              classic g{flakeid::env_worker_id{"FLAKEID_TEST_BIG", ""}, clock};
+            }),
             "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
 }
 
@@ -71,22 +80,30 @@ TEST(worker_id_test, statefulset_ordinal_takes_the_number_after_the_last_dash) {
   EXPECT_EQ(gen.node(), (flakeid::node_id{0, 12}));
   EXPECT_EQ(gen.node_source(), "statefulset ordinal of orders-12");
   EXPECT_EQ(gen.next_id(), twitter_id(ticks0, 0, 12, 0));
-  EXPECT_EQ(flakeid::statefulset_ordinal{"order-api-7"}.assign(flakeid::layouts::twitter).node.worker, 7U);
-  EXPECT_EQ(flakeid::statefulset_ordinal{"orders-1023"}.assign(flakeid::layouts::cosid).node.worker, 1023U);
+  EXPECT_EQ(
+      flakeid::statefulset_ordinal{"order-api-7"}.assign(flakeid::layouts::twitter).node.worker,
+      7U);
+  EXPECT_EQ(flakeid::statefulset_ordinal{"orders-1023"}.assign(flakeid::layouts::cosid).node.worker,
+            1023U);
 }
 
 TEST(worker_id_test, statefulset_ordinal_rejects_names_without_a_usable_ordinal) {
   const auto& l = flakeid::layouts::twitter;
-  EXPECT_EQ(error_of<flakeid::worker_id_error>([&] { (void)flakeid::statefulset_ordinal{"orders"}.assign(l); }),
+  EXPECT_EQ(error_of<flakeid::worker_id_error>(
+                [&] { (void)flakeid::statefulset_ordinal{"orders"}.assign(l); }),
             "flakeid: host name 'orders' has no StatefulSet ordinal (expected <name>-<number>)");
-  EXPECT_EQ(error_of<flakeid::worker_id_error>([&] { (void)flakeid::statefulset_ordinal{"orders-"}.assign(l); }),
+  EXPECT_EQ(error_of<flakeid::worker_id_error>(
+                [&] { (void)flakeid::statefulset_ordinal{"orders-"}.assign(l); }),
             "flakeid: host name 'orders-' has no StatefulSet ordinal (expected <name>-<number>)");
-  EXPECT_EQ(error_of<flakeid::worker_id_error>([&] { (void)flakeid::statefulset_ordinal{"orders-abc"}.assign(l); }),
+  EXPECT_EQ(error_of<flakeid::worker_id_error>(
+                [&] { (void)flakeid::statefulset_ordinal{"orders-abc"}.assign(l); }),
             "flakeid: host name 'orders-abc' ends in 'abc', not a StatefulSet ordinal");
-  EXPECT_EQ(error_of<flakeid::field_range_error>([&] { (void)flakeid::statefulset_ordinal{"orders-32"}.assign(l); }),
+  EXPECT_EQ(error_of<flakeid::field_range_error>(
+                [&] { (void)flakeid::statefulset_ordinal{"orders-32"}.assign(l); }),
             "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
   flakeid::manual_clock clock{start_time};
-  EXPECT_THROW((classic{flakeid::statefulset_ordinal{"orders-99"}, clock}), flakeid::field_range_error);
+  EXPECT_THROW((classic{flakeid::statefulset_ordinal{"orders-99"}, clock}),
+               flakeid::field_range_error);
 }
 
 TEST(worker_id_test, host_pid_guess_stays_within_the_layouts_fields) {
@@ -134,7 +151,8 @@ TEST(worker_id_test, a_lost_lease_stops_minting_until_it_is_held_again) {
 TEST(worker_id_test, lease_fence_publishes_the_newest_tick_of_a_gene_generator) {
   auto fence = std::make_shared<flakeid::lease_fence>();
   flakeid::manual_clock clock{start_time};
-  flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock> gen{leased(fence), clock};
+  flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock> gen{leased(fence),
+                                                                                  clock};
   (void)gen.next_id(1);
   clock.advance(5ms);
   (void)gen.next_id(2);

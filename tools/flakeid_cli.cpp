@@ -185,9 +185,10 @@ arguments read_arguments(std::string_view command, std::span<char* const> argv,
     for (const auto& o : allowed)
       if (o.name == name) spec = &o;
     if (spec == nullptr)
-      fail("flakeid " + std::string(command) + ": unknown option " + quote(name) + "; see 'flakeid " +
-           std::string(command) + " --help'");
-    if (a.get(name)) fail("flakeid " + std::string(command) + ": option " + quote(name) + " is given twice");
+      fail("flakeid " + std::string(command) + ": unknown option " + quote(name) +
+           "; see 'flakeid " + std::string(command) + " --help'");
+    if (a.get(name))
+      fail("flakeid " + std::string(command) + ": option " + quote(name) + " is given twice");
     std::string_view value;
     if (spec->takes_value) {
       if (eq != std::string_view::npos) {
@@ -306,13 +307,16 @@ struct default_node {
 };
 
 default_node default_worker(const flakeid::layout& l) {
-  if (std::getenv("FLAKEID_WORKER_ID") != nullptr) return {flakeid::env_worker_id{}.assign(l), nullptr};
+  if (std::getenv("FLAKEID_WORKER_ID") != nullptr)
+    return {flakeid::env_worker_id{}.assign(l), nullptr};
   flakeid::lease_options options;
-  if (const char* ns = std::getenv("FLAKEID_LEASE_NAMESPACE"); ns != nullptr && *ns != '\0') options.name_space = ns;
+  if (const char* ns = std::getenv("FLAKEID_LEASE_NAMESPACE"); ns != nullptr && *ns != '\0')
+    options.name_space = ns;
   const char* dir = std::getenv("FLAKEID_LEASE_DIR");
   try {
     auto lease = std::make_shared<flakeid::file_lease>(
-        options, (dir != nullptr && *dir != '\0') ? std::filesystem::path(dir) : flakeid::default_lease_directory());
+        options, (dir != nullptr && *dir != '\0') ? std::filesystem::path(dir)
+                                                  : flakeid::default_lease_directory());
     default_node d{lease->assign(l), nullptr};
     d.keep = lease;
     return d;
@@ -330,7 +334,8 @@ void mint(Generator& gen, const gen_request& r) {
   std::vector<std::uint64_t> ids(static_cast<std::size_t>(std::min<std::uint64_t>(r.count, 4096)));
   std::string out;
   for (std::uint64_t left = r.count; left != 0;) {
-    const std::span<std::uint64_t> batch(ids.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, ids.size())));
+    const std::span<std::uint64_t> batch(
+        ids.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, ids.size())));
     if constexpr (Generator::has_gene) {
       gen.next_ids(batch, r.gene.value_or(0));
     } else {
@@ -384,13 +389,14 @@ constexpr std::size_t preset_count = flakeid::preset_names().size();
 constexpr auto gen_table = make_gen_table(std::make_index_sequence<preset_count>{});
 
 int run_gen(std::span<char* const> argv) {
-  static constexpr option_spec allowed[] = {{"-n", true},      {"--layout", true}, {"--generator", true},
-                                            {"--worker", true}, {"--datacenter", true}, {"--gene", true},
-                                            {"--to", true}};
+  static constexpr option_spec allowed[] = {
+      {"-n", true},           {"--layout", true}, {"--generator", true}, {"--worker", true},
+      {"--datacenter", true}, {"--gene", true},   {"--to", true}};
   const arguments a = read_arguments("gen", argv, allowed);
   if (a.help) return print_help(gen_help);
   if (!a.operands.empty())
-    fail("flakeid gen: unexpected argument " + quote(a.operands.front()) + "; see 'flakeid gen --help'");
+    fail("flakeid gen: unexpected argument " + quote(a.operands.front()) +
+         "; see 'flakeid gen --help'");
 
   gen_request r;
   r.count = read_number("gen", "-n", a.get("-n").value_or("1"), 1'000'000'000);
@@ -408,7 +414,8 @@ int run_gen(std::span<char* const> argv) {
     r.kind = generator_kind::gene;
     default_layout = "seed_gene";
   } else {
-    fail("flakeid gen: generator " + quote(kind) + " is unknown; allowed: classic, gene, cosid, tick");
+    fail("flakeid gen: generator " + quote(kind) +
+         " is unknown; allowed: classic, gene, cosid, tick");
   }
   const flakeid::layout l = read_layout(a, default_layout);
   r.layout_name = a.get("--layout").value_or(default_layout);
@@ -417,11 +424,14 @@ int run_gen(std::span<char* const> argv) {
 
   const bool gene_layout = l.has(flakeid::field_kind::gene);
   if (r.gene && !gene_layout)
-    fail("flakeid gen: layout " + r.layout_name + " has no gene field, so --gene cannot apply; use a "
+    fail("flakeid gen: layout " + r.layout_name +
+         " has no gene field, so --gene cannot apply; use a "
          "layout with one, such as seed_gene");
   if (r.kind == generator_kind::gene && !(gene_layout && l.shift(flakeid::field_kind::gene) == 0))
-    fail("flakeid gen: the gene generator needs a layout whose lowest field is a gene, such as "
-         "seed_gene; layout " + r.layout_name + " has none");
+    fail(
+        "flakeid gen: the gene generator needs a layout whose lowest field is a gene, such as "
+        "seed_gene; layout " +
+        r.layout_name + " has none");
 
   std::size_t preset = preset_count;
   for (std::size_t i = 0; i < preset_count; ++i)
@@ -429,7 +439,8 @@ int run_gen(std::span<char* const> argv) {
   if (preset == preset_count)
     fail("flakeid gen: layout " + quote(r.layout_name) +
          " is not a preset; generators take their layout at compile time, so mint IDs of a custom "
-         "layout from a program (flakeid::classic_snowflake<my_layout>); 'flakeid layouts' lists the presets");
+         "layout from a program (flakeid::classic_snowflake<my_layout>); 'flakeid layouts' lists "
+         "the presets");
 
   default_node fallback;
   if (const auto w = a.get("--worker")) {
@@ -439,7 +450,8 @@ int run_gen(std::span<char* const> argv) {
     fallback = default_worker(l);
     r.node = fallback.assignment;
   }
-  if (const auto d = a.get("--datacenter")) r.node.node.datacenter = read_number("gen", "--datacenter", *d);
+  if (const auto d = a.get("--datacenter"))
+    r.node.node.datacenter = read_number("gen", "--datacenter", *d);
   if (!a.get("--worker"))
     std::fprintf(stderr, "flakeid gen: worker %llu from %s\n",
                  static_cast<unsigned long long>(r.node.node.worker), r.node.source.c_str());
@@ -450,7 +462,8 @@ int run_gen(std::span<char* const> argv) {
 // ---- parse -------------------------------------------------------------------------------------
 
 int run_parse(std::span<char* const> argv) {
-  static constexpr option_spec allowed[] = {{"--layout", true}, {"--format", true}, {"--input", true}};
+  static constexpr option_spec allowed[] = {
+      {"--layout", true}, {"--format", true}, {"--input", true}};
   const arguments a = read_arguments("parse", argv, allowed);
   if (a.help) return print_help(parse_help);
   if (a.operands.empty()) fail("flakeid parse: give at least one ID; see 'flakeid parse --help'");
@@ -472,12 +485,14 @@ int run_parse(std::span<char* const> argv) {
   std::string out;
   for (const auto& [id, p] : decoded) {
     const std::string time = utc_text(p.timestamp);
-    out += json ? "{\"id\":\"" + std::to_string(id) + "\",\"time\":\"" + time +
-                      "\",\"unix_ms\":" + std::to_string(p.timestamp.time_since_epoch().count()) +
-                      ",\"ticks\":" + std::to_string(p.ticks)
-                : "id=" + std::to_string(id) + " time=" + time + " ticks=" + std::to_string(p.ticks);
+    out += json
+               ? "{\"id\":\"" + std::to_string(id) + "\",\"time\":\"" + time +
+                     "\",\"unix_ms\":" + std::to_string(p.timestamp.time_since_epoch().count()) +
+                     ",\"ticks\":" + std::to_string(p.ticks)
+               : "id=" + std::to_string(id) + " time=" + time + " ticks=" + std::to_string(p.ticks);
     for (const flakeid::field& f : l.fields()) {
-      if (f.kind == flakeid::field_kind::timestamp || f.kind == flakeid::field_kind::reserved) continue;
+      if (f.kind == flakeid::field_kind::timestamp || f.kind == flakeid::field_kind::reserved)
+        continue;
       const std::string name(flakeid::to_string(f.kind));
       const std::string value = std::to_string(l.extract(id, f.kind));
       out += json ? ",\"" + name + "\":" + value : " " + name + "=" + value;
@@ -518,8 +533,8 @@ int run_range(std::span<char* const> argv) {
   const std::string column(a.get("--column").value_or("id"));
   const std::string lo = std::to_string(b.lo);
   const std::string hi = std::to_string(b.hi);
-  std::printf("[%s, %s)\n%s >= %s AND %s < %s\n", lo.c_str(), hi.c_str(), column.c_str(), lo.c_str(),
-              column.c_str(), hi.c_str());
+  std::printf("[%s, %s)\n%s >= %s AND %s < %s\n", lo.c_str(), hi.c_str(), column.c_str(),
+              lo.c_str(), column.c_str(), hi.c_str());
   return exit_ok;
 }
 
@@ -532,7 +547,8 @@ int run_encode(std::span<char* const> argv) {
   const auto to = a.get("--to");
   if (!to) fail("flakeid encode: give the form with --to radix62|radix36|base32|friendly");
   const text_form form = read_form("encode", "--to", *to, false);
-  if (a.operands.empty()) fail("flakeid encode: give at least one decimal ID; see 'flakeid encode --help'");
+  if (a.operands.empty())
+    fail("flakeid encode: give at least one decimal ID; see 'flakeid encode --help'");
   const flakeid::layout l = read_layout(a, "twitter");
   const auto pad = a.flag("--pad") ? flakeid::radix_padding::full : flakeid::radix_padding::none;
   std::string out;
@@ -569,7 +585,8 @@ int run_decode(std::span<char* const> argv) {
 int run_layouts(std::span<char* const> argv) {
   const arguments a = read_arguments("layouts", argv, {});
   if (a.help) return print_help(layouts_help);
-  if (!a.operands.empty()) fail("flakeid layouts: unexpected argument " + quote(a.operands.front()));
+  if (!a.operands.empty())
+    fail("flakeid layouts: unexpected argument " + quote(a.operands.front()));
   for (const std::string_view name : flakeid::preset_names()) {
     const flakeid::layout& l = flakeid::layout_by_name(name);
     std::printf("%-14.*s %-62s expires %s\n", static_cast<int>(name.size()), name.data(),
@@ -581,7 +598,10 @@ int run_layouts(std::span<char* const> argv) {
 // ---- main --------------------------------------------------------------------------------------
 
 int run(std::span<char* const> args) {
-  if (args.empty()) fail("flakeid: give a command (gen, parse, range, encode, decode, layouts); see 'flakeid --help'");
+  if (args.empty())
+    fail(
+        "flakeid: give a command (gen, parse, range, encode, decode, layouts); see 'flakeid "
+        "--help'");
   const std::string_view command = args[0];
   const std::span<char* const> rest = args.subspan(1);
   if (command == "--help" || command == "-h" || command == "help") {
@@ -616,7 +636,8 @@ void report(const std::exception& e) {
 
 int main(int argc, char** argv) {
   try {
-    const int rc = run(std::span<char* const>(argv + 1, static_cast<std::size_t>(argc > 0 ? argc - 1 : 0)));
+    const int rc =
+        run(std::span<char* const>(argv + 1, static_cast<std::size_t>(argc > 0 ? argc - 1 : 0)));
     return std::fflush(stdout) == 0 ? rc : exit_failure;
   } catch (const std::invalid_argument& e) {  // usage errors, bad layouts, bad ID text
     report(e);

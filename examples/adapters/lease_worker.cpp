@@ -39,8 +39,8 @@ int main() {
   try {
     // The lease outlives the generator: declared first, destroyed last (then released).
     flakeid::classic_snowflake<> gen{*lease};
-    std::cout << "worker " << gen.node().worker << " (datacenter " << gen.node().datacenter << ") from "
-              << gen.node_source() << '\n';
+    std::cout << "worker " << gen.node().worker << " (datacenter " << gen.node().datacenter
+              << ") from " << gen.node_source() << '\n';
     for (int i = 0; i < 3; ++i) {
       const std::uint64_t id = gen.next_id();
       const auto p = gen.decompose(id);

@@ -35,7 +35,8 @@ concept clock_source = requires(const C& c) {
   { C::is_steady } -> std::convertible_to<bool>;
   { c.now() } -> std::same_as<typename C::time_point>;
   requires std::same_as<typename C::time_point::clock, std::chrono::system_clock>;
-} && std::copy_constructible<C>;
+}
+&&std::copy_constructible<C>;
 
 /// The system wall clock. Stateless; `now()` is `std::chrono::system_clock::now()`.
 struct wall_clock {
@@ -72,15 +73,17 @@ class basic_tick_clock {
   basic_tick_clock() noexcept : basic_tick_clock(warm_up{}) {}
 
   /// Starts from a given wall time (a restored state, a test).
-  explicit basic_tick_clock(time_point start) noexcept : base_wall_(start), base_mono_(Monotonic::now()) {}
+  explicit basic_tick_clock(time_point start) noexcept
+      : base_wall_(start), base_mono_(Monotonic::now()) {}
 
   [[nodiscard]] time_point now() const noexcept {
     return base_wall_ + std::chrono::duration_cast<duration>(Monotonic::now() - base_mono_);
   }
   /// `now()` from `Monotonic::now_fenced()`: a reading not taken before earlier loads (only
   /// when `Monotonic` has it, as `tsc_steady_clock` does).
-  [[nodiscard]] time_point now_fenced() const noexcept
-    requires requires { Monotonic::now_fenced(); }
+  [[nodiscard]] time_point now_fenced() const noexcept requires requires {
+    Monotonic::now_fenced();
+  }
   {
     return base_wall_ + std::chrono::duration_cast<duration>(Monotonic::now_fenced() - base_mono_);
   }
@@ -165,7 +168,9 @@ class manual_clock {
 namespace detail {
 
 template <class C>
-concept has_sleep_for = requires(const C& c, std::chrono::nanoseconds d) { c.sleep_for(d); };
+concept has_sleep_for = requires(const C& c, std::chrono::nanoseconds d) {
+  c.sleep_for(d);
+};
 
 /// Unix milliseconds of a clock reading.
 template <class TimePoint>

@@ -42,8 +42,11 @@ class clock_guard_file {
     return o;
   }
 
-  clock_guard_file(std::filesystem::path file, fixed_node node, lease_options options = default_options())
-      : node_(node.node), file_(file), lease_(std::make_unique<detail::file_lease_store>(file, options), with_horizon(options)) {}
+  clock_guard_file(std::filesystem::path file, fixed_node node,
+                   lease_options options = default_options())
+      : node_(node.node),
+        file_(file),
+        lease_(std::make_unique<detail::file_lease_store>(file, options), with_horizon(options)) {}
 
   /// Reads the file (waiting or throwing as the class comment says), locks it and starts the
   /// writer; the assignment carries the fixed node and the recorded timestamp.
@@ -63,7 +66,9 @@ class clock_guard_file {
   [[nodiscard]] std::int64_t recorded_unix_ms() const { return lease_.previous_last_unix_ms(); }
   /// Writes the exact last timestamp and unlocks the file (also done by the destructor).
   void release() noexcept { lease_.release(); }
-  [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept { return lease_.fence(); }
+  [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept {
+    return lease_.fence();
+  }
 
  private:
   static lease_options with_horizon(lease_options o) {

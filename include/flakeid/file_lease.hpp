@@ -39,13 +39,20 @@ namespace detail {
 class file_lease_store final : public lease_store {
  public:
   file_lease_store(std::filesystem::path dir, const lease_options& o, bool honour_reuse_time)
-      : dir_(std::move(dir)), ns_(o.name_space), ttl_ms_(o.ttl.count()), guard_ms_(o.safe_guard.count()),
+      : dir_(std::move(dir)),
+        ns_(o.name_space),
+        ttl_ms_(o.ttl.count()),
+        guard_ms_(o.safe_guard.count()),
         honour_reuse_(honour_reuse_time) {}
 
   /// A store for one named file (the clock guard): id 0 is `file`.
   file_lease_store(std::filesystem::path file, const lease_options& o)
-      : dir_(file.parent_path()), ns_(o.name_space), ttl_ms_(o.ttl.count()), guard_ms_(o.safe_guard.count()),
-        honour_reuse_(false), single_(std::move(file)) {}
+      : dir_(file.parent_path()),
+        ns_(o.name_space),
+        ttl_ms_(o.ttl.count()),
+        guard_ms_(o.safe_guard.count()),
+        honour_reuse_(false),
+        single_(std::move(file)) {}
 
   ~file_lease_store() override {
     for (auto& [id, fd] : fds_) ::close(fd);
@@ -162,8 +169,10 @@ class file_lease_store final : public lease_store {
 /// Throws `lease_store_error` (from `acquire`/`assign`) when a file cannot be opened or locked.
 class file_lease : public lease {
  public:
-  explicit file_lease(lease_options options = {}, std::filesystem::path directory = default_lease_directory())
-      : lease(std::make_unique<detail::file_lease_store>(std::move(directory), options, true), options) {}
+  explicit file_lease(lease_options options = {},
+                      std::filesystem::path directory = default_lease_directory())
+      : lease(std::make_unique<detail::file_lease_store>(std::move(directory), options, true),
+              options) {}
 };
 
 }  // namespace flakeid

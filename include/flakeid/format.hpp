@@ -57,9 +57,7 @@ namespace flakeid {
 }
 
 /// Writes `to_string(p)` to `os`, honouring its width and fill as for a string.
-inline std::ostream& operator<<(std::ostream& os, const id_parts& p) {
-  return os << to_string(p);
-}
+inline std::ostream& operator<<(std::ostream& os, const id_parts& p) { return os << to_string(p); }
 
 }  // namespace flakeid
 

@@ -33,8 +33,8 @@
 #include <string>
 #include <string_view>
 
-#include "errors.hpp"
 #include "detail/time_format.hpp"
+#include "errors.hpp"
 
 namespace flakeid {
 
@@ -90,7 +90,9 @@ struct id_parts {
 struct id_bounds {
   std::uint64_t lo = 0;
   std::uint64_t hi = 0;
-  [[nodiscard]] constexpr bool contains(std::uint64_t id) const noexcept { return lo <= id && id < hi; }
+  [[nodiscard]] constexpr bool contains(std::uint64_t id) const noexcept {
+    return lo <= id && id < hi;
+  }
   [[nodiscard]] constexpr bool empty() const noexcept { return lo >= hi; }
   friend constexpr bool operator==(const id_bounds&, const id_bounds&) = default;
 };
@@ -108,7 +110,8 @@ namespace detail {
   reject_layout("the tick must be at least 1 ms", got);
 }
 [[noreturn]] inline void layout_needs_between_2_and_6_fields(long long got) {
-  reject_layout("a layout needs 2 to 6 fields: a timestamp, a sequence, each kind at most once", got);
+  reject_layout("a layout needs 2 to 6 fields: a timestamp, a sequence, each kind at most once",
+                got);
 }
 [[noreturn]] inline void layout_field_width_must_not_be_0(long long index) {
   reject_layout("a field has width 0 (index given); give it at least 1 bit or remove it", index);
@@ -150,7 +153,8 @@ namespace detail {
                    : " for a " + std::to_string(bits) + "-bit field";
   throw field_range_error(msg);
 }
-[[noreturn]] inline void reject_time(std::int64_t unix_ms, std::int64_t first_ms, std::int64_t last_ms) {
+[[noreturn]] inline void reject_time(std::int64_t unix_ms, std::int64_t first_ms,
+                                     std::int64_t last_ms) {
   throw timestamp_overflow_error("flakeid: time " + format_utc(unix_ms) +
                                  " is outside the layout's range [" + format_utc(first_ms) + ", " +
                                  format_utc(last_ms) + "]");
@@ -169,18 +173,18 @@ namespace detail {
                               "; set one of them, or both alike");
 }
 [[noreturn]] inline void reject_shard_count(std::uint64_t n, unsigned gene_bits) {
-  throw std::invalid_argument(
-      "flakeid: shard count " + std::to_string(n) + " cannot be honoured by a " +
-      std::to_string(gene_bits) + "-bit gene: it must be a power of two in [1, " +
-      std::to_string(std::uint64_t{1} << gene_bits) + "]");
+  throw std::invalid_argument("flakeid: shard count " + std::to_string(n) +
+                              " cannot be honoured by a " + std::to_string(gene_bits) +
+                              "-bit gene: it must be a power of two in [1, " +
+                              std::to_string(std::uint64_t{1} << gene_bits) + "]");
 }
 [[noreturn]] inline void reject_unordered(const char* what) {
   throw std::invalid_argument(std::string("flakeid: ") + what +
                               " needs the timestamp to be the most significant field");
 }
 [[noreturn]] inline void reject_time_order(std::int64_t from_ms, std::int64_t to_ms) {
-  throw std::invalid_argument("flakeid: id_range needs from <= to (got from " + format_utc(from_ms) +
-                              ", to " + format_utc(to_ms) + ")");
+  throw std::invalid_argument("flakeid: id_range needs from <= to (got from " +
+                              format_utc(from_ms) + ", to " + format_utc(to_ms) + ")");
 }
 }  // namespace detail
 
@@ -241,9 +245,8 @@ struct layout {
     const unsigned ts_bits = kind_bits[static_cast<std::size_t>(field_kind::timestamp)];
     const auto limit = static_cast<unsigned long long>(INT64_MAX);
     const unsigned long long span_ticks = ts_bits >= 63 ? limit : (1ULL << ts_bits);
-    if (epoch_ms < 0 ||
-        span_ticks > (limit - static_cast<unsigned long long>(epoch_ms)) /
-                         static_cast<unsigned long long>(tick_ms))
+    if (epoch_ms < 0 || span_ticks > (limit - static_cast<unsigned long long>(epoch_ms)) /
+                                         static_cast<unsigned long long>(tick_ms))
       detail::layout_timestamp_range_must_fit_64_bit_unix_ms(ts_bits);
   }
 
@@ -286,7 +289,8 @@ struct layout {
   [[nodiscard]] constexpr std::uint64_t reserved_mask() const noexcept {
     std::uint64_t used = 0;
     for (std::size_t k = 0; k < field_kind_count; ++k)
-      if (static_cast<field_kind>(k) != field_kind::reserved) used |= mask(static_cast<field_kind>(k));
+      if (static_cast<field_kind>(k) != field_kind::reserved)
+        used |= mask(static_cast<field_kind>(k));
     return ~used;
   }
   /// Largest ID the layout can produce.
@@ -340,7 +344,8 @@ struct layout {
   }
   /// The start of tick `ticks`. Requires `ticks <= max_ticks()`.
   [[nodiscard]] constexpr time_point time_at(std::uint64_t ticks) const noexcept {
-    return time_point{std::chrono::milliseconds{epoch_ms + static_cast<std::int64_t>(ticks) * tick_ms}};
+    return time_point{
+        std::chrono::milliseconds{epoch_ms + static_cast<std::int64_t>(ticks) * tick_ms}};
   }
 
   // ---- codec --------------------------------------------------------------------------------
@@ -437,7 +442,8 @@ struct layout {
   /// `n` throws `std::invalid_argument`, because the gene cannot honour it.
   [[nodiscard]] constexpr std::uint64_t shard_of(std::uint64_t id, std::uint64_t n) const {
     const unsigned g = bits(field_kind::gene);
-    if (n == 0 || (n & (n - 1)) != 0 || n > (std::uint64_t{1} << g)) detail::reject_shard_count(n, g);
+    if (n == 0 || (n & (n - 1)) != 0 || n > (std::uint64_t{1} << g))
+      detail::reject_shard_count(n, g);
     return gene_of(id) & (n - 1);
   }
 };

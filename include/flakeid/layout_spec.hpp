@@ -51,12 +51,18 @@ struct named_layout {
 };
 
 inline constexpr named_layout preset_table[] = {
-    {"twitter", &layouts::twitter},          {"discord", &layouts::discord},
-    {"sonyflake", &layouts::sonyflake},      {"sonyflake_v2", &layouts::sonyflake_v2},
-    {"instagram", &layouts::instagram},      {"mastodon", &layouts::mastodon},
-    {"cosid", &layouts::cosid},              {"cosid_seconds", &layouts::cosid_seconds},
-    {"cosid_js", &layouts::cosid_js},        {"baidu", &layouts::baidu},
-    {"seed_classic", &layouts::seed_classic}, {"seed_gene", &layouts::seed_gene},
+    {"twitter", &layouts::twitter},
+    {"discord", &layouts::discord},
+    {"sonyflake", &layouts::sonyflake},
+    {"sonyflake_v2", &layouts::sonyflake_v2},
+    {"instagram", &layouts::instagram},
+    {"mastodon", &layouts::mastodon},
+    {"cosid", &layouts::cosid},
+    {"cosid_seconds", &layouts::cosid_seconds},
+    {"cosid_js", &layouts::cosid_js},
+    {"baidu", &layouts::baidu},
+    {"seed_classic", &layouts::seed_classic},
+    {"seed_gene", &layouts::seed_gene},
 };
 
 inline constexpr std::size_t preset_count = std::size(preset_table);
@@ -102,13 +108,20 @@ constexpr std::string_view spec_kind_short_name(field_kind k) noexcept {
 }
 
 constexpr bool spec_kind(std::string_view s, field_kind& k) noexcept {
-  if (s == "ts" || s == "timestamp") k = field_kind::timestamp;
-  else if (s == "dc" || s == "datacenter") k = field_kind::datacenter;
-  else if (s == "worker") k = field_kind::worker;
-  else if (s == "seq" || s == "sequence") k = field_kind::sequence;
-  else if (s == "gene") k = field_kind::gene;
-  else if (s == "reserved") k = field_kind::reserved;
-  else return false;
+  if (s == "ts" || s == "timestamp")
+    k = field_kind::timestamp;
+  else if (s == "dc" || s == "datacenter")
+    k = field_kind::datacenter;
+  else if (s == "worker")
+    k = field_kind::worker;
+  else if (s == "seq" || s == "sequence")
+    k = field_kind::sequence;
+  else if (s == "gene")
+    k = field_kind::gene;
+  else if (s == "reserved")
+    k = field_kind::reserved;
+  else
+    return false;
   return true;
 }
 
@@ -129,9 +142,10 @@ constexpr bool spec_kind(std::string_view s, field_kind& k) noexcept {
                         ") or fields like \"ts:41,worker:10,seq:12;epoch=1577203200000;tick=1ms\"");
 }
 [[noreturn]] inline void reject_spec_name(std::string_view spec, spec_part part) {
-  reject_spec_part(spec, "layout name", part,
-                   "is unknown; known: " + joined_preset_names() +
-                       "; or give fields like \"ts:41,worker:10,seq:12;epoch=1577203200000;tick=1ms\"");
+  reject_spec_part(
+      spec, "layout name", part,
+      "is unknown; known: " + joined_preset_names() +
+          "; or give fields like \"ts:41,worker:10,seq:12;epoch=1577203200000;tick=1ms\"");
 }
 [[noreturn]] inline void reject_spec_field_syntax(std::string_view spec, spec_part part) {
   reject_spec_part(spec, "field", part, "is not kind:bits");
@@ -144,7 +158,8 @@ constexpr bool spec_kind(std::string_view s, field_kind& k) noexcept {
 [[noreturn]] inline void reject_spec_width(std::string_view spec, spec_part part) {
   reject_spec_part(spec, "width", part, "is not a number in [1, 64]");
 }
-[[noreturn]] inline void reject_spec_duplicate(std::string_view spec, spec_part part, field_kind k) {
+[[noreturn]] inline void reject_spec_duplicate(std::string_view spec, spec_part part,
+                                               field_kind k) {
   reject_spec_part(spec, "field", part,
                    "repeats the " + std::string(to_string(k)) + " kind; each kind may appear once");
 }
@@ -153,8 +168,8 @@ constexpr bool spec_kind(std::string_view s, field_kind& k) noexcept {
                    "add up to " + std::to_string(sum) +
                        " bits; they must add up to 63 (sign bit reserved) or 64");
 }
-[[noreturn]] inline void reject_spec_missing(std::string_view spec, spec_part part, const char* kind,
-                                             const char* fix) {
+[[noreturn]] inline void reject_spec_missing(std::string_view spec, spec_part part,
+                                             const char* kind, const char* fix) {
   reject_spec_part(spec, "fields", part, std::string("have no ") + kind + " field; add " + fix);
 }
 [[noreturn]] inline void reject_spec_option_syntax(std::string_view spec, spec_part part) {
@@ -168,9 +183,10 @@ constexpr bool spec_kind(std::string_view s, field_kind& k) noexcept {
   reject_spec_part(spec, "option", part, "is given twice; give it once");
 }
 [[noreturn]] inline void reject_spec_epoch(std::string_view spec, spec_part part) {
-  reject_spec_part(spec, "epoch", part,
-                   "is neither Unix ms in [0, 9223372036854775807] nor an ISO date such as 2014-09-01, "
-                   "2014-09-01T00:00:00Z or 2016-05-20T00:00:00+08:00");
+  reject_spec_part(
+      spec, "epoch", part,
+      "is neither Unix ms in [0, 9223372036854775807] nor an ISO date such as 2014-09-01, "
+      "2014-09-01T00:00:00Z or 2016-05-20T00:00:00+08:00");
 }
 [[noreturn]] inline void reject_spec_tick(std::string_view spec, spec_part part) {
   reject_spec_part(spec, "tick", part,
@@ -205,7 +221,8 @@ constexpr bool spec_tick(std::string_view s, std::int64_t& out) noexcept {
     return false;
   }
   std::uint64_t n = 0;
-  if (!parse_decimal(s, n) || n == 0 || n > static_cast<std::uint64_t>(INT64_MAX) / scale) return false;
+  if (!parse_decimal(s, n) || n == 0 || n > static_cast<std::uint64_t>(INT64_MAX) / scale)
+    return false;
   out = static_cast<std::int64_t>(n * scale);
   return true;
 }
@@ -253,7 +270,8 @@ constexpr bool spec_tick(std::string_view s, std::int64_t& out) noexcept {
     const std::size_t colon = f.text.find(':');
     if (colon == std::string_view::npos) detail::reject_spec_field_syntax(spec, f);
     const detail::spec_part kind_part = detail::spec_slice(spec, f.index, f.index + colon);
-    const detail::spec_part bits_part = detail::spec_slice(spec, f.index + colon + 1, f.index + f.text.size());
+    const detail::spec_part bits_part =
+        detail::spec_slice(spec, f.index + colon + 1, f.index + f.text.size());
     field_kind k{};
     if (!detail::spec_kind(kind_part.text, k)) detail::reject_spec_kind(spec, kind_part);
     std::uint64_t bits = 0;
@@ -284,7 +302,8 @@ constexpr bool spec_tick(std::string_view s, std::int64_t& out) noexcept {
     const std::size_t eq = opt.text.find('=');
     if (eq == std::string_view::npos) detail::reject_spec_option_syntax(spec, opt);
     const detail::spec_part key = detail::spec_slice(spec, opt.index, opt.index + eq);
-    const detail::spec_part value = detail::spec_slice(spec, opt.index + eq + 1, opt.index + opt.text.size());
+    const detail::spec_part value =
+        detail::spec_slice(spec, opt.index + eq + 1, opt.index + opt.text.size());
     if (key.text == "epoch") {
       if (have_epoch) detail::reject_spec_option_twice(spec, opt);
       have_epoch = true;
@@ -301,7 +320,8 @@ constexpr bool spec_tick(std::string_view s, std::int64_t& out) noexcept {
 
   // What is left to check (the timestamp range fitting 64-bit Unix ms) is the layout's own.
   try {
-    return layout{std::span<const field>(list, count), epoch_ms, std::chrono::milliseconds{tick_ms}};
+    return layout{std::span<const field>(list, count), epoch_ms,
+                  std::chrono::milliseconds{tick_ms}};
   } catch (const invalid_layout_error& e) {
     detail::reject_spec_layout(spec, e);
   }
@@ -319,7 +339,8 @@ constexpr bool spec_tick(std::string_view s, std::int64_t& out) noexcept {
   }
   s += ";epoch=" + std::to_string(l.epoch_ms);
   s += ";tick=";
-  s += l.tick_ms % 1000 == 0 ? std::to_string(l.tick_ms / 1000) + "s" : std::to_string(l.tick_ms) + "ms";
+  s += l.tick_ms % 1000 == 0 ? std::to_string(l.tick_ms / 1000) + "s"
+                             : std::to_string(l.tick_ms) + "ms";
   return s;
 }
 

@@ -52,8 +52,8 @@ inline constexpr layout sonyflake_v2{
 /// Instagram (Instagram Engineering, "Sharding & IDs at Instagram": 41 bits of ms, 13 bits of
 /// logical shard id, 10 bits of sequence; the epoch 1314220021721 is the one in their
 /// published `next_id` PL/pgSQL function). The shard is held in the `worker` field.
-inline constexpr layout instagram{
-    {fields::timestamp(41), fields::worker(13), fields::sequence(10)}, 1314220021721};
+inline constexpr layout instagram{{fields::timestamp(41), fields::worker(13), fields::sequence(10)},
+                                  1314220021721};
 
 /// Mastodon (mastodon/mastodon lib/mastodon/snowflake.rb: 48 bits of Unix milliseconds, then 16
 /// bits of sequence).
@@ -61,8 +61,8 @@ inline constexpr layout mastodon{{fields::timestamp(48), fields::sequence(16)}, 
 
 /// CosId MillisecondSnowflakeId (Ahoo-Wang/CosId CosId.COSID_EPOCH = 1577203200000, i.e.
 /// 2019-12-25 00:00 at UTC+8; 41 bits ms, 10 bits machine, 12 bits sequence).
-inline constexpr layout cosid{
-    {fields::timestamp(41), fields::worker(10), fields::sequence(12)}, 1577203200000};
+inline constexpr layout cosid{{fields::timestamp(41), fields::worker(10), fields::sequence(12)},
+                              1577203200000};
 
 /// CosId SecondSnowflakeId (31 bits of seconds since COSID_EPOCH, 10 machine, 22 sequence).
 inline constexpr layout cosid_seconds{

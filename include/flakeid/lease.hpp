@@ -174,15 +174,17 @@ inline std::string make_holder_token() {
   char host[128] = {};
   (void)::gethostname(host, sizeof host - 1);
   std::random_device rd;
-  const std::uint64_t r = (std::uint64_t{rd()} << 32) ^ rd() ^
-                          static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  const std::uint64_t r =
+      (std::uint64_t{rd()} << 32) ^ rd() ^
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   return std::string(host) + ":" + std::to_string(::getpid()) + ":" + std::to_string(r);
 }
 
 /// Checks a namespace: 1 to 40 of [A-Za-z0-9_-].
 inline void check_namespace(const std::string& ns) {
   const bool ok = !ns.empty() && ns.size() <= 40 && std::all_of(ns.begin(), ns.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
   });
   if (!ok)
     throw std::invalid_argument("flakeid: lease namespace '" + ns +
@@ -218,11 +220,13 @@ class lease {
       throw std::invalid_argument("flakeid: lease safe_guard must not be negative");
     if (opt_.margin.count() <= 0) opt_.margin = opt_.ttl / 5;
     if (opt_.margin >= opt_.ttl * 2 / 3)
-      throw std::invalid_argument("flakeid: lease margin of " + std::to_string(opt_.margin.count()) +
-                                  " ms leaves no time to renew a " + std::to_string(opt_.ttl.count()) +
-                                  " ms lease: use less than ttl * 2 / 3");
+      throw std::invalid_argument(
+          "flakeid: lease margin of " + std::to_string(opt_.margin.count()) +
+          " ms leaves no time to renew a " + std::to_string(opt_.ttl.count()) +
+          " ms lease: use less than ttl * 2 / 3");
     if (!opt_.now_ms) opt_.now_ms = &detail::system_unix_ms;
-    if (!opt_.sleep) opt_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+    if (!opt_.sleep)
+      opt_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
   }
 
   lease(const lease&) = delete;
@@ -236,7 +240,9 @@ class lease {
   /// for what it throws. A lease claims once: a second call throws `worker_id_error`.
   std::uint64_t acquire(std::uint64_t id_count) {
     std::unique_lock lk(m_);
-    if (claimed_) detail::reject_worker("this lease already holds worker id " + std::to_string(id_) + " (" + where() + ")");
+    if (claimed_)
+      detail::reject_worker("this lease already holds worker id " + std::to_string(id_) + " (" +
+                            where() + ")");
     if (id_count == 0) detail::reject_worker("a lease needs at least one id to choose from");
     const auto c = store_->claim(id_count, holder_);
     const auto t0 = std::chrono::steady_clock::now();
@@ -252,12 +258,12 @@ class lease {
           store_->release(id_, holder_, previous_last_);
         } catch (const std::exception&) {  // it expires on its own
         }
-        throw clock_backwards_error("flakeid: worker id " + std::to_string(id_) + " in namespace " +
-                                        opt_.name_space + " was last used at Unix ms " +
-                                        std::to_string(previous_last_) + ", " + std::to_string(ahead) +
-                                        " ms ahead of this clock; the lease waits up to " +
-                                        std::to_string(opt_.max_wait.count()) + " ms",
-                                    std::chrono::milliseconds{ahead});
+        throw clock_backwards_error(
+            "flakeid: worker id " + std::to_string(id_) + " in namespace " + opt_.name_space +
+                " was last used at Unix ms " + std::to_string(previous_last_) + ", " +
+                std::to_string(ahead) + " ms ahead of this clock; the lease waits up to " +
+                std::to_string(opt_.max_wait.count()) + " ms",
+            std::chrono::milliseconds{ahead});
       }
       while (ahead > 0) {
         opt_.sleep(std::chrono::milliseconds{ahead});
@@ -318,7 +324,9 @@ class lease {
     return id_;
   }
   /// Whether the generator may mint now.
-  [[nodiscard]] bool valid() const noexcept { return fence_->valid.load(std::memory_order_acquire); }
+  [[nodiscard]] bool valid() const noexcept {
+    return fence_->valid.load(std::memory_order_acquire);
+  }
   /// Whether someone else used the id after this lease lapsed (the lease stays down).
   [[nodiscard]] bool lost() const {
     std::lock_guard lk(m_);
@@ -384,13 +392,15 @@ class lease {
         (void)was;
         next = steady::now() + interval;
         lk.unlock();
-        notify(lease_event::lost, "worker id " + std::to_string(id_) + " was used by another holder (" + where() + ")");
+        notify(lease_event::lost, "worker id " + std::to_string(id_) +
+                                      " was used by another holder (" + where() + ")");
         lk.lock();
         continue;
       }
       confirmed_until_ = t0 + opt_.ttl;
       next = t0 + interval;
-      const bool resume = !fence_->valid.load(std::memory_order_acquire) && steady::now() < confirmed_until_ - opt_.margin;
+      const bool resume = !fence_->valid.load(std::memory_order_acquire) &&
+                          steady::now() < confirmed_until_ - opt_.margin;
       if (resume) fence_->valid.store(true, std::memory_order_release);
       cv_.notify_all();
       if (resume) {
@@ -411,7 +421,8 @@ class lease {
       }
       if (fence_->valid.exchange(false, std::memory_order_acq_rel) && !lost_) {
         lk.unlock();
-        notify(lease_event::suspended, "worker id " + std::to_string(id_) + ": renewal not confirmed in time");
+        notify(lease_event::suspended,
+               "worker id " + std::to_string(id_) + ": renewal not confirmed in time");
         lk.lock();
       }
       cv_.wait(lk, [&] { return stop_ || steady::now() < confirmed_until_ - opt_.margin; });

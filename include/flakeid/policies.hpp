@@ -43,7 +43,8 @@ namespace flakeid {
 
 /// The sequence starts at 0 in every tick (Twitter's snowflake).
 struct zero_start {
-  [[nodiscard]] constexpr std::uint64_t next(std::uint64_t /*prev*/, std::uint64_t /*max*/) noexcept {
+  [[nodiscard]] constexpr std::uint64_t next(std::uint64_t /*prev*/,
+                                             std::uint64_t /*max*/) noexcept {
     return 0;
   }
 };
@@ -75,7 +76,8 @@ struct vibrating_start {
 template <std::uint64_t Bound = 128>
 struct random_start {
   static_assert(Bound >= 1, "random_start<Bound> needs Bound >= 1");
-  std::atomic<std::uint64_t> state{0x9E3779B97F4A7C15ULL ^ reinterpret_cast<std::uintptr_t>(&state)};
+  std::atomic<std::uint64_t> state{0x9E3779B97F4A7C15ULL ^
+                                   reinterpret_cast<std::uintptr_t>(&state)};
   [[nodiscard]] std::uint64_t next(std::uint64_t /*prev*/, std::uint64_t max) noexcept {
     std::uint64_t z = state.fetch_add(0x9E3779B97F4A7C15ULL, std::memory_order_relaxed);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -98,8 +100,9 @@ struct never_reset {
 template <class P>
 concept sequence_start_policy = std::default_initializable<P> &&
     requires(P& p, std::uint64_t prev, std::uint64_t max) {
-      { p.next(prev, max) } noexcept -> std::same_as<std::uint64_t>;
-    };
+  { p.next(prev, max) }
+  noexcept->std::same_as<std::uint64_t>;
+};
 
 // ---- sequence exhausted --------------------------------------------------------------------
 
@@ -121,7 +124,8 @@ struct borrow_ticks {
 template <class P>
 concept exhausted_policy = requires {
   { P::max_ahead_ms } -> std::convertible_to<std::int64_t>;
-} && (P::max_ahead_ms >= 0);
+}
+&&(P::max_ahead_ms >= 0);
 
 // ---- clock moved back ----------------------------------------------------------------------
 
@@ -203,7 +207,9 @@ template <class P>
 concept threading_policy = requires(typename P::template word<std::uint64_t>& w, std::uint64_t v) {
   { P::thread_safe } -> std::convertible_to<bool>;
   { w.load(std::memory_order_acquire) } -> std::same_as<std::uint64_t>;
-  { w.compare_exchange_weak(v, v, std::memory_order_acq_rel, std::memory_order_acquire) } -> std::same_as<bool>;
+  {
+    w.compare_exchange_weak(v, v, std::memory_order_acq_rel, std::memory_order_acquire)
+    } -> std::same_as<bool>;
 };
 
 // ---- the bundle ------------------------------------------------------------------------------

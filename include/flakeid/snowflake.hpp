@@ -139,8 +139,10 @@ class basic_snowflake {
       : basic_snowflake(fixed_node{d, w}, std::move(clock)) {}
 
   /// Twitter's `IdWorker(workerId, datacenterId)` argument order.
-  explicit basic_snowflake(std::uint64_t worker, std::uint64_t datacenter = 0, Clock clock = Clock{})
-      : basic_snowflake(fixed_node{datacenter_id{datacenter}, worker_id{worker}}, std::move(clock)) {}
+  explicit basic_snowflake(std::uint64_t worker, std::uint64_t datacenter = 0,
+                           Clock clock = Clock{})
+      : basic_snowflake(fixed_node{datacenter_id{datacenter}, worker_id{worker}},
+                        std::move(clock)) {}
 
   /// Only a clock: node (0, 0).
   explicit basic_snowflake(Clock clock)
@@ -154,13 +156,15 @@ class basic_snowflake {
   /// Not a worker-id source: any other class passed where a source goes fails to compile here,
   /// with a message that says what a source needs.
   template <class Source>
-    requires(std::is_class_v<std::remove_cvref_t<Source>> &&
-             !worker_id_source<std::remove_cvref_t<Source>> &&
-             !std::is_same_v<std::remove_cvref_t<Source>, basic_snowflake> &&
-             !std::is_convertible_v<Source, worker_assignment> &&
-             !std::is_convertible_v<Source, worker_id> && !std::is_convertible_v<Source, datacenter_id> &&
-             !std::is_convertible_v<Source, std::uint64_t> && !std::is_convertible_v<Source, Clock>)
-  explicit basic_snowflake(Source&&, Clock = Clock{}) {
+  requires(std::is_class_v<std::remove_cvref_t<Source>> &&
+           !worker_id_source<std::remove_cvref_t<Source>> &&
+           !std::is_same_v<std::remove_cvref_t<Source>, basic_snowflake> &&
+           !std::is_convertible_v<Source, worker_assignment> &&
+           !std::is_convertible_v<Source, worker_id> &&
+           !std::is_convertible_v<Source, datacenter_id> &&
+           !std::is_convertible_v<Source, std::uint64_t> &&
+           !std::is_convertible_v<Source, Clock>) explicit basic_snowflake(Source&&,
+                                                                           Clock = Clock{}) {
     static_assert(sizeof(Source) == 0,
                   "Source must model flakeid::worker_id_source: give it 'worker_assignment "
                   "assign(const flakeid::layout&)'; or use flakeid::fixed_node, env_worker_id, "
@@ -171,7 +175,8 @@ class basic_snowflake {
   explicit basic_snowflake(worker_assignment a, Clock clock = Clock{})
       : clock_(std::move(clock)),
         node_(a.node),
-        node_bits_(L.place(field_kind::datacenter, node_.datacenter) | L.place(field_kind::worker, node_.worker)),
+        node_bits_(L.place(field_kind::datacenter, node_.datacenter) |
+                   L.place(field_kind::worker, node_.worker)),
         fence_(std::move(a.fence)),
         source_(std::move(a.source)) {
     std::uint64_t first_tick = 0;
@@ -187,9 +192,7 @@ class basic_snowflake {
   basic_snowflake& operator=(const basic_snowflake&) = delete;
 
   /// The next ID. Not for gene layouts (use `next_id(key)`).
-  [[nodiscard]] std::uint64_t next_id()
-    requires(!has_gene)
-  {
+  [[nodiscard]] std::uint64_t next_id() requires(!has_gene) {
     const grant g = reserve(0, 1);
     return make_id(g.tick, g.seq, 0);
   }
@@ -197,25 +200,17 @@ class basic_snowflake {
   /// The next ID carrying the gene of `key` (`key mod 2^gene_bits` in the lowest bits), so that
   /// `id % n == key % n` and `layout().shard_of(id, n) == key % n` for every `n` dividing
   /// `2^gene_bits`. IDs are strictly increasing per gene value.
-  [[nodiscard]] std::uint64_t next_id(std::uint64_t key)
-    requires has_gene
-  {
+  [[nodiscard]] std::uint64_t next_id(std::uint64_t key) requires has_gene {
     const std::uint64_t gene = key & gene_mask;
     const grant g = reserve(static_cast<std::size_t>(gene), 1);
     return make_id(g.tick, g.seq, gene);
   }
 
   /// Fills `out` with consecutive IDs, with one state update per tick's worth.
-  void next_ids(std::span<std::uint64_t> out)
-    requires(!has_gene)
-  {
-    fill(out, 0);
-  }
+  void next_ids(std::span<std::uint64_t> out) requires(!has_gene) { fill(out, 0); }
 
   /// Fills `out` with IDs carrying the gene of `key`.
-  void next_ids(std::span<std::uint64_t> out, std::uint64_t key)
-    requires has_gene
-  {
+  void next_ids(std::span<std::uint64_t> out, std::uint64_t key) requires has_gene {
     fill(out, key & gene_mask);
   }
 
@@ -263,7 +258,8 @@ class basic_snowflake {
   static constexpr std::int64_t epoch_ms = L.epoch_ms;
   static constexpr std::uint64_t span_ms = (tick_max + 1) * static_cast<std::uint64_t>(tick_ms) - 1;
   // Ticks the IDs may run ahead of the clock (borrowing), rounded down.
-  static constexpr std::uint64_t ahead_ticks = static_cast<std::uint64_t>(exhausted::max_ahead_ms / tick_ms);
+  static constexpr std::uint64_t ahead_ticks =
+      static_cast<std::uint64_t>(exhausted::max_ahead_ms / tick_ms);
   // Below this much of a wait left, spin instead of sleeping.
   static constexpr std::int64_t spin_ns = 60'000;
 
@@ -277,9 +273,10 @@ class basic_snowflake {
     return (tick << seq_bits) | seq;
   }
 
-  [[nodiscard]] std::uint64_t make_id(std::uint64_t tick, std::uint64_t seq, std::uint64_t gene) const noexcept {
-    return (tick << L.shift(field_kind::timestamp)) | node_bits_ | (seq << L.shift(field_kind::sequence)) |
-           (gene << L.shift(field_kind::gene));
+  [[nodiscard]] std::uint64_t make_id(std::uint64_t tick, std::uint64_t seq,
+                                      std::uint64_t gene) const noexcept {
+    return (tick << L.shift(field_kind::timestamp)) | node_bits_ |
+           (seq << L.shift(field_kind::sequence)) | (gene << L.shift(field_kind::gene));
   }
 
   /// The clock's tick now; throws timestamp_overflow_error outside the layout's range.
@@ -303,7 +300,8 @@ class basic_snowflake {
     return since / static_cast<std::uint64_t>(tick_ms);
   }
   /// How far (ms) a reading lies behind the start of tick `last`.
-  [[nodiscard]] static constexpr std::int64_t behind_ms(std::uint64_t last, std::int64_t ms) noexcept {
+  [[nodiscard]] static constexpr std::int64_t behind_ms(std::uint64_t last,
+                                                        std::int64_t ms) noexcept {
     return epoch_ms + static_cast<std::int64_t>(last) * tick_ms - ms;
   }
 
@@ -314,7 +312,8 @@ class basic_snowflake {
     // The target as a millisecond time point; the time left is taken as a difference in the
     // clock's own unit, so a reading past the year 2262 (a 48-bit Unix-ms layout lasts to 10889)
     // does not overflow a count of nanoseconds since 1970.
-    const time_point target_time{std::chrono::milliseconds{epoch_ms + static_cast<std::int64_t>(target) * tick_ms}};
+    const time_point target_time{
+        std::chrono::milliseconds{epoch_ms + static_cast<std::int64_t>(target) * tick_ms}};
     std::int64_t slept_ns = 0;
     for (;;) {
       const std::uint64_t now = read_tick();
@@ -400,8 +399,9 @@ class basic_snowflake {
       if (step_ms <= backwards::max_step_ms) {
         const std::uint64_t t = wait_for_tick(last, backwards::max_step_ms + tick_ms);
         if (t >= last) return t > last ? t : last;
-        detail::throw_backwards(std::max<std::int64_t>(1, behind_ms(last, detail::unix_ms(clock_.now()))),
-                                backwards::max_step_ms);
+        detail::throw_backwards(
+            std::max<std::int64_t>(1, behind_ms(last, detail::unix_ms(clock_.now()))),
+            backwards::max_step_ms);
       }
     }
     detail::throw_backwards(step_ms, backwards::max_step_ms);
@@ -434,7 +434,8 @@ class basic_snowflake {
   void publish(std::uint64_t tick) noexcept {
     const std::int64_t ms = epoch_ms + static_cast<std::int64_t>(tick) * tick_ms;
     std::int64_t prev = fence_->last_unix_ms.load(std::memory_order_relaxed);
-    while (prev < ms && !fence_->last_unix_ms.compare_exchange_weak(prev, ms, std::memory_order_relaxed)) {
+    while (prev < ms &&
+           !fence_->last_unix_ms.compare_exchange_weak(prev, ms, std::memory_order_relaxed)) {
     }
   }
 
@@ -454,7 +455,8 @@ template <flakeid::layout L = layouts::twitter, class Clock = wall_clock>
 using classic_snowflake = basic_snowflake<L, Clock, classic_policies>;
 template <flakeid::layout L = layouts::twitter, class Clock = wall_clock>
 using classic_snowflake_st =
-    basic_snowflake<L, Clock, policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>;
+    basic_snowflake<L, Clock,
+                    policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>;
 
 /// The gene-embedding snowflake: `next_id(key)` puts `key mod 2^gene_bits` in the lowest field,
 /// so an order lands on its user's shard. One sequence per gene value.
@@ -462,7 +464,8 @@ template <flakeid::layout L = layouts::seed_gene, class Clock = wall_clock>
 using gene_snowflake = basic_snowflake<L, Clock, gene_policies_of<classic_policies>>;
 template <flakeid::layout L = layouts::seed_gene, class Clock = wall_clock>
 using gene_snowflake_st = basic_snowflake<
-    L, Clock, gene_policies_of<policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>>;
+    L, Clock,
+    gene_policies_of<policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>>;
 
 /// CosId's snowflake: the sequence runs on across ticks until the reset threshold
 /// (`2^(bits-1) - 1`), the same sequences as CosId for the same clock readings; a clock that
@@ -480,6 +483,7 @@ template <flakeid::layout L = layouts::twitter>
 using tick_snowflake = basic_snowflake<L, tick_clock, classic_policies>;
 template <flakeid::layout L = layouts::twitter>
 using tick_snowflake_st =
-    basic_snowflake<L, tick_clock, policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>;
+    basic_snowflake<L, tick_clock,
+                    policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>;
 
 }  // namespace flakeid

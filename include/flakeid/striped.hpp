@@ -46,15 +46,16 @@
 namespace flakeid {
 
 namespace detail {
-[[noreturn]] inline void throw_base_worker(std::uint64_t base, unsigned free_bits, unsigned stripe_bits) {
+[[noreturn]] inline void throw_base_worker(std::uint64_t base, unsigned free_bits,
+                                           unsigned stripe_bits) {
   throw field_range_error("flakeid: base worker id " + std::to_string(base) + " does not fit in " +
                           std::to_string(free_bits) + " bits (the worker field's low " +
                           std::to_string(stripe_bits) + " bits are the stripe); allowed 0.." +
                           std::to_string((std::uint64_t{1} << free_bits) - 1));
 }
 [[noreturn]] inline void throw_stripe(std::size_t stripe, std::size_t count) {
-  throw field_range_error("flakeid: stripe " + std::to_string(stripe) + " does not exist; allowed 0.." +
-                          std::to_string(count - 1));
+  throw field_range_error("flakeid: stripe " + std::to_string(stripe) +
+                          " does not exist; allowed 0.." + std::to_string(count - 1));
 }
 }  // namespace detail
 
@@ -104,7 +105,9 @@ class striped_snowflake {
 
   /// The engine of stripe `i` (for its clock, node and state); `i < stripe_count`.
   [[nodiscard]] engine_type& stripe(std::size_t i) noexcept { return *slots_[i].engine; }
-  [[nodiscard]] const engine_type& stripe(std::size_t i) const noexcept { return *slots_[i].engine; }
+  [[nodiscard]] const engine_type& stripe(std::size_t i) const noexcept {
+    return *slots_[i].engine;
+  }
 
   /// The stripe of the calling thread, taken round-robin at its first call.
   [[nodiscard]] static std::size_t this_thread_stripe() noexcept {

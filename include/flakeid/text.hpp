@@ -99,7 +99,8 @@ inline constexpr std::size_t friendly_max_size = 17 + 4 * 21;
 namespace detail {
 
 // Radix digits in CosId's order: 0-9, A-Z, a-z.
-inline constexpr char radix_digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+inline constexpr char radix_digits[] =
+    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 inline constexpr char crockford_digits[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 struct radix_form {
@@ -140,8 +141,9 @@ inline std::string to_radix_string(std::uint64_t id, const radix_form& form, rad
 }
 
 [[noreturn]] inline void reject_radix_empty(const radix_form& form) {
-  throw invalid_id_error(std::string("flakeid: ") + form.name + " text \"\" is empty; expected 1 to " +
-                         std::to_string(form.width) + " characters of " + form.alphabet);
+  throw invalid_id_error(std::string("flakeid: ") + form.name +
+                         " text \"\" is empty; expected 1 to " + std::to_string(form.width) +
+                         " characters of " + form.alphabet);
 }
 [[noreturn]] inline void reject_radix_length(const radix_form& form, std::string_view text) {
   throw invalid_id_error(std::string("flakeid: ") + form.name + " text " + quote(text) + " has " +
@@ -259,7 +261,8 @@ inline std::string format_offset(std::int64_t minutes) {
                          std::to_string(digits) + " digits " + pattern.substr(0, digits) +
                          "; got " + quote(time_text) + " (this layout's form is " + pattern + ")");
 }
-[[noreturn]] inline void reject_friendly_time_value(std::string_view text, std::string_view time_text,
+[[noreturn]] inline void reject_friendly_time_value(std::string_view text,
+                                                    std::string_view time_text,
                                                     const civil_time& t) {
   throw invalid_id_error("flakeid: friendly ID " + quote(text) + " has an impossible time " +
                          quote(time_text) + ": " + civil_field_error(t));
@@ -267,8 +270,8 @@ inline std::string format_offset(std::int64_t minutes) {
 [[noreturn]] inline void reject_friendly_count(const layout& l, std::string_view text,
                                                std::size_t got) {
   throw invalid_id_error("flakeid: friendly ID " + quote(text) + " has " + std::to_string(got) +
-                         (got == 1 ? " number" : " numbers") + " after the time; this layout's form is " +
-                         friendly_pattern(l));
+                         (got == 1 ? " number" : " numbers") +
+                         " after the time; this layout's form is " + friendly_pattern(l));
 }
 [[noreturn]] inline void reject_friendly_number(std::string_view text, field_kind k,
                                                 std::string_view part, std::size_t index) {
@@ -285,9 +288,9 @@ inline std::string format_offset(std::int64_t minutes) {
 }
 [[noreturn]] inline void reject_friendly_time_range(std::string_view text, std::int64_t unix_ms,
                                                     const layout& l) {
-  throw invalid_id_error("flakeid: friendly ID " + quote(text) + " has time " + format_utc(unix_ms) +
-                         ", outside the layout's range [" + format_utc(l.epoch()) + ", " +
-                         format_utc(l.expires_at()) + "]");
+  throw invalid_id_error("flakeid: friendly ID " + quote(text) + " has time " +
+                         format_utc(unix_ms) + ", outside the layout's range [" +
+                         format_utc(l.epoch()) + ", " + format_utc(l.expires_at()) + "]");
 }
 
 constexpr std::int64_t checked_offset_ms(std::chrono::minutes offset) {
@@ -310,7 +313,8 @@ constexpr std::to_chars_result to_radix62(char* first, char* last, std::uint64_t
 
 /// `id` in radix 62, e.g. `to_radix62(62) == "10"`, `to_radix62(62, radix_padding::full) ==
 /// "00000000010"`. Throws `std::bad_alloc` only.
-[[nodiscard]] inline std::string to_radix62(std::uint64_t id, radix_padding pad = radix_padding::none) {
+[[nodiscard]] inline std::string to_radix62(std::uint64_t id,
+                                            radix_padding pad = radix_padding::none) {
   return detail::to_radix_string(id, detail::radix62_form, pad);
 }
 
@@ -331,7 +335,8 @@ constexpr std::to_chars_result to_radix36(char* first, char* last, std::uint64_t
 }
 
 /// `id` in radix 36, e.g. `to_radix36(36) == "10"`. Throws `std::bad_alloc` only.
-[[nodiscard]] inline std::string to_radix36(std::uint64_t id, radix_padding pad = radix_padding::none) {
+[[nodiscard]] inline std::string to_radix36(std::uint64_t id,
+                                            radix_padding pad = radix_padding::none) {
   return detail::to_radix_string(id, detail::radix36_form, pad);
 }
 
@@ -389,11 +394,13 @@ constexpr std::to_chars_result to_crockford32(char* first, char* last, std::uint
 /// ±18 h.
 constexpr std::to_chars_result to_friendly(char* first, char* last, const layout& l,
                                            std::uint64_t id,
-                                           std::chrono::minutes utc_offset = std::chrono::minutes{0}) {
+                                           std::chrono::minutes utc_offset = std::chrono::minutes{
+                                               0}) {
   const std::int64_t offset_ms = detail::checked_offset_ms(utc_offset);
   const id_parts p = l.decompose(id);
   const auto unix_ms = static_cast<std::int64_t>(p.timestamp.time_since_epoch().count());
-  if (unix_ms > detail::friendly_last_ms - offset_ms || unix_ms < detail::friendly_first_ms - offset_ms)
+  if (unix_ms > detail::friendly_last_ms - offset_ms ||
+      unix_ms < detail::friendly_first_ms - offset_ms)
     detail::reject_friendly_year(unix_ms, utc_offset.count());
   const detail::civil_time t = detail::civil_from_ms(unix_ms + offset_ms);
   const detail::friendly_shape shape = detail::friendly_shape_of(l);
@@ -421,7 +428,8 @@ constexpr std::to_chars_result to_friendly(char* first, char* last, const layout
 /// The friendly form of `id` under layout `l`, e.g. `20220320133617924-5-0` for CosId's
 /// 295913926632165376 at `std::chrono::hours{8}`. Throws as the buffer form does.
 [[nodiscard]] inline std::string to_friendly(const layout& l, std::uint64_t id,
-                                             std::chrono::minutes utc_offset = std::chrono::minutes{0}) {
+                                             std::chrono::minutes utc_offset = std::chrono::minutes{
+                                                 0}) {
   char buf[friendly_max_size];
   const auto r = to_friendly(buf, buf + sizeof buf, l, id, utc_offset);
   return std::string(buf, r.ptr);
@@ -434,8 +442,9 @@ constexpr std::to_chars_result to_friendly(char* first, char* last, const layout
 /// impossible date or time, or falls outside the layout's range; when the count of numbers after
 /// it differs from the layout's; or when a number is not decimal digits or does not fit its
 /// field. Throws `std::invalid_argument` for an offset beyond ±18 h.
-[[nodiscard]] constexpr std::uint64_t from_friendly(const layout& l, std::string_view text,
-                                                    std::chrono::minutes utc_offset = std::chrono::minutes{0}) {
+[[nodiscard]] constexpr std::uint64_t from_friendly(
+    const layout& l, std::string_view text,
+    std::chrono::minutes utc_offset = std::chrono::minutes{0}) {
   const std::int64_t offset_ms = detail::checked_offset_ms(utc_offset);
   const detail::friendly_shape shape = detail::friendly_shape_of(l);
   const std::size_t time_end = text.find('-');
@@ -443,7 +452,8 @@ constexpr std::to_chars_result to_friendly(char* first, char* last, const layout
   detail::civil_time t;
   std::size_t pos = 0;
   unsigned year = 0;
-  if (time_text.size() != shape.time_digits || !detail::read_fixed_digits(time_text, pos, 4, year) ||
+  if (time_text.size() != shape.time_digits ||
+      !detail::read_fixed_digits(time_text, pos, 4, year) ||
       !detail::read_fixed_digits(time_text, pos, 2, t.month) ||
       !detail::read_fixed_digits(time_text, pos, 2, t.day) ||
       !detail::read_fixed_digits(time_text, pos, 2, t.hour) ||
@@ -462,7 +472,8 @@ constexpr std::to_chars_result to_friendly(char* first, char* last, const layout
   std::size_t start = time_end + 1;
   for (std::size_t i = 0; i < shape.count; ++i) {
     const std::size_t end = text.find('-', start);
-    const std::string_view part = text.substr(start, end == std::string_view::npos ? end : end - start);
+    const std::string_view part =
+        text.substr(start, end == std::string_view::npos ? end : end - start);
     bool digits = !part.empty();
     for (const char c : part) digits = digits && detail::is_digit(c);
     if (!digits) detail::reject_friendly_number(text, shape.kinds[i], part, start);

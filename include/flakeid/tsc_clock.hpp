@@ -87,9 +87,9 @@ inline std::uint64_t read_tsc_fenced() noexcept {
 /// The fixed-point conversion from TSC ticks to steady-clock nanoseconds.
 struct tsc_state {
   tsc_calibration info;
-  std::uint64_t tsc0 = 0;   // a TSC reading ...
-  std::int64_t ns0 = 0;     // ... and the steady-clock time it stands for
-  std::uint64_t mult = 0;   // nanoseconds per tick, times 2^32
+  std::uint64_t tsc0 = 0;  // a TSC reading ...
+  std::int64_t ns0 = 0;    // ... and the steady-clock time it stands for
+  std::uint64_t mult = 0;  // nanoseconds per tick, times 2^32
 };
 
 inline tsc_state calibrate_tsc() {
@@ -186,7 +186,8 @@ struct tsc_steady_clock {
       return time_point{duration{s.ns0 + off}};
     }
 #endif
-    return time_point{std::chrono::duration_cast<duration>(std::chrono::steady_clock::now().time_since_epoch())};
+    return time_point{
+        std::chrono::duration_cast<duration>(std::chrono::steady_clock::now().time_since_epoch())};
   }
 };
 

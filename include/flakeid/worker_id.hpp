@@ -91,7 +91,9 @@ class worker_id_error : public std::runtime_error {
 };
 
 namespace detail {
-[[noreturn]] inline void reject_worker(const std::string& msg) { throw worker_id_error("flakeid: " + msg); }
+[[noreturn]] inline void reject_worker(const std::string& msg) {
+  throw worker_id_error("flakeid: " + msg);
+}
 
 /// Checks `n` against the layout's field of kind `k` (field_range_error when it does not fit).
 inline void check_node_field(const layout& l, field_kind k, std::uint64_t v) {
@@ -104,7 +106,9 @@ struct fixed_node {
   node_id node;
   constexpr fixed_node(datacenter_id d, worker_id w) noexcept : node{d.value, w.value} {}
   constexpr explicit fixed_node(worker_id w) noexcept : node{0, w.value} {}
-  [[nodiscard]] worker_assignment assign(const layout&) const { return {node, INT64_MIN, nullptr, "fixed"}; }
+  [[nodiscard]] worker_assignment assign(const layout&) const {
+    return {node, INT64_MIN, nullptr, "fixed"};
+  }
 };
 
 /// The worker id (and optionally the datacenter id) from environment variables.
@@ -176,7 +180,8 @@ struct host_pid_guess {
     char buf[256] = {};
     (void)::gethostname(buf, sizeof buf - 1);
     std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-    for (const char* p = buf; *p != 0; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ULL;
+    for (const char* p = buf; *p != 0; ++p)
+      h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ULL;
     const auto pid = static_cast<std::uint64_t>(::getpid());
     worker_assignment a;
     a.node.datacenter = h & l.max_value(field_kind::datacenter);

@@ -48,7 +48,8 @@ inline flakeid::lease_options quick_options(const std::string& ns) {
 
 inline flakeid::manual_clock clock_at_wall(std::chrono::milliseconds offset = 0ms) {
   return flakeid::manual_clock{
-      std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now()) + offset};
+      std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now()) +
+      offset};
 }
 
 inline std::int64_t ts_of(std::uint64_t id) {
@@ -70,7 +71,8 @@ void race_40_for_32(Backend& b) {
     threads.emplace_back([&, i] {
       start.arrive_and_wait();
       try {
-        result[static_cast<std::size_t>(i)] = "id " + std::to_string(leases[static_cast<std::size_t>(i)]->acquire(32));
+        result[static_cast<std::size_t>(i)] =
+            "id " + std::to_string(leases[static_cast<std::size_t>(i)]->acquire(32));
       } catch (const flakeid::worker_id_error& e) {
         result[static_cast<std::size_t>(i)] = e.what();
       }
@@ -78,7 +80,8 @@ void race_40_for_32(Backend& b) {
   for (auto& t : threads) t.join();
   std::set<std::string> ids;
   int refused = 0;
-  const std::string expected = "flakeid: no free worker id in namespace " + ns + ": all 32 ids are leased";
+  const std::string expected =
+      "flakeid: no free worker id in namespace " + ns + ": all 32 ids are leased";
   for (const auto& r : result) {
     if (r.rfind("id ", 0) == 0) {
       ids.insert(r);
@@ -93,7 +96,8 @@ void race_40_for_32(Backend& b) {
 
 /// Tries to claim one id (`max_ids` 1) until `deadline`; returns the lease or null.
 template <class Backend>
-std::unique_ptr<flakeid::lease> claim_until(Backend& b, const flakeid::lease_options& o, steady::time_point deadline,
+std::unique_ptr<flakeid::lease> claim_until(Backend& b, const flakeid::lease_options& o,
+                                            steady::time_point deadline,
                                             steady::time_point* when = nullptr) {
   for (;;) {
     auto l = b.make(o);
@@ -125,7 +129,9 @@ void sigkill_holder(Backend& b) {
       flakeid::manual_clock clk = clock_at_wall(3000ms);
       auto l = b.make(o);
       (void)l->acquire(1);
-      manual_gen gen{flakeid::worker_assignment{{0, l->id()}, l->previous_last_unix_ms(), l->fence(), "t"}, clk};
+      manual_gen gen{
+          flakeid::worker_assignment{{0, l->id()}, l->previous_last_unix_ms(), l->fence(), "t"},
+          clk};
       for (int i = 0; i < 50; ++i) {
         last = gen.next_id();
         clk.advance(1ms);
@@ -158,12 +164,15 @@ void sigkill_holder(Backend& b) {
   steady::time_point got{};
   auto next = claim_until(b, o2, killed + o.ttl + o.safe_guard + 3000ms, &got);
   ASSERT_NE(next, nullptr) << "the id was not handed out again after expiry plus safe guard";
-  EXPECT_GE(got, earliest) << "handed out "
-                           << std::chrono::duration_cast<std::chrono::milliseconds>(earliest - got).count()
-                           << " ms too early";
+  EXPECT_GE(got, earliest)
+      << "handed out "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(earliest - got).count()
+      << " ms too early";
   EXPECT_EQ(next->previous_last_unix_ms(), ts_of(last));
   EXPECT_GT(clk.now().time_since_epoch().count(), ts_of(last)) << "the lease waited for the clock";
-  manual_gen gen{flakeid::worker_assignment{{0, next->id()}, next->previous_last_unix_ms(), next->fence(), "t"}, clk};
+  manual_gen gen{flakeid::worker_assignment{
+                     {0, next->id()}, next->previous_last_unix_ms(), next->fence(), "t"},
+                 clk};
   const std::uint64_t first = gen.next_id();
   EXPECT_GT(ts_of(first), ts_of(last));
   EXPECT_GT(first, last);
@@ -193,9 +202,9 @@ void server_outage(Backend& b) {
     std::this_thread::sleep_for(1ms);
   }
   ASSERT_NE(refused, steady::time_point{}) << "the generator kept minting without its store";
-  EXPECT_LE(refused - stopped, o.ttl) << "refused only after "
-                                      << std::chrono::duration_cast<std::chrono::milliseconds>(refused - stopped).count()
-                                      << " ms";
+  EXPECT_LE(refused - stopped, o.ttl)
+      << "refused only after "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(refused - stopped).count() << " ms";
   EXPECT_FALSE(l->valid());
 
   b.start();
@@ -246,7 +255,8 @@ void restart_with_clock_back(Backend& b) {
     auto l = claim_until(b, o, steady::now() + 3s);
     ASSERT_NE(l, nullptr);
     EXPECT_EQ(l->previous_last_unix_ms(), ts_of(last));
-    manual_gen gen{flakeid::worker_assignment{{0, l->id()}, l->previous_last_unix_ms(), l->fence(), "t"}, clk};
+    manual_gen gen{
+        flakeid::worker_assignment{{0, l->id()}, l->previous_last_unix_ms(), l->fence(), "t"}, clk};
     for (int i = 0; i < 200; ++i) {
       const std::uint64_t id = gen.next_id();
       EXPECT_GT(id, last);
@@ -265,7 +275,8 @@ void restart_with_clock_back(Backend& b) {
     ADD_FAILURE() << "acquired although the previous holder minted 5 s ahead of the clock";
   } catch (const flakeid::clock_backwards_error& e) {
     EXPECT_GT(e.step(), 4900ms);
-    EXPECT_NE(std::string(e.what()).find("ahead of this clock; the lease waits up to 1000 ms"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("ahead of this clock; the lease waits up to 1000 ms"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_EQ(clk.now(), before) << "refusing does not wait";

@@ -27,9 +27,13 @@ class redis_lease_test : public ::testing::Test {
 };
 
 TEST_F(redis_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
-TEST_F(redis_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) { sigkill_holder(b); }
+TEST_F(redis_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) {
+  sigkill_holder(b);
+}
 TEST_F(redis_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b); }
-TEST_F(redis_lease_test, restart_with_clock_moved_back_waits_or_refuses) { restart_with_clock_back(b); }
+TEST_F(redis_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
+  restart_with_clock_back(b);
+}
 
 TEST_F(redis_lease_test, assigns_datacenter_and_worker_from_the_layout) {
   auto o = quick_options(unique_ns("layout"));
@@ -61,7 +65,8 @@ TEST(redis_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeou
     (void)l.acquire(32);
     FAIL() << "acquired from nowhere";
   } catch (const flakeid::lease_store_error& e) {
-    const std::string expected = "flakeid: cannot connect to redis 127.0.0.1:" + std::to_string(port) + " within 500 ms: ";
+    const std::string expected =
+        "flakeid: cannot connect to redis 127.0.0.1:" + std::to_string(port) + " within 500 ms: ";
     EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
   }
   EXPECT_LT(steady::now() - t0, 2s);
@@ -77,9 +82,12 @@ TEST(redis_lease_unreachable, a_silent_address_times_out_within_the_connect_time
 }
 
 TEST(redis_lease_address, parses_host_and_port) {
-  EXPECT_EQ(flakeid::detail::split_address("10.0.0.1:7000", 6379), (std::pair<std::string, int>{"10.0.0.1", 7000}));
-  EXPECT_EQ(flakeid::detail::split_address("cache", 6379), (std::pair<std::string, int>{"cache", 6379}));
-  EXPECT_EQ(flakeid::detail::split_address("[::1]:7000", 6379), (std::pair<std::string, int>{"::1", 7000}));
+  EXPECT_EQ(flakeid::detail::split_address("10.0.0.1:7000", 6379),
+            (std::pair<std::string, int>{"10.0.0.1", 7000}));
+  EXPECT_EQ(flakeid::detail::split_address("cache", 6379),
+            (std::pair<std::string, int>{"cache", 6379}));
+  EXPECT_EQ(flakeid::detail::split_address("[::1]:7000", 6379),
+            (std::pair<std::string, int>{"::1", 7000}));
   EXPECT_THROW((void)flakeid::detail::split_address("cache:x", 6379), std::invalid_argument);
 }
 

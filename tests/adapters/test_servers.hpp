@@ -33,12 +33,12 @@ inline bool allow_skip() {
 }
 
 // Fails (or skips, when allowed) the current test when `ok` is false.
-#define FLAKEID_REQUIRE_SERVER(ok, why)                                                       \
-  do {                                                                                        \
-    if (!(ok)) {                                                                              \
-      if (::flakeid_test::allow_skip()) GTEST_SKIP() << (why);                                \
-      FAIL() << (why) << " (install it, or set FLAKEID_ALLOW_SKIP_SERVERS=1 to skip)";        \
-    }                                                                                         \
+#define FLAKEID_REQUIRE_SERVER(ok, why)                                                \
+  do {                                                                                 \
+    if (!(ok)) {                                                                       \
+      if (::flakeid_test::allow_skip()) GTEST_SKIP() << (why);                         \
+      FAIL() << (why) << " (install it, or set FLAKEID_ALLOW_SKIP_SERVERS=1 to skip)"; \
+    }                                                                                  \
   } while (0)
 
 /// A loopback port nothing listens on right now.
@@ -67,7 +67,8 @@ inline bool port_open(int port) {
 }
 
 /// `name` on PATH or in one of `dirs` (glob patterns); empty when not found.
-inline std::string find_program(const std::string& name, const std::vector<std::string>& dirs = {}) {
+inline std::string find_program(const std::string& name,
+                                const std::vector<std::string>& dirs = {}) {
   std::vector<std::string> candidates;
   if (const char* path = std::getenv("PATH")) {
     std::stringstream ss(path);
@@ -85,8 +86,9 @@ inline std::string find_program(const std::string& name, const std::vector<std::
 }
 
 /// Starts `argv` with output to `log`, as user `uid`/`gid` when not -1. Returns the pid.
-inline pid_t spawn(const std::vector<std::string>& argv, const std::string& log, uid_t uid = static_cast<uid_t>(-1),
-                   gid_t gid = static_cast<gid_t>(-1), const std::string& cwd = {}) {
+inline pid_t spawn(const std::vector<std::string>& argv, const std::string& log,
+                   uid_t uid = static_cast<uid_t>(-1), gid_t gid = static_cast<gid_t>(-1),
+                   const std::string& cwd = {}) {
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
@@ -109,8 +111,9 @@ inline pid_t spawn(const std::vector<std::string>& argv, const std::string& log,
 }
 
 /// Runs `argv` to completion; returns its exit status.
-inline int run(const std::vector<std::string>& argv, const std::string& log, uid_t uid = static_cast<uid_t>(-1),
-               gid_t gid = static_cast<gid_t>(-1), const std::string& cwd = {}) {
+inline int run(const std::vector<std::string>& argv, const std::string& log,
+               uid_t uid = static_cast<uid_t>(-1), gid_t gid = static_cast<gid_t>(-1),
+               const std::string& cwd = {}) {
   const pid_t pid = spawn(argv, log, uid, gid, cwd);
   int st = 0;
   ::waitpid(pid, &st, 0);
@@ -139,14 +142,16 @@ class redis_server {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
   [[nodiscard]] bool available() const { return !exe_.empty(); }
-  [[nodiscard]] std::string missing() const { return "redis-server was not found (Debian: apt-get install redis-server)"; }
+  [[nodiscard]] std::string missing() const {
+    return "redis-server was not found (Debian: apt-get install redis-server)";
+  }
 
   /// Starts the server (on the same port as before after a stop).
   void start() {
     if (dir_.empty()) dir_ = make_temp_dir("flakeid-redis");
     if (port_ == 0) port_ = free_port();
-    pid_ = spawn({exe_, "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                  "--protected-mode", "no", "--dir", dir_},
+    pid_ = spawn({exe_, "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "",
+                  "--appendonly", "no", "--protected-mode", "no", "--dir", dir_},
                  dir_ + "/redis.log");
     wait_ready();
   }
@@ -155,7 +160,8 @@ class redis_server {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
-    for (int i = 0; i < 200 && port_open(port_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds{5});
+    for (int i = 0; i < 200 && port_open(port_); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds{5});
   }
   [[nodiscard]] std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
 
@@ -180,7 +186,9 @@ class postgres_cluster {
  public:
   postgres_cluster()
       : initdb_(find_program("initdb", {"/usr/lib/postgresql/*/bin"})),
-        pg_ctl_(initdb_.empty() ? std::string() : std::filesystem::path(initdb_).parent_path().string() + "/pg_ctl") {
+        pg_ctl_(initdb_.empty()
+                    ? std::string()
+                    : std::filesystem::path(initdb_).parent_path().string() + "/pg_ctl") {
     if (::geteuid() == 0) {
       const passwd* pw = ::getpwnam("nobody");
       if (pw != nullptr) {
@@ -193,9 +201,12 @@ class postgres_cluster {
     stop();
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
-  [[nodiscard]] bool available() const { return !initdb_.empty() && ::access(pg_ctl_.c_str(), X_OK) == 0; }
+  [[nodiscard]] bool available() const {
+    return !initdb_.empty() && ::access(pg_ctl_.c_str(), X_OK) == 0;
+  }
   [[nodiscard]] std::string missing() const {
-    return "initdb/pg_ctl were not found on PATH or in /usr/lib/postgresql/*/bin (Debian: apt-get install postgresql)";
+    return "initdb/pg_ctl were not found on PATH or in /usr/lib/postgresql/*/bin (Debian: apt-get "
+           "install postgresql)";
   }
 
   /// Creates the cluster on first use, then starts it (on the same port as before).
@@ -205,24 +216,27 @@ class postgres_cluster {
       if (uid_ != static_cast<uid_t>(-1) && ::chown(dir_.c_str(), uid_, gid_) != 0)
         throw std::runtime_error("cannot chown " + dir_);
       port_ = free_port();
-      const int rc = run({initdb_, "-D", dir_ + "/data", "-A", "trust", "-U", "flakeid", "-E", "UTF8", "--no-sync",
-                          "--no-instructions"},
+      const int rc = run({initdb_, "-D", dir_ + "/data", "-A", "trust", "-U", "flakeid", "-E",
+                          "UTF8", "--no-sync", "--no-instructions"},
                          dir_ + "/initdb.log", uid_, gid_, dir_);
       if (rc != 0) throw std::runtime_error("initdb failed: " + read_file(dir_ + "/initdb.log"));
     }
-    const int rc = run({pg_ctl_, "-D", dir_ + "/data", "-l", dir_ + "/server.log", "-w", "-t", "30", "-o",
-                        "-p " + std::to_string(port_) + " -k " + dir_ +
-                            " -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
-                            " -c synchronous_commit=off",
-                        "start"},
-                       dir_ + "/pg_ctl.log", uid_, gid_, dir_);
+    const int rc =
+        run({pg_ctl_, "-D", dir_ + "/data", "-l", dir_ + "/server.log", "-w", "-t", "30", "-o",
+             "-p " + std::to_string(port_) + " -k " + dir_ +
+                 " -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+                 " -c synchronous_commit=off",
+             "start"},
+            dir_ + "/pg_ctl.log", uid_, gid_, dir_);
     if (rc != 0)
-      throw std::runtime_error("pg_ctl start failed: " + read_file(dir_ + "/pg_ctl.log") + read_file(dir_ + "/server.log"));
+      throw std::runtime_error("pg_ctl start failed: " + read_file(dir_ + "/pg_ctl.log") +
+                               read_file(dir_ + "/server.log"));
     running_ = true;
   }
   void stop() {
     if (!running_) return;
-    (void)run({pg_ctl_, "-D", dir_ + "/data", "-m", "immediate", "-w", "stop"}, dir_ + "/pg_ctl.log", uid_, gid_, dir_);
+    (void)run({pg_ctl_, "-D", dir_ + "/data", "-m", "immediate", "-w", "stop"},
+              dir_ + "/pg_ctl.log", uid_, gid_, dir_);
     running_ = false;
   }
   [[nodiscard]] std::string conninfo() const {

@@ -7,6 +7,7 @@ struct tolerate_5ms {
   static constexpr std::int64_t max_step_ms = 5;
 };
 
-flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::wall_clock,
-                         flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick, tolerate_5ms>>
+flakeid::basic_snowflake<
+    flakeid::layouts::twitter, flakeid::wall_clock,
+    flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick, tolerate_5ms>>
     gen;

@@ -3,4 +3,5 @@
 
 // A tick of 0 ms cannot count time.
 using namespace flakeid::fields;
-constexpr flakeid::layout bad{{timestamp(41), worker(10), sequence(12)}, 0, std::chrono::milliseconds{0}};
+constexpr flakeid::layout bad{
+    {timestamp(41), worker(10), sequence(12)}, 0, std::chrono::milliseconds{0}};

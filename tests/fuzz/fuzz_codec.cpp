@@ -15,11 +15,12 @@ using flakeid::field_kind;
 using time_point = flakeid::layout::time_point;
 
 constexpr const flakeid::layout* presets[] = {
-    &flakeid::layouts::twitter,      &flakeid::layouts::discord,   &flakeid::layouts::sonyflake,
-    &flakeid::layouts::sonyflake_v2, &flakeid::layouts::instagram, &flakeid::layouts::mastodon,
+    &flakeid::layouts::twitter,      &flakeid::layouts::discord,
+    &flakeid::layouts::sonyflake,    &flakeid::layouts::sonyflake_v2,
+    &flakeid::layouts::instagram,    &flakeid::layouts::mastodon,
     &flakeid::layouts::cosid,        &flakeid::layouts::cosid_seconds,
-    &flakeid::layouts::cosid_js,     &flakeid::layouts::baidu,     &flakeid::layouts::seed_classic,
-    &flakeid::layouts::seed_gene};
+    &flakeid::layouts::cosid_js,     &flakeid::layouts::baidu,
+    &flakeid::layouts::seed_classic, &flakeid::layouts::seed_gene};
 
 void round_trip(const flakeid::layout& l, std::uint64_t id) {
   const flakeid::id_parts raw = l.decompose_unchecked(id);

@@ -51,8 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint8_t kind = in.byte();
     const std::uint8_t bits = in.byte();
     // Mostly known kinds and plausible widths; sometimes anything.
-    fields.push_back({static_cast<field_kind>(kind < 0xF0 ? kind % flakeid::field_kind_count : kind),
-                      static_cast<std::uint8_t>(bits < 0xF0 ? bits % 65 : bits)});
+    fields.push_back(
+        {static_cast<field_kind>(kind < 0xF0 ? kind % flakeid::field_kind_count : kind),
+         static_cast<std::uint8_t>(bits < 0xF0 ? bits % 65 : bits)});
   }
   const std::uint8_t how = in.byte();
   std::int64_t epoch = in.i64();

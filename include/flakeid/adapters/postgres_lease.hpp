@@ -49,7 +49,8 @@ class postgres_lease_store final : public lease_store {
         ttl_ms_(std::to_string(o.ttl.count())),
         guard_ms_(std::to_string(o.safe_guard.count())),
         connect_timeout_(o.connect_timeout),
-        io_timeout_(o.io_timeout.count() > 0 ? o.io_timeout : std::max(std::chrono::milliseconds{10}, o.ttl / 5)) {
+        io_timeout_(o.io_timeout.count() > 0 ? o.io_timeout
+                                             : std::max(std::chrono::milliseconds{10}, o.ttl / 5)) {
     std::string host = "localhost";
     std::string port = "5432";
     char* err = nullptr;
@@ -74,11 +75,15 @@ class postgres_lease_store final : public lease_store {
   std::optional<lease_claim> claim(std::uint64_t count, const std::string& holder) override {
     ensure_rows(count);
     const std::string n = std::to_string(count);
-    result r = exec("UPDATE " + table_ + " SET holder = $1, expires_at = now() + $2::bigint * interval '1 millisecond' "
-                    "WHERE id = (SELECT id FROM " + table_ + " WHERE id < $3::bigint AND "
-                    "expires_at + $4::bigint * interval '1 millisecond' <= now() "
-                    "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, last_unix_ms",
-                    {holder.c_str(), ttl_ms_.c_str(), n.c_str(), guard_ms_.c_str()});
+    result r =
+        exec("UPDATE " + table_ +
+                 " SET holder = $1, expires_at = now() + $2::bigint * interval '1 millisecond' "
+                 "WHERE id = (SELECT id FROM " +
+                 table_ +
+                 " WHERE id < $3::bigint AND "
+                 "expires_at + $4::bigint * interval '1 millisecond' <= now() "
+                 "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, last_unix_ms",
+             {holder.c_str(), ttl_ms_.c_str(), n.c_str(), guard_ms_.c_str()});
     if (PQntuples(r.get()) == 0) return std::nullopt;
     lease_claim c;
     c.id = static_cast<std::uint64_t>(std::stoull(PQgetvalue(r.get(), 0, 0)));
@@ -89,19 +94,25 @@ class postgres_lease_store final : public lease_store {
   renewal renew(std::uint64_t id, const std::string& holder, std::int64_t last) override {
     const std::string i = std::to_string(id);
     const std::string l = std::to_string(last);
-    result r = exec("UPDATE " + table_ + " SET holder = $2, expires_at = now() + $3::bigint * interval '1 millisecond', "
-                    "last_unix_ms = GREATEST(last_unix_ms, $5::bigint) WHERE id = $1::bigint AND (holder = $2 OR "
-                    "(expires_at + $4::bigint * interval '1 millisecond' <= now() AND "
-                    "(last_unix_ms IS NULL OR last_unix_ms <= $5::bigint)))",
-                    {i.c_str(), holder.c_str(), ttl_ms_.c_str(), guard_ms_.c_str(), last == INT64_MIN ? nullptr : l.c_str()});
+    result r =
+        exec("UPDATE " + table_ +
+                 " SET holder = $2, expires_at = now() + $3::bigint * interval '1 millisecond', "
+                 "last_unix_ms = GREATEST(last_unix_ms, $5::bigint) WHERE id = $1::bigint AND "
+                 "(holder = $2 OR "
+                 "(expires_at + $4::bigint * interval '1 millisecond' <= now() AND "
+                 "(last_unix_ms IS NULL OR last_unix_ms <= $5::bigint)))",
+             {i.c_str(), holder.c_str(), ttl_ms_.c_str(), guard_ms_.c_str(),
+              last == INT64_MIN ? nullptr : l.c_str()});
     return std::string_view(PQcmdTuples(r.get())) == "1" ? renewal::held : renewal::taken;
   }
 
   void release(std::uint64_t id, const std::string& holder, std::int64_t last) override {
     const std::string i = std::to_string(id);
     const std::string l = std::to_string(last);
-    (void)exec("UPDATE " + table_ + " SET holder = NULL, expires_at = now(), "
-               "last_unix_ms = GREATEST(last_unix_ms, $3::bigint) WHERE id = $1::bigint AND holder = $2",
+    (void)exec("UPDATE " + table_ +
+                   " SET holder = NULL, expires_at = now(), "
+                   "last_unix_ms = GREATEST(last_unix_ms, $3::bigint) WHERE id = $1::bigint AND "
+                   "holder = $2",
                {i.c_str(), holder.c_str(), last == INT64_MIN ? nullptr : l.c_str()});
   }
 
@@ -127,7 +138,8 @@ class postgres_lease_store final : public lease_store {
 
   /// Waits until the socket is readable (or writable); false at the deadline.
   bool wait_socket(bool write, steady::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now()).count();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now()).count();
     if (left <= 0) return false;
     pollfd p{PQsocket(conn_.get()), static_cast<short>(write ? POLLOUT : POLLIN), 0};
     const int n = ::poll(&p, 1, static_cast<int>(left));
@@ -167,16 +179,18 @@ class postgres_lease_store final : public lease_store {
     const auto deadline = steady::now() + io_timeout_;
     PGconn* c = conn_.get();
     result last;
-    const int sent = params.empty() ? PQsendQuery(c, sql.c_str())
-                                    : PQsendQueryParams(c, sql.c_str(), static_cast<int>(params.size()), nullptr,
-                                                        params.data(), nullptr, nullptr, 0);
+    const int sent = params.empty()
+                         ? PQsendQuery(c, sql.c_str())
+                         : PQsendQueryParams(c, sql.c_str(), static_cast<int>(params.size()),
+                                             nullptr, params.data(), nullptr, nullptr, 0);
     if (sent == 0) fail(PQerrorMessage(c));
     if (PQsetnonblocking(c, 1) != 0) fail(PQerrorMessage(c));
     for (;;) {
       const int f = PQflush(c);
       if (f == 0) break;
       if (f < 0) fail(PQerrorMessage(c));
-      if (!wait_socket(true, deadline)) fail("no answer within " + std::to_string(io_timeout_.count()) + " ms");
+      if (!wait_socket(true, deadline))
+        fail("no answer within " + std::to_string(io_timeout_.count()) + " ms");
     }
     for (;;) {
       if (PQconsumeInput(c) == 0) fail(PQerrorMessage(c));
@@ -190,7 +204,8 @@ class postgres_lease_store final : public lease_store {
         last = std::move(r);
         continue;
       }
-      if (!wait_socket(false, deadline)) fail("no answer within " + std::to_string(io_timeout_.count()) + " ms");
+      if (!wait_socket(false, deadline))
+        fail("no answer within " + std::to_string(io_timeout_.count()) + " ms");
     }
     if (!last) fail("no result");
     return last;
@@ -198,12 +213,16 @@ class postgres_lease_store final : public lease_store {
 
   void ensure_rows(std::uint64_t count) {
     if (count <= rows_) return;
-    (void)exec("BEGIN; SELECT pg_advisory_xact_lock(7079434571962427438); "
-               "CREATE TABLE IF NOT EXISTS " + table_ + " (id bigint PRIMARY KEY, holder text, "
-               "last_unix_ms bigint, expires_at timestamptz NOT NULL DEFAULT '-infinity'); "
-               "INSERT INTO " + table_ + " (id) SELECT g FROM generate_series(0, " + std::to_string(count - 1) +
-               ") AS g ON CONFLICT (id) DO NOTHING; COMMIT;",
-               {});
+    (void)exec(
+        "BEGIN; SELECT pg_advisory_xact_lock(7079434571962427438); "
+        "CREATE TABLE IF NOT EXISTS " +
+            table_ +
+            " (id bigint PRIMARY KEY, holder text, "
+            "last_unix_ms bigint, expires_at timestamptz NOT NULL DEFAULT '-infinity'); "
+            "INSERT INTO " +
+            table_ + " (id) SELECT g FROM generate_series(0, " + std::to_string(count - 1) +
+            ") AS g ON CONFLICT (id) DO NOTHING; COMMIT;",
+        {});
     rows_ = count;
   }
 

@@ -99,14 +99,17 @@ inline std::pair<std::string, int> split_address(const std::string& address, int
   bool has_port = false;
   if (!address.empty() && address.front() == '[') {  // [v6] or [v6]:port
     const auto close = address.find(']');
-    if (close == std::string::npos) throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
+    if (close == std::string::npos)
+      throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
     host = address.substr(1, close - 1);
     if (close + 1 < address.size()) {
-      if (address[close + 1] != ':') throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
+      if (address[close + 1] != ':')
+        throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
       port_text = address.substr(close + 2);
       has_port = true;
     }
-  } else if (const auto colon = address.find(':'); colon != std::string::npos && address.rfind(':') == colon) {
+  } else if (const auto colon = address.find(':');
+             colon != std::string::npos && address.rfind(':') == colon) {
     host = address.substr(0, colon);
     port_text = address.substr(colon + 1);
     has_port = true;
@@ -114,10 +117,12 @@ inline std::pair<std::string, int> split_address(const std::string& address, int
   int port = default_port;
   if (has_port) {
     const auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-    if (r.ec != std::errc{} || r.ptr != port_text.data() + port_text.size() || port <= 0 || port > 65535)
+    if (r.ec != std::errc{} || r.ptr != port_text.data() + port_text.size() || port <= 0 ||
+        port > 65535)
       throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
   }
-  if (host.empty()) throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
+  if (host.empty())
+    throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
   return {host, port};
 }
 
@@ -128,18 +133,22 @@ class redis_lease_store final : public lease_store {
         hold_ms_(std::to_string((o.ttl + o.safe_guard).count())),
         guard_ms_(std::to_string(o.safe_guard.count())),
         connect_timeout_(o.connect_timeout),
-        io_timeout_(o.io_timeout.count() > 0 ? o.io_timeout : std::max(std::chrono::milliseconds{10}, o.ttl / 5)) {
+        io_timeout_(o.io_timeout.count() > 0 ? o.io_timeout
+                                             : std::max(std::chrono::milliseconds{10}, o.ttl / 5)) {
     auto [h, p] = split_address(address, 6379);
     host_ = std::move(h);
     port_ = p;
   }
 
-  [[nodiscard]] std::string where() const override { return "redis " + host_ + ":" + std::to_string(port_); }
+  [[nodiscard]] std::string where() const override {
+    return "redis " + host_ + ":" + std::to_string(port_);
+  }
 
   std::optional<lease_claim> claim(std::uint64_t count, const std::string& holder) override {
     const std::string n = std::to_string(count);
     reply r = eval(redis_claim_script, {}, {prefix_, n, holder, hold_ms_});
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || r->element[0]->type != REDIS_REPLY_INTEGER)
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+        r->element[0]->type != REDIS_REPLY_INTEGER)
       fail_reply("unexpected answer to the claim script");
     if (r->element[0]->integer < 0) return std::nullopt;
     lease_claim c;
@@ -154,12 +163,14 @@ class redis_lease_store final : public lease_store {
   }
 
   renewal renew(std::uint64_t id, const std::string& holder, std::int64_t last) override {
-    reply r = eval(std::string(redis_record_last) + redis_renew_script, keys(id), {holder, hold_ms_, text(last)});
+    reply r = eval(std::string(redis_record_last) + redis_renew_script, keys(id),
+                   {holder, hold_ms_, text(last)});
     return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
   }
 
   void release(std::uint64_t id, const std::string& holder, std::int64_t last) override {
-    (void)eval(std::string(redis_record_last) + redis_release_script, keys(id), {holder, guard_ms_, text(last)});
+    (void)eval(std::string(redis_record_last) + redis_release_script, keys(id),
+               {holder, guard_ms_, text(last)});
   }
 
  private:
@@ -171,7 +182,9 @@ class redis_lease_store final : public lease_store {
   };
   using reply = std::unique_ptr<redisReply, reply_deleter>;
 
-  static std::string text(std::int64_t last) { return last == INT64_MIN ? std::string() : std::to_string(last); }
+  static std::string text(std::int64_t last) {
+    return last == INT64_MIN ? std::string() : std::to_string(last);
+  }
 
   [[nodiscard]] std::vector<std::string> keys(std::uint64_t id) const {
     return {prefix_ + "worker:" + std::to_string(id), prefix_ + "last:" + std::to_string(id)};
@@ -183,7 +196,8 @@ class redis_lease_store final : public lease_store {
     if (c == nullptr || c->err != 0) {
       const std::string why = c == nullptr ? "out of memory" : c->errstr;
       if (c != nullptr) redisFree(c);
-      throw lease_store_error("flakeid: cannot connect to " + where() + " within " + std::to_string(connect_timeout_.count()) + " ms: " + why);
+      throw lease_store_error("flakeid: cannot connect to " + where() + " within " +
+                              std::to_string(connect_timeout_.count()) + " ms: " + why);
     }
     ctx_.reset(c);
     if (redisSetTimeout(c, to_timeval(io_timeout_)) != REDIS_OK) fail_io();
@@ -199,7 +213,8 @@ class redis_lease_store final : public lease_store {
     throw lease_store_error("flakeid: " + where() + ": " + why);
   }
 
-  reply eval(const std::string& script, const std::vector<std::string>& k, const std::vector<std::string>& args) {
+  reply eval(const std::string& script, const std::vector<std::string>& k,
+             const std::vector<std::string>& args) {
     connect();
     std::vector<const char*> argv;
     std::vector<std::size_t> lens;
@@ -214,7 +229,8 @@ class redis_lease_store final : public lease_store {
     push(nkeys);
     for (const auto& s : k) push(s);
     for (const auto& s : args) push(s);
-    auto* raw = static_cast<redisReply*>(redisCommandArgv(ctx_.get(), static_cast<int>(argv.size()), argv.data(), lens.data()));
+    auto* raw = static_cast<redisReply*>(
+        redisCommandArgv(ctx_.get(), static_cast<int>(argv.size()), argv.data(), lens.data()));
     if (raw == nullptr) fail_io();
     reply r(raw);
     if (r->type == REDIS_REPLY_ERROR) fail_reply(std::string(r->str, r->len));

@@ -92,7 +92,8 @@ constexpr std::int64_t ms_from_civil(const civil_time& t) noexcept {
   using namespace std::chrono;
   const sys_days d{year{t.year} / month{t.month} / day{t.day}};
   return static_cast<std::int64_t>(d.time_since_epoch().count()) * 86'400'000 +
-         static_cast<std::int64_t>(t.hour) * 3'600'000 + static_cast<std::int64_t>(t.minute) * 60'000 +
+         static_cast<std::int64_t>(t.hour) * 3'600'000 +
+         static_cast<std::int64_t>(t.minute) * 60'000 +
          static_cast<std::int64_t>(t.second) * 1'000 + static_cast<std::int64_t>(t.millisecond);
 }
 
@@ -118,8 +119,9 @@ inline std::string civil_field_error(const civil_time& t) {
 /// Whether every field of `t` is in range (a real calendar date, a real time of day).
 constexpr bool civil_valid(const civil_time& t) noexcept {
   using namespace std::chrono;
-  return t.month >= 1 && t.month <= 12 && year_month_day{year{t.year} / month{t.month} / day{t.day}}.ok() &&
-         t.hour <= 23 && t.minute <= 59 && t.second <= 59 && t.millisecond <= 999;
+  return t.month >= 1 && t.month <= 12 &&
+         year_month_day{year{t.year} / month{t.month} / day{t.day}}.ok() && t.hour <= 23 &&
+         t.minute <= 59 && t.second <= 59 && t.millisecond <= 999;
 }
 
 /// Reads exactly `n` decimal digits at `s[pos]`, advancing `pos`. False when they are not digits.

@@ -20,18 +20,18 @@ inline std::string format_utc(std::int64_t unix_ms) {
     ms_of_day += ms_per_day;
     --day_count;
   }
-  constexpr std::int64_t last_day = 11'248'737;     // 32767-12-31
+  constexpr std::int64_t last_day = 11'248'737;    // 32767-12-31
   constexpr std::int64_t first_day = -12'687'428;  // -32767-01-01
   if (day_count < first_day || day_count > last_day) return "unix ms " + std::to_string(unix_ms);
   const sys_days day{days{day_count}};
   const year_month_day ymd{day};
   const hh_mm_ss<milliseconds> hms{milliseconds{ms_of_day}};
   char buf[48];
-  (void)std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
-                static_cast<int>(hms.seconds().count()),
-                static_cast<int>(hms.subseconds().count()));
+  (void)std::snprintf(
+      buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", static_cast<int>(ymd.year()),
+      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+      static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+      static_cast<int>(hms.seconds().count()), static_cast<int>(hms.subseconds().count()));
   return buf;
 }
 
