@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
-// Exercise the {fmt} formatter when {fmt} is around (header-only, so nothing to link).
+// Exercise the {fmt} formatter when {fmt} is around (header-only, so nothing to link; CI installs
+// libfmt-dev so that it runs there).
 #if __has_include(<fmt/format.h>)
 #define FMT_HEADER_ONLY
 #define FLAKEID_FMT
