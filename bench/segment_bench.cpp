@@ -232,8 +232,7 @@ void chain_postgres(benchmark::State& st) {
   }
   static const bool started = (server.start(), true);
   (void)started;
-  server_chain(st,
-               flakeid::postgres_segment_store{server.conninfo()}.distributor("bench.chain"));
+  server_chain(st, flakeid::postgres_segment_store{server.conninfo()}.distributor("bench.chain"));
 }
 #endif
 

@@ -121,7 +121,8 @@ constexpr std::string_view gen_help =
     "Segment generator:\n"
     "  --store       memory    this run only: numbers start at 1 every time\n"
     "                file      a counter file in FLAKEID_SEGMENT_DIR (default\n"
-    "                          $XDG_STATE_HOME/flakeid/segments or ~/.local/state/flakeid/segments)\n"
+    "                          $XDG_STATE_HOME/flakeid/segments or "
+    "~/.local/state/flakeid/segments)\n"
     "                redis     INCRBY on a Redis key (--redis HOST:PORT, else the environment\n"
     "                          variable FLAKEID_REDIS_ADDRESS, else 127.0.0.1:6379)\n"
     "                postgres  a row in PostgreSQL (--postgres CONNINFO, else the environment\n"
@@ -424,7 +425,6 @@ constexpr std::array<gen_function, sizeof...(I)> make_gen_table(std::index_seque
 constexpr std::size_t preset_count = flakeid::preset_names().size();
 constexpr auto gen_table = make_gen_table(std::make_index_sequence<preset_count>{});
 
-
 // ---- gen --generator segment -------------------------------------------------------------------
 
 /// The file store's directory: FLAKEID_SEGMENT_DIR, else $XDG_STATE_HOME/flakeid/segments, else
@@ -444,8 +444,8 @@ std::filesystem::path segment_directory() {
 }
 
 /// Where a server store is: `option`, else the environment variable `env`, else `fallback`.
-[[maybe_unused]] std::string server_of(const arguments& a, std::string_view option,
-                                       const char* env, std::string_view fallback) {
+[[maybe_unused]] std::string server_of(const arguments& a, std::string_view option, const char* env,
+                                       std::string_view fallback) {
   if (const auto v = a.get(option)) return std::string(*v);
   if (const char* e = std::getenv(env); e != nullptr) return e;
   return std::string(fallback);
@@ -485,8 +485,7 @@ int run_gen_segment(const arguments& a, std::uint64_t count) {
           "decimal, radix62, radix36 or base32");
   }
   const auto store = a.get("--store");
-  if (!store)
-    fail("flakeid gen: --generator segment needs --store memory|file|redis|postgres");
+  if (!store) fail("flakeid gen: --generator segment needs --store memory|file|redis|postgres");
   const std::string key(a.get("--key").value_or("default"));
   if (key.empty()) fail("flakeid gen: --key must not be empty");
   const std::uint64_t step =
@@ -531,16 +530,17 @@ int run_gen_segment(const arguments& a, std::uint64_t count) {
         "found); stores available: memory, file" FLAKEID_CLI_REDIS_NOTE);
 #endif
   } else {
-    fail("flakeid gen: store " + quote(*store) + " is unknown; allowed: memory, file, redis, postgres");
+    fail("flakeid gen: store " + quote(*store) +
+         " is unknown; allowed: memory, file, redis, postgres");
   }
   return exit_ok;
 }
 
 int run_gen(std::span<char* const> argv) {
   static constexpr option_spec allowed[] = {
-      {"-n", true},        {"--layout", true}, {"--generator", true}, {"--worker", true},
-      {"--datacenter", true}, {"--gene", true},  {"--to", true},        {"--store", true},
-      {"--key", true},     {"--step", true},   {"--redis", true},     {"--postgres", true}};
+      {"-n", true},           {"--layout", true}, {"--generator", true}, {"--worker", true},
+      {"--datacenter", true}, {"--gene", true},   {"--to", true},        {"--store", true},
+      {"--key", true},        {"--step", true},   {"--redis", true},     {"--postgres", true}};
   const arguments a = read_arguments("gen", argv, allowed);
   if (a.help) return print_help(gen_help);
   if (!a.operands.empty())

@@ -11,8 +11,9 @@
 ///                                              restart (even after SIGKILL) never reuses a
 ///                                              number. For the processes of one host (POSIX).
 ///
-/// Redis (`INCRBY`) and PostgreSQL (`UPDATE ... RETURNING`) distributors are adapters with their
-/// own headers and targets (see docs/segments.md).
+/// Redis (`INCRBY`) and PostgreSQL (an upsert `... RETURNING`) distributors are adapters with
+/// their own headers and targets: `adapters/redis_segment.hpp` (`flakeid::redis`) and
+/// `adapters/postgres_segment.hpp` (`flakeid::postgres`); see docs/segments.md.
 ///
 ///     flakeid::file_segment_store store{"/var/lib/myapp/ids"};
 ///     flakeid::segment_chain_generator gen{store.distributor("orders")};

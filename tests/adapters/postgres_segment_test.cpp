@@ -52,8 +52,8 @@ TEST_F(postgres_segment_test, counts_in_a_table_per_namespace_and_names_the_stor
   const std::string ns = unique_segment_ns("names");
   auto store = b.store(ns, 2000ms);
   auto d = store.distributor("orders");
-  EXPECT_EQ(d.store_name(), "postgresql 127.0.0.1:" + std::to_string(b.server.port()) +
-                                " namespace " + ns);
+  EXPECT_EQ(d.store_name(),
+            "postgresql 127.0.0.1:" + std::to_string(b.server.port()) + " namespace " + ns);
   EXPECT_EQ(d.table(), "\"flakeid_segment_" + ns + "\"");
   EXPECT_EQ(store.current("orders"), 0u);  // creates the table
   EXPECT_EQ(d.next_max_id(100), 100u);

@@ -76,8 +76,8 @@ TEST_F(redis_segment_test, a_key_holding_no_counter_is_a_clear_error) {
     FAIL() << "counted on a string";
   } catch (const flakeid::segment_store_error& e) {
     EXPECT_STREQ(e.what(), ("flakeid: segment store " + std::string(d.store_name()) +
-                            ", key 'orders': next_max_id(10) failed: redis " +
-                            b.server.address() + ": ERR value is not an integer or out of range")
+                            ", key 'orders': next_max_id(10) failed: redis " + b.server.address() +
+                            ": ERR value is not an integer or out of range")
                                .c_str());
   }
   (void)raw.command({"SET", d.redis_key(), "9223372036854775000"});

@@ -49,15 +49,14 @@ inline bool eventually(const std::function<bool()>& f, std::chrono::milliseconds
 }
 
 inline void expect_strictly_increasing(const std::vector<std::uint64_t>& ids) {
-  for (std::size_t i = 1; i < ids.size(); ++i)
-    ASSERT_LT(ids[i - 1], ids[i]) << "at " << i;
+  for (std::size_t i = 1; i < ids.size(); ++i) ASSERT_LT(ids[i - 1], ids[i]) << "at " << i;
 }
 
 /// Memory shared with forked children: `slots` rows of `width` IDs, each with a count.
 class shared_ids {
  public:
   shared_ids(std::size_t slots, std::size_t width)
-      : slots_(slots), width_(width), bytes_(slots * (width + 1) * sizeof(std::uint64_t)) {
+      : width_(width), bytes_(slots * (width + 1) * sizeof(std::uint64_t)) {
     mem_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (mem_ == MAP_FAILED) throw std::runtime_error("mmap failed");
   }
@@ -68,12 +67,13 @@ class shared_ids {
   std::atomic<std::uint64_t>& count(std::size_t slot) {
     return *reinterpret_cast<std::atomic<std::uint64_t>*>(base() + slot * (width_ + 1));
   }
-  std::span<std::uint64_t> row(std::size_t slot) { return {base() + slot * (width_ + 1) + 1, width_}; }
+  std::span<std::uint64_t> row(std::size_t slot) {
+    return {base() + slot * (width_ + 1) + 1, width_};
+  }
   [[nodiscard]] std::size_t width() const noexcept { return width_; }
 
  private:
   std::uint64_t* base() { return static_cast<std::uint64_t*>(mem_); }
-  std::size_t slots_;
   std::size_t width_;
   std::size_t bytes_;
   void* mem_ = nullptr;
@@ -84,8 +84,8 @@ class shared_ids {
 /// Checks every process's IDs are strictly increasing and all are distinct; returns the final
 /// counter value.
 template <class Gen, class Backend, class Options>
-std::uint64_t run_forked(Backend& b, const std::string& ns, int processes,
-                         std::size_t per_process, Options opts) {
+std::uint64_t run_forked(Backend& b, const std::string& ns, int processes, std::size_t per_process,
+                         Options opts) {
   shared_ids out(static_cast<std::size_t>(processes), per_process);
   std::vector<pid_t> kids;
   for (int p = 0; p < processes; ++p) {
@@ -168,8 +168,8 @@ void processes_on_segment_generators(Backend& b) {
   constexpr std::size_t per_process = 20'000;
   constexpr std::uint64_t step = 500;
   const std::string ns = unique_segment_ns("plain");
-  const std::uint64_t final_max = run_forked<gen_type>(b, ns, processes, per_process,
-                                                       flakeid::segment_options{.step = step});
+  const std::uint64_t final_max =
+      run_forked<gen_type>(b, ns, processes, per_process, flakeid::segment_options{.step = step});
   EXPECT_EQ(final_max, std::uint64_t{processes} * per_process);
 }
 
@@ -188,7 +188,8 @@ void server_outage(Backend& b) {
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
   b.stop();
   std::size_t served = 0;
-  const std::string head = "flakeid: segment store " + name + ", key 'orders': next_max_id(10) failed: ";
+  const std::string head =
+      "flakeid: segment store " + name + ", key 'orders': next_max_id(10) failed: ";
   try {
     for (;;) {
       ids.push_back(gen.next_id());
@@ -252,8 +253,8 @@ void restart_after_sigkill(Backend& b) {
       };
       try {
         if (run == 0) {
-          flakeid::segment_chain_generator<dist> gen{store.distributor("orders"),
-                                                     {.step = 500, .min_ahead = 2, .max_ahead = 16}};
+          flakeid::segment_chain_generator<dist> gen{
+              store.distributor("orders"), {.step = 500, .min_ahead = 2, .max_ahead = 16}};
           draw(gen);
         } else {
           flakeid::segment_generator<dist> gen{store.distributor("orders"), 300};
@@ -307,8 +308,8 @@ void grouped_counter_across_midnight(Backend& b) {
   flakeid::manual_clock clock{
       time_point_cast<milliseconds>(sys_days{2025y / 12 / 31} + 23h + 59min + 59s + 999ms)};
   {
-    flakeid::grouped_segment_generator gen{store.distributor("inv"), flakeid::group_period::day,
-                                           {.step = 5}, clock};
+    flakeid::grouped_segment_generator gen{
+        store.distributor("inv"), flakeid::group_period::day, {.step = 5}, clock};
     EXPECT_EQ(gen.next().to_string(), "20251231-0001");
     EXPECT_EQ(gen.next().to_string(), "20251231-0002");
     clock.advance(1ms);  // 2026-01-01 00:00:00.000
@@ -318,8 +319,8 @@ void grouped_counter_across_midnight(Backend& b) {
   }
   EXPECT_EQ(store.current("inv@20251231"), 5u);
   EXPECT_EQ(store.current("inv@20260101"), 5u);
-  flakeid::grouped_segment_generator again{store.distributor("inv"), flakeid::group_period::day,
-                                           {.step = 5}, clock};
+  flakeid::grouped_segment_generator again{
+      store.distributor("inv"), flakeid::group_period::day, {.step = 5}, clock};
   EXPECT_EQ(again.next().to_string(), "20260101-0006");
 }
 

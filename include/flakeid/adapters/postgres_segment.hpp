@@ -104,11 +104,11 @@ class postgres_distributor {
     const std::string s = std::to_string(step);
     std::lock_guard lk(s_->mutex);
     ensure_table(what);
-    const detail::pg_result r = exec(
-        "INSERT INTO " + table_ +
-            " AS t (key, last_max_id) VALUES ($1, $2::bigint) ON CONFLICT (key) DO UPDATE SET "
-            "last_max_id = t.last_max_id + EXCLUDED.last_max_id RETURNING last_max_id",
-        {key_.c_str(), s.c_str()}, what);
+    const detail::pg_result r =
+        exec("INSERT INTO " + table_ +
+                 " AS t (key, last_max_id) VALUES ($1, $2::bigint) ON CONFLICT (key) DO UPDATE SET "
+                 "last_max_id = t.last_max_id + EXCLUDED.last_max_id RETURNING last_max_id",
+             {key_.c_str(), s.c_str()}, what);
     return value_of(r.get(), what);
   }
 
@@ -154,12 +154,13 @@ class postgres_distributor {
 
   void ensure_table(const std::string& what) {
     if (s_->table_ready) return;
-    (void)exec("BEGIN; SELECT pg_advisory_xact_lock(7079434571962427439); "
-               "CREATE TABLE IF NOT EXISTS " +
-                   table_ +
-                   " (key text PRIMARY KEY, last_max_id bigint NOT NULL CHECK (last_max_id >= 0));"
-                   " COMMIT;",
-               {}, what);
+    (void)exec(
+        "BEGIN; SELECT pg_advisory_xact_lock(7079434571962427439); "
+        "CREATE TABLE IF NOT EXISTS " +
+            table_ +
+            " (key text PRIMARY KEY, last_max_id bigint NOT NULL CHECK (last_max_id >= 0));"
+            " COMMIT;",
+        {}, what);
     s_->table_ready = true;
   }
 

@@ -63,8 +63,7 @@ class redis_distributor {
   /// Counter `key` on the server at `address` ("host:port", port 6379 when absent). Does not
   /// connect. Throws `std::invalid_argument` for a bad address, namespace, timeout or an empty
   /// key.
-  redis_distributor(const std::string& address, std::string key,
-                    redis_segment_options options = {})
+  redis_distributor(const std::string& address, std::string key, redis_segment_options options = {})
       : options_(std::move(options)), key_(std::move(key)) {
     detail::check_segment_key(key_);
     detail::check_segment_namespace(options_.name_space);

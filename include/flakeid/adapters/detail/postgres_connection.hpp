@@ -154,7 +154,8 @@ class postgres_connection {
       st = PQconnectPoll(conn_.get());
     }
     // Notices ("relation already exists, skipping") are not errors: keep them off stderr.
-    PQsetNoticeProcessor(conn_.get(), [](void*, const char*) {}, nullptr);
+    PQsetNoticeProcessor(
+        conn_.get(), [](void*, const char*) {}, nullptr);
   }
 
   std::string conninfo_;
