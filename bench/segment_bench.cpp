@@ -6,6 +6,12 @@
 //   seg/chain_memory      segment_chain_generator, memory store, step 1000
 //   seg/plain_memory      segment_generator, memory store, step 1000
 //   seg/chain_next_ids    next_ids over 256 IDs at a time (time per ID)
+//   seg/chain_redis       segment_chain_generator on Redis (INCRBY), step 1000, one thread
+//   seg/chain_postgres    segment_chain_generator on PostgreSQL (one upsert), step 1000
+//                         both report vs_memory: their rate over the memory chain's, measured
+//                         in the same run (target >= 0.9). Built when the adapters are; each
+//                         starts its own server (tests/adapters/test_servers.hpp) or skips with
+//                         a note when the server programs are missing.
 //   seg/latency_*         per-call latency percentiles (ns) as counters p50_ns, p99_ns, p9999_ns;
 //                         each sample is one next_id() bracketed by two steady_clock reads, minus
 //                         the median cost of an empty bracket (timer_ns); slow_calls counts
@@ -27,6 +33,19 @@
 
 #include <flakeid/segment.hpp>
 #include <flakeid/segment_stores.hpp>
+
+#if defined(FLAKEID_BENCH_HAS_REDIS)
+#include <flakeid/adapters/redis_segment.hpp>
+#endif
+#if defined(FLAKEID_BENCH_HAS_POSTGRES)
+#include <flakeid/adapters/postgres_segment.hpp>
+#endif
+#if defined(FLAKEID_BENCH_HAS_REDIS) || defined(FLAKEID_BENCH_HAS_POSTGRES)
+#include <cstdio>
+#include <optional>
+
+#include "test_servers.hpp"
+#endif
 
 namespace {
 
@@ -142,11 +161,92 @@ void latency(benchmark::State& st) {
 
 constexpr std::int64_t latency_samples = 2'000'000;
 
+// ---- server stores ------------------------------------------------------------------------
+
+#if defined(FLAKEID_BENCH_HAS_REDIS) || defined(FLAKEID_BENCH_HAS_POSTGRES)
+
+/// The memory chain's rate (IDs per second, one thread), measured once per process.
+double memory_chain_rate() {
+  static const double rate = [] {
+    auto gen = make(std::type_identity<chain_mem>{});
+    for (int i = 0; i < 1'000'000; ++i) benchmark::DoNotOptimize(gen->next_id());  // warm up
+    constexpr int n = 50'000'000;
+    const auto t0 = clk::now();
+    for (int i = 0; i < n; ++i) benchmark::DoNotOptimize(gen->next_id());
+    return n / std::chrono::duration<double>(clk::now() - t0).count();
+  }();
+  return rate;
+}
+
+/// Draws from a chain on `d` (step 1000) for the benchmark's iterations; reports the rate as
+/// vs_memory against the memory chain, and the store calls.
+template <class Distributor>
+void server_chain(benchmark::State& st, Distributor d) {
+  const double memory = memory_chain_rate();
+  flakeid::segment_chain_generator<Distributor> gen{
+      std::move(d), flakeid::segment_chain_options{.step = step, .min_ahead = 4, .max_ahead = 256}};
+  (void)gen.next_id();  // connected, first segment in
+  const auto t0 = clk::now();
+  for (auto _ : st) benchmark::DoNotOptimize(gen.next_id());
+  const double secs = std::chrono::duration<double>(clk::now() - t0).count();
+  const double rate = static_cast<double>(st.iterations()) / secs;
+  st.SetItemsProcessed(st.iterations());
+  using C = benchmark::Counter;
+  st.counters["vs_memory"] = C(rate / memory);
+  st.counters["memory_ids_per_s"] = C(memory);
+  st.counters["store_calls"] = C(static_cast<double>(gen.stats().store_calls));
+  st.counters["hungry"] = C(static_cast<double>(gen.stats().hungry));
+}
+
+#endif
+
+#if defined(FLAKEID_BENCH_HAS_REDIS)
+flakeid_test::redis_server& bench_redis() {
+  static flakeid_test::redis_server server;
+  return server;
+}
+
+void chain_redis(benchmark::State& st) {
+  auto& server = bench_redis();
+  if (!server.available()) {
+    st.SkipWithError("redis-server not found: seg/chain_redis skipped");
+    return;
+  }
+  static const bool started = (server.start(), true);
+  (void)started;
+  server_chain(st, flakeid::redis_segment_store{server.address()}.distributor("bench.chain"));
+}
+#endif
+
+#if defined(FLAKEID_BENCH_HAS_POSTGRES)
+flakeid_test::postgres_cluster& bench_postgres() {
+  static flakeid_test::postgres_cluster server{true};
+  return server;
+}
+
+void chain_postgres(benchmark::State& st) {
+  auto& server = bench_postgres();
+  if (!server.available()) {
+    st.SkipWithError("initdb/pg_ctl not found: seg/chain_postgres skipped");
+    return;
+  }
+  static const bool started = (server.start(), true);
+  (void)started;
+  server_chain(st, flakeid::postgres_segment_store{server.conninfo()}.distributor("bench.chain"));
+}
+#endif
+
 }  // namespace
 
 BENCHMARK(throughput<chain_mem>)->Name("seg/chain_memory")->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(throughput<plain_mem>)->Name("seg/plain_memory")->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(chain_next_ids)->Name("seg/chain_next_ids")->Arg(256)->UseRealTime();
+#if defined(FLAKEID_BENCH_HAS_REDIS)
+BENCHMARK(chain_redis)->Name("seg/chain_redis")->UseRealTime();
+#endif
+#if defined(FLAKEID_BENCH_HAS_POSTGRES)
+BENCHMARK(chain_postgres)->Name("seg/chain_postgres")->UseRealTime();
+#endif
 BENCHMARK(latency<chain_mem>)
     ->Name("seg/latency_chain_memory")
     ->Threads(1)
@@ -167,6 +267,18 @@ BENCHMARK(latency<plain_file>)
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
+#if defined(FLAKEID_BENCH_HAS_REDIS)
+  if (!bench_redis().available())
+    std::printf("note: %s; seg/chain_redis is skipped\n", bench_redis().missing().c_str());
+#else
+  std::printf("note: flakeid::redis was not built (hiredis missing); no seg/chain_redis\n");
+#endif
+#if defined(FLAKEID_BENCH_HAS_POSTGRES)
+  if (!bench_postgres().available())
+    std::printf("note: %s; seg/chain_postgres is skipped\n", bench_postgres().missing().c_str());
+#else
+  std::printf("note: flakeid::postgres was not built (libpq missing); no seg/chain_postgres\n");
+#endif
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -1,7 +1,10 @@
 # Adapters that need a client library, each its own INTERFACE target, built when the library is
 # found (pkg-config first, then find_library):
-#   flakeid::redis     include/flakeid/adapters/redis_lease.hpp     hiredis (libhiredis-dev)
-#   flakeid::postgres  include/flakeid/adapters/postgres_lease.hpp  libpq   (libpq-dev)
+#   flakeid::redis     include/flakeid/adapters/redis_lease.hpp, redis_segment.hpp
+#                      hiredis (libhiredis-dev)
+#   flakeid::postgres  include/flakeid/adapters/postgres_lease.hpp, postgres_segment.hpp
+#                      libpq (libpq-dev)
+# Their shared connection code is in include/flakeid/adapters/detail/.
 # FLAKEID_REDIS_FOUND / FLAKEID_POSTGRES_FOUND tell whether each target exists.
 
 find_package(PkgConfig QUIET)
@@ -42,8 +45,11 @@ if(FLAKEID_REDIS_FOUND)
   add_library(flakeid::redis ALIAS flakeid_redis)
   set_target_properties(flakeid_redis PROPERTIES EXPORT_NAME redis)
   target_link_libraries(flakeid_redis INTERFACE flakeid::flakeid flakeid_client_FLAKEID_HIREDIS)
-  target_sources(flakeid_redis INTERFACE FILE_SET HEADERS BASE_DIRS include
-                 FILES "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/redis_lease.hpp")
+  target_sources(flakeid_redis INTERFACE FILE_SET HEADERS BASE_DIRS include FILES
+                 "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/redis_lease.hpp"
+                 "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/redis_segment.hpp"
+                 "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/detail/redis_connection.hpp"
+                 "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/detail/store_connection_error.hpp")
   message(STATUS "flakeid: Redis adapter (flakeid::redis) enabled")
 else()
   message(STATUS "flakeid: hiredis not found; flakeid::redis is not built")
@@ -54,8 +60,11 @@ if(FLAKEID_POSTGRES_FOUND)
   add_library(flakeid::postgres ALIAS flakeid_postgres)
   set_target_properties(flakeid_postgres PROPERTIES EXPORT_NAME postgres)
   target_link_libraries(flakeid_postgres INTERFACE flakeid::flakeid flakeid_client_FLAKEID_LIBPQ)
-  target_sources(flakeid_postgres INTERFACE FILE_SET HEADERS BASE_DIRS include
-                 FILES "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/postgres_lease.hpp")
+  target_sources(flakeid_postgres INTERFACE FILE_SET HEADERS BASE_DIRS include FILES
+                 "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/postgres_lease.hpp"
+                 "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/postgres_segment.hpp"
+                 "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/detail/postgres_connection.hpp"
+                 "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/detail/store_connection_error.hpp")
   message(STATUS "flakeid: PostgreSQL adapter (flakeid::postgres) enabled")
 else()
   message(STATUS "flakeid: libpq not found; flakeid::postgres is not built")

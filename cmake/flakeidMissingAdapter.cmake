@@ -3,6 +3,6 @@
 if("$ENV{FLAKEID_ALLOW_SKIP_SERVERS}" STREQUAL "1")
   message(STATUS "skipped: ${WHAT} was not found at configure time (FLAKEID_ALLOW_SKIP_SERVERS=1)")
 else()
-  message(FATAL_ERROR "${WHAT} was not found at configure time, so its lease tests were not built: "
+  message(FATAL_ERROR "${WHAT} was not found at configure time, so its server tests were not built: "
                       "install ${PACKAGE} (or set FLAKEID_ALLOW_SKIP_SERVERS=1 to skip)")
 endif()

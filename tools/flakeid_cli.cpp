@@ -6,6 +6,7 @@
 //   flakeid range 2024-01-01 2024-01-02 --layout twitter
 //   flakeid encode --to base32 175928847299117063
 //   flakeid decode --from radix62 Dz7Z5zTg
+//   flakeid gen --generator segment --store file --key orders -n 10
 //
 // Every command has --help. Bad input prints one line on stderr and exits with status 2; any
 // other failure (the clock went back, a lease was lost) exits with status 1.
@@ -28,9 +29,26 @@
 #include <vector>
 
 #include <flakeid/flakeid.hpp>
+#if defined(FLAKEID_HAS_REDIS)
+#include <flakeid/adapters/redis_segment.hpp>
+#endif
+#if defined(FLAKEID_HAS_POSTGRES)
+#include <flakeid/adapters/postgres_segment.hpp>
+#endif
 
 #ifndef FLAKEID_CLI_VERSION
 #define FLAKEID_CLI_VERSION "unknown"
+#endif
+
+#if defined(FLAKEID_HAS_REDIS)
+#define FLAKEID_CLI_REDIS_NOTE ", redis"
+#else
+#define FLAKEID_CLI_REDIS_NOTE ""
+#endif
+#if defined(FLAKEID_HAS_POSTGRES)
+#define FLAKEID_CLI_POSTGRES_NOTE ", postgres"
+#else
+#define FLAKEID_CLI_POSTGRES_NOTE ""
 #endif
 
 namespace {
@@ -80,6 +98,8 @@ constexpr std::string_view main_help =
 constexpr std::string_view gen_help =
     "usage: flakeid gen [-n N] [--layout L] [--generator classic|gene|cosid|tick]\n"
     "                   [--worker W] [--datacenter D] [--gene K] [--to FORM]\n"
+    "       flakeid gen --generator segment --store memory|file|redis|postgres [--key K]\n"
+    "                   [--step S] [--redis HOST:PORT] [--postgres CONNINFO] [-n N] [--to FORM]\n"
     "\n"
     "Mints N IDs (default 1), one per line, in decimal or in the text form FORM\n"
     "(radix62, radix36, base32, friendly).\n"
@@ -88,13 +108,30 @@ constexpr std::string_view gen_help =
     "                cosid    CosId's: the sequence runs on across ticks (layout cosid)\n"
     "                tick     classic on a monotonic clock (layout twitter)\n"
     "                gene     the gene of --gene K in the lowest bits (layout seed_gene)\n"
+    "                segment  dense numbers 1, 2, 3 ... from a counter in a store, reserved a\n"
+    "                         segment of S at a time (no layout, worker or gene)\n"
     "  --layout      a preset layout; a spec is accepted when it equals a preset. Generators\n"
     "                take their layout at compile time, so a custom layout needs a program of\n"
     "                its own: flakeid::classic_snowflake<my_layout>.\n"
     "  --worker      the worker id. Without it, the id comes from the environment variable\n"
     "                FLAKEID_WORKER_ID, else it is 0; a note on stderr says which.\n"
     "  --datacenter  the datacenter id (default 0).\n"
-    "  --gene        the key whose gene the IDs carry (layouts with a gene field; default 0).\n";
+    "  --gene        the key whose gene the IDs carry (layouts with a gene field; default 0).\n"
+    "\n"
+    "Segment generator:\n"
+    "  --store       memory    this run only: numbers start at 1 every time\n"
+    "                file      a counter file in FLAKEID_SEGMENT_DIR (default\n"
+    "                          $XDG_STATE_HOME/flakeid/segments or "
+    "~/.local/state/flakeid/segments)\n"
+    "                redis     INCRBY on a Redis key (--redis HOST:PORT, else the environment\n"
+    "                          variable FLAKEID_REDIS_ADDRESS, else 127.0.0.1:6379)\n"
+    "                postgres  a row in PostgreSQL (--postgres CONNINFO, else the environment\n"
+    "                          variable FLAKEID_POSTGRES_CONNINFO, else libpq's defaults)\n"
+    "  --key         the counter's name (default 'default')\n"
+    "  --step        numbers reserved per store call, 1 to 2147483648 (default N): a run hands\n"
+    "                out the first N of what it reserved, the next run goes on above it\n"
+    "Redis and PostgreSQL counters use the namespace FLAKEID_SEGMENT_NAMESPACE (default\n"
+    "'default'). A store this build lacks is reported as bad input.\n";
 
 constexpr std::string_view parse_help =
     "usage: flakeid parse ID... [--layout L] [--format text|json]\n"
@@ -388,10 +425,122 @@ constexpr std::array<gen_function, sizeof...(I)> make_gen_table(std::index_seque
 constexpr std::size_t preset_count = flakeid::preset_names().size();
 constexpr auto gen_table = make_gen_table(std::make_index_sequence<preset_count>{});
 
+// ---- gen --generator segment -------------------------------------------------------------------
+
+/// The file store's directory: FLAKEID_SEGMENT_DIR, else $XDG_STATE_HOME/flakeid/segments, else
+/// ~/.local/state/flakeid/segments.
+std::filesystem::path segment_directory() {
+  if (const char* d = std::getenv("FLAKEID_SEGMENT_DIR"); d != nullptr && *d != '\0') return d;
+  if (const char* s = std::getenv("XDG_STATE_HOME"); s != nullptr && *s != '\0')
+    return std::filesystem::path(s) / "flakeid" / "segments";
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0')
+    return std::filesystem::path(h) / ".local" / "state" / "flakeid" / "segments";
+  fail("flakeid gen: no directory for the file store: set FLAKEID_SEGMENT_DIR");
+}
+
+[[maybe_unused]] std::string segment_namespace() {
+  const char* ns = std::getenv("FLAKEID_SEGMENT_NAMESPACE");
+  return ns != nullptr && *ns != '\0' ? ns : "default";
+}
+
+/// Where a server store is: `option`, else the environment variable `env`, else `fallback`.
+[[maybe_unused]] std::string server_of(const arguments& a, std::string_view option, const char* env,
+                                       std::string_view fallback) {
+  if (const auto v = a.get(option)) return std::string(*v);
+  if (const char* e = std::getenv(env); e != nullptr) return e;
+  return std::string(fallback);
+}
+
+/// Draws `count` numbers from a segment generator on `d` and prints them.
+template <class Distributor>
+void draw_segment(Distributor d, std::uint64_t step, std::uint64_t count, text_form to) {
+  flakeid::segment_generator<Distributor> gen{std::move(d), step};
+  std::vector<std::uint64_t> ids(static_cast<std::size_t>(std::min<std::uint64_t>(count, 4096)));
+  std::string out;
+  for (std::uint64_t left = count; left != 0;) {
+    const std::span<std::uint64_t> batch(
+        ids.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, ids.size())));
+    gen.next_ids(batch);
+    out.clear();
+    for (const std::uint64_t id : batch) {
+      out += write_id(id, to, flakeid::layouts::twitter);
+      out += '\n';
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    left -= batch.size();
+  }
+}
+
+int run_gen_segment(const arguments& a, std::uint64_t count) {
+  for (const std::string_view o : {"--layout", "--worker", "--datacenter", "--gene"})
+    if (a.get(o))
+      fail("flakeid gen: option " + quote(o) +
+           " does not apply to --generator segment (its numbers have no fields)");
+  text_form to = text_form::decimal;
+  if (const auto t = a.get("--to")) {
+    to = read_form("gen", "--to", *t, true);
+    if (to == text_form::friendly)
+      fail(
+          "flakeid gen: --to friendly needs a snowflake layout; segment numbers are written in "
+          "decimal, radix62, radix36 or base32");
+  }
+  const auto store = a.get("--store");
+  if (!store) fail("flakeid gen: --generator segment needs --store memory|file|redis|postgres");
+  const std::string key(a.get("--key").value_or("default"));
+  if (key.empty()) fail("flakeid gen: --key must not be empty");
+  const std::uint64_t step =
+      a.get("--step") ? read_number("gen", "--step", *a.get("--step"), flakeid::max_segment_step)
+                      : std::min(count, flakeid::max_segment_step);
+  if (step == 0) fail("flakeid gen: --step 0 reserves nothing; give a step of at least 1");
+  if (a.get("--redis") && *store != "redis")
+    fail("flakeid gen: --redis applies only to --store redis");
+  if (a.get("--postgres") && *store != "postgres")
+    fail("flakeid gen: --postgres applies only to --store postgres");
+
+  if (*store == "memory") {
+    const flakeid::memory_segment_store s;
+    draw_segment(s.distributor(key), step, count, to);
+  } else if (*store == "file") {
+#if defined(FLAKEID_HAS_FILE_SEGMENT_STORE)
+    const flakeid::file_segment_store s{segment_directory()};
+    draw_segment(s.distributor(key), step, count, to);
+#else
+    fail("flakeid gen: the file store needs a POSIX system");
+#endif
+  } else if (*store == "redis") {
+#if defined(FLAKEID_HAS_REDIS)
+    const flakeid::redis_segment_store s{
+        server_of(a, "--redis", "FLAKEID_REDIS_ADDRESS", "127.0.0.1:6379"),
+        {.name_space = segment_namespace()}};
+    draw_segment(s.distributor(key), step, count, to);
+#else
+    fail(
+        "flakeid gen: this flakeid was built without the Redis adapter (hiredis was not found); "
+        "stores available: memory, file" FLAKEID_CLI_POSTGRES_NOTE);
+#endif
+  } else if (*store == "postgres") {
+#if defined(FLAKEID_HAS_POSTGRES)
+    const flakeid::postgres_segment_store s{
+        server_of(a, "--postgres", "FLAKEID_POSTGRES_CONNINFO", ""),
+        {.name_space = segment_namespace()}};
+    draw_segment(s.distributor(key), step, count, to);
+#else
+    fail(
+        "flakeid gen: this flakeid was built without the PostgreSQL adapter (libpq was not "
+        "found); stores available: memory, file" FLAKEID_CLI_REDIS_NOTE);
+#endif
+  } else {
+    fail("flakeid gen: store " + quote(*store) +
+         " is unknown; allowed: memory, file, redis, postgres");
+  }
+  return exit_ok;
+}
+
 int run_gen(std::span<char* const> argv) {
   static constexpr option_spec allowed[] = {
       {"-n", true},           {"--layout", true}, {"--generator", true}, {"--worker", true},
-      {"--datacenter", true}, {"--gene", true},   {"--to", true}};
+      {"--datacenter", true}, {"--gene", true},   {"--to", true},        {"--store", true},
+      {"--key", true},        {"--step", true},   {"--redis", true},     {"--postgres", true}};
   const arguments a = read_arguments("gen", argv, allowed);
   if (a.help) return print_help(gen_help);
   if (!a.operands.empty())
@@ -402,6 +551,9 @@ int run_gen(std::span<char* const> argv) {
   r.count = read_number("gen", "-n", a.get("-n").value_or("1"), 1'000'000'000);
   if (r.count == 0) fail("flakeid gen: -n 0 asks for no IDs; give a count of at least 1");
   const std::string_view kind = a.get("--generator").value_or("classic");
+  if (kind == "segment") return run_gen_segment(a, r.count);
+  for (const std::string_view o : {"--store", "--key", "--step", "--redis", "--postgres"})
+    if (a.get(o)) fail("flakeid gen: option " + quote(o) + " applies only to --generator segment");
   std::string_view default_layout = "twitter";
   if (kind == "classic") {
     r.kind = generator_kind::classic;
@@ -415,7 +567,7 @@ int run_gen(std::span<char* const> argv) {
     default_layout = "seed_gene";
   } else {
     fail("flakeid gen: generator " + quote(kind) +
-         " is unknown; allowed: classic, gene, cosid, tick");
+         " is unknown; allowed: classic, gene, cosid, tick, segment");
   }
   const flakeid::layout l = read_layout(a, default_layout);
   r.layout_name = a.get("--layout").value_or(default_layout);

@@ -17,7 +17,8 @@
 ///                                  `20250318-0001`.
 ///
 /// Distributors for a process-local store and a host-local file are in `segment_stores.hpp`;
-/// Redis and PostgreSQL ones plug in through the same concept (see docs/segments.md).
+/// Redis and PostgreSQL ones are adapters (`adapters/redis_segment.hpp`,
+/// `adapters/postgres_segment.hpp`) with their own CMake targets.
 ///
 ///     flakeid::memory_segment_store store;
 ///     flakeid::segment_chain_generator gen{store.distributor("orders"), {.step = 1000}};

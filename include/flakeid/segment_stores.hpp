@@ -11,14 +11,16 @@
 ///                                              restart (even after SIGKILL) never reuses a
 ///                                              number. For the processes of one host (POSIX).
 ///
-/// Redis (`INCRBY`) and PostgreSQL (`UPDATE ... RETURNING`) distributors are adapters with their
-/// own headers and targets (see docs/segments.md).
+/// Redis (`INCRBY`) and PostgreSQL (an upsert `... RETURNING`) distributors are adapters with
+/// their own headers and targets: `adapters/redis_segment.hpp` (`flakeid::redis`) and
+/// `adapters/postgres_segment.hpp` (`flakeid::postgres`); see docs/segments.md.
 ///
 ///     flakeid::file_segment_store store{"/var/lib/myapp/ids"};
 ///     flakeid::segment_chain_generator gen{store.distributor("orders")};
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -50,6 +52,25 @@ namespace detail {
 
 inline void check_segment_key(std::string_view key) {
   if (key.empty()) throw std::invalid_argument("flakeid: a segment counter key must not be empty");
+}
+
+/// A namespace of a server store (Redis key prefix, PostgreSQL table name): 1 to 40 letters,
+/// digits, '_' or '-'.
+inline void check_segment_namespace(std::string_view ns) {
+  bool ok = !ns.empty() && ns.size() <= 40;
+  for (const char c : ns)
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-');
+  if (!ok)
+    throw std::invalid_argument("flakeid: segment store namespace '" + std::string(ns) +
+                                "' is invalid: use 1 to 40 letters, digits, '_' or '-'");
+}
+
+/// A server store's timeout option: at least 1 ms.
+inline void check_store_timeout(const char* what, std::chrono::milliseconds t) {
+  if (t.count() < 1)
+    throw std::invalid_argument("flakeid: segment store " + std::string(what) + " of " +
+                                std::to_string(t.count()) + " ms is too short: use at least 1 ms");
 }
 
 [[noreturn]] inline void throw_store_overflow(const std::string& store, const std::string& key,

@@ -133,10 +133,13 @@ inline std::string make_temp_dir(const std::string& stem) {
   return t;
 }
 
-/// A redis-server on a free loopback port, without persistence.
+/// A redis-server on a free loopback port; without persistence, or with `durable` every
+/// acknowledged write in the append-only file (`appendfsync always`), so a restart after
+/// SIGKILL keeps it.
 class redis_server {
  public:
-  redis_server() : exe_(find_program("redis-server", {"/usr/sbin", "/usr/local/bin"})) {}
+  explicit redis_server(bool durable = false)
+      : exe_(find_program("redis-server", {"/usr/sbin", "/usr/local/bin"})), durable_(durable) {}
   ~redis_server() {
     stop();
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
@@ -151,7 +154,8 @@ class redis_server {
     if (dir_.empty()) dir_ = make_temp_dir("flakeid-redis");
     if (port_ == 0) port_ = free_port();
     pid_ = spawn({exe_, "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "",
-                  "--appendonly", "no", "--protected-mode", "no", "--dir", dir_},
+                  "--appendonly", durable_ ? "yes" : "no", "--appendfsync", "always",
+                  "--protected-mode", "no", "--dir", dir_},
                  dir_ + "/redis.log");
     wait_ready();
   }
@@ -175,17 +179,21 @@ class redis_server {
     }
   }
   std::string exe_;
+  bool durable_ = false;
   std::string dir_;
   int port_ = 0;
   pid_t pid_ = -1;
 };
 
 /// A PostgreSQL cluster made with initdb in a temporary directory, run with pg_ctl on a free
-/// loopback port; as 'nobody' when the tests run as root (initdb refuses root).
+/// loopback port; as 'nobody' when the tests run as root (initdb refuses root). Commits return
+/// before their WAL is written unless `durable` (then a committed row survives an immediate
+/// stop; fsync stays off, as the machine itself does not crash).
 class postgres_cluster {
  public:
-  postgres_cluster()
-      : initdb_(find_program("initdb", {"/usr/lib/postgresql/*/bin"})),
+  explicit postgres_cluster(bool durable = false)
+      : durable_(durable),
+        initdb_(find_program("initdb", {"/usr/lib/postgresql/*/bin"})),
         pg_ctl_(initdb_.empty()
                     ? std::string()
                     : std::filesystem::path(initdb_).parent_path().string() + "/pg_ctl") {
@@ -225,7 +233,8 @@ class postgres_cluster {
         run({pg_ctl_, "-D", dir_ + "/data", "-l", dir_ + "/server.log", "-w", "-t", "30", "-o",
              "-p " + std::to_string(port_) + " -k " + dir_ +
                  " -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
-                 " -c synchronous_commit=off",
+                 " -c synchronous_commit=" +
+                 (durable_ ? "on" : "off"),
              "start"},
             dir_ + "/pg_ctl.log", uid_, gid_, dir_);
     if (rc != 0)
@@ -245,6 +254,7 @@ class postgres_cluster {
   [[nodiscard]] int port() const { return port_; }
 
  private:
+  bool durable_ = false;
   std::string initdb_;
   std::string pg_ctl_;
   uid_t uid_ = static_cast<uid_t>(-1);

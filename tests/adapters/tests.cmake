@@ -1,4 +1,5 @@
-# Lease tests against real servers (redis-server; initdb + pg_ctl), one program per adapter.
+# Lease and segment-store tests against real servers (redis-server; initdb + pg_ctl), one
+# program per adapter and feature.
 # Included (deferred) from cmake/flakeidAdapters.cmake once the core tests are set up. An adapter whose client
 # library was not found gets a stand-in test that fails, unless FLAKEID_ALLOW_SKIP_SERVERS=1.
 find_package(GTest QUIET)
@@ -18,15 +19,24 @@ foreach(adapter redis postgres)
     flakeid_set_warnings(${adapter}_lease_test)
     gtest_discover_tests(${adapter}_lease_test DISCOVERY_TIMEOUT 120
                          PROPERTIES LABELS "lease;server" TIMEOUT 60)
+    add_executable(${adapter}_segment_test "${CMAKE_CURRENT_LIST_DIR}/${adapter}_segment_test.cpp")
+    target_link_libraries(${adapter}_segment_test PRIVATE flakeid::${adapter} ${flakeid_gtest_main})
+    target_include_directories(${adapter}_segment_test PRIVATE "${CMAKE_CURRENT_LIST_DIR}")
+    flakeid_set_warnings(${adapter}_segment_test)
+    gtest_discover_tests(${adapter}_segment_test DISCOVERY_TIMEOUT 120
+                         PROPERTIES LABELS "segment;server" TIMEOUT 90)
   else()
     if(adapter STREQUAL "redis")
       set(pkg libhiredis-dev)
     else()
       set(pkg libpq-dev)
     endif()
-    add_test(NAME ${adapter}_lease_test.client_library_found
-             COMMAND "${CMAKE_COMMAND}" "-DWHAT=the ${adapter} client library" "-DPACKAGE=${pkg}"
-                     -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
-    set_tests_properties(${adapter}_lease_test.client_library_found PROPERTIES LABELS "lease;server")
+    foreach(feature lease segment)
+      add_test(NAME ${adapter}_${feature}_test.client_library_found
+               COMMAND "${CMAKE_COMMAND}" "-DWHAT=the ${adapter} client library" "-DPACKAGE=${pkg}"
+                       -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
+      set_tests_properties(${adapter}_${feature}_test.client_library_found
+                           PROPERTIES LABELS "${feature};server")
+    endforeach()
   endif()
 endforeach()

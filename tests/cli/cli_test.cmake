@@ -168,6 +168,40 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "^[0-9]+-[0-9]+\n$")
   failed(gen_spec_of_a_preset "exit ${rc}\n${out}${err}")
 endif()
 
+# ---- gen --generator segment -------------------------------------------------------------------
+# The memory store starts at 1 on every run.
+expect_out(gen_segment_memory "1\n2\n3\n" gen --generator segment --store memory -n 3)
+expect_out(gen_segment_memory_step "1\n2\n3\n4\n5\n" gen --generator segment --store memory --step 2 -n 5)
+expect_out(gen_segment_base32 "0000000000001\n0000000000002\n" gen --generator segment --store memory -n 2 --to base32)
+# The file store: each run goes on after the segment the run before reserved (its step; by
+# default the run's N), never repeating a number.
+string(RANDOM LENGTH 10 tag)
+set(segment_dir "${CMAKE_CURRENT_BINARY_DIR}/cli-segments-${tag}")
+# seg_run(<args>...): gen --generator segment --store file with FLAKEID_SEGMENT_DIR set.
+macro(seg_run)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env FLAKEID_SEGMENT_DIR=${segment_dir} "${CLI}"
+                          gen --generator segment --store file ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endmacro()
+function(expect_seg name expected)
+  seg_run(${ARGN})
+  if(NOT rc EQUAL 0 OR NOT out STREQUAL expected OR NOT err STREQUAL "")
+    failed(${name} "gen --store file ${ARGN}\n  exit ${rc}\n  stdout:\n${out}  expected:\n${expected}  stderr: ${err}")
+  endif()
+  set(failures ${failures} PARENT_SCOPE)
+endfunction()
+expect_seg(gen_segment_file_first "1\n2\n3\n" --key orders -n 3)
+expect_seg(gen_segment_file_second "4\n5\n6\n" --key orders -n 3)
+expect_seg(gen_segment_file_step_first "7\n8\n" --key orders -n 2 --step 10)
+expect_seg(gen_segment_file_step_second "17\n18\n" --key orders -n 2 --step 10)
+expect_seg(gen_segment_file_other_key "1\n" --key invoices)
+expect_seg(gen_segment_file_default_key "1\n2\n" -n 2)
+file(READ "${segment_dir}/orders.segment" counter)
+if(NOT counter STREQUAL "00000000000000000026\n")
+  failed(gen_segment_file_counter "orders.segment holds '${counter}'")
+endif()
+file(REMOVE_RECURSE "${segment_dir}")
+
 # ---- help and version ----------------------------------------------------------------------------
 foreach(command IN ITEMS gen parse range encode decode layouts)
   run(${command} --help)
@@ -227,6 +261,21 @@ expect_bad(gen_gene_without_field "has no gene field" gen --gene 3 --worker 1)
 expect_bad(gen_gene_layout "the gene generator needs a layout whose lowest field is a gene"
            gen --generator gene --layout twitter --worker 1)
 expect_bad(gen_operand "unexpected argument '5'" gen 5)
+expect_bad(gen_segment_no_store "--generator segment needs --store memory\\|file\\|redis\\|postgres"
+           gen --generator segment)
+expect_bad(gen_segment_bad_store "store 'etcd' is unknown; allowed: memory, file, redis, postgres"
+           gen --generator segment --store etcd)
+expect_bad(gen_segment_step_zero "--step 0 reserves nothing" gen --generator segment --store memory --step 0)
+expect_bad(gen_segment_step_too_large "--step '2147483649' is not a decimal number in \\[0, 2147483648\\]"
+           gen --generator segment --store memory --step 2147483649)
+expect_bad(gen_segment_worker "option '--worker' does not apply to --generator segment"
+           gen --generator segment --store memory --worker 1)
+expect_bad(gen_segment_friendly "--to friendly needs a snowflake layout"
+           gen --generator segment --store memory --to friendly)
+expect_bad(gen_segment_redis_address "--redis applies only to --store redis"
+           gen --generator segment --store memory --redis 127.0.0.1:6379)
+expect_bad(gen_store_without_segment "option '--store' applies only to --generator segment"
+           gen --store memory --worker 1)
 
 if(failures GREATER 0)
   message(FATAL_ERROR "${failures} CLI check(s) failed")

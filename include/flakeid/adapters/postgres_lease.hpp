@@ -23,9 +23,6 @@
 /// that runs out drops the connection, and the next one reconnects. Throws
 /// `lease_store_error` naming the server's host:port.
 
-#include <libpq-fe.h>
-#include <poll.h>
-
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -36,6 +33,7 @@
 #include <vector>
 
 #include "../lease.hpp"
+#include "detail/postgres_connection.hpp"
 
 namespace flakeid {
 
@@ -44,33 +42,14 @@ namespace detail {
 class postgres_lease_store final : public lease_store {
  public:
   postgres_lease_store(std::string conninfo, const lease_options& o)
-      : conninfo_(std::move(conninfo)),
-        table_("\"flakeid_lease_" + o.name_space + "\""),
+      : table_("\"flakeid_lease_" + o.name_space + "\""),
         ttl_ms_(std::to_string(o.ttl.count())),
         guard_ms_(std::to_string(o.safe_guard.count())),
-        connect_timeout_(o.connect_timeout),
-        io_timeout_(o.io_timeout.count() > 0 ? o.io_timeout
-                                             : std::max(std::chrono::milliseconds{10}, o.ttl / 5)) {
-    std::string host = "localhost";
-    std::string port = "5432";
-    char* err = nullptr;
-    PQconninfoOption* opts = PQconninfoParse(conninfo_.c_str(), &err);
-    if (opts == nullptr) {
-      const std::string why = err != nullptr ? err : "out of memory";
-      PQfreemem(err);
-      throw std::invalid_argument("flakeid: invalid PostgreSQL connection string: " + trim(why));
-    }
-    for (auto* p = opts; p->keyword != nullptr; ++p) {
-      if (p->val == nullptr || *p->val == '\0') continue;
-      const std::string k = p->keyword;
-      if (k == "host" || (k == "hostaddr" && host == "localhost")) host = p->val;
-      if (k == "port") port = p->val;
-    }
-    PQconninfoFree(opts);
-    where_ = "postgresql " + host + ":" + port;
-  }
+        conn_(std::move(conninfo), o.connect_timeout,
+              o.io_timeout.count() > 0 ? o.io_timeout
+                                       : std::max(std::chrono::milliseconds{10}, o.ttl / 5)) {}
 
-  [[nodiscard]] std::string where() const override { return where_; }
+  [[nodiscard]] std::string where() const override { return conn_.where(); }
 
   std::optional<lease_claim> claim(std::uint64_t count, const std::string& holder) override {
     ensure_rows(count);
@@ -117,98 +96,15 @@ class postgres_lease_store final : public lease_store {
   }
 
  private:
-  struct result_deleter {
-    void operator()(PGresult* r) const noexcept { PQclear(r); }
-  };
-  struct conn_deleter {
-    void operator()(PGconn* c) const noexcept { PQfinish(c); }
-  };
-  using result = std::unique_ptr<PGresult, result_deleter>;
-  using steady = std::chrono::steady_clock;
+  using result = pg_result;
 
-  static std::string trim(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    return s;
-  }
-
-  [[noreturn]] void fail(const std::string& why) {
-    conn_.reset();  // reconnect next time
-    throw lease_store_error("flakeid: " + where_ + ": " + trim(why));
-  }
-
-  /// Waits until the socket is readable (or writable); false at the deadline.
-  bool wait_socket(bool write, steady::time_point deadline) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now()).count();
-    if (left <= 0) return false;
-    pollfd p{PQsocket(conn_.get()), static_cast<short>(write ? POLLOUT : POLLIN), 0};
-    const int n = ::poll(&p, 1, static_cast<int>(left));
-    return n != 0;  // an error shows in the next libpq call
-  }
-
-  void connect() {
-    if (conn_) return;
-    const auto deadline = steady::now() + connect_timeout_;
-    conn_.reset(PQconnectStart(conninfo_.c_str()));
-    const std::string head = "flakeid: cannot connect to " + where_ + " within " +
-                             std::to_string(connect_timeout_.count()) + " ms: ";
-    if (!conn_ || PQstatus(conn_.get()) == CONNECTION_BAD) {
-      const std::string why = conn_ ? trim(PQerrorMessage(conn_.get())) : "out of memory";
-      conn_.reset();
-      throw lease_store_error(head + why);
-    }
-    PostgresPollingStatusType st = PGRES_POLLING_WRITING;
-    for (;;) {
-      if (st == PGRES_POLLING_OK) break;
-      if (st == PGRES_POLLING_FAILED) {
-        const std::string why = trim(PQerrorMessage(conn_.get()));
-        conn_.reset();
-        throw lease_store_error(head + why);
-      }
-      if (!wait_socket(st == PGRES_POLLING_WRITING, deadline)) {
-        conn_.reset();
-        throw lease_store_error(head + "timed out");
-      }
-      st = PQconnectPoll(conn_.get());
-    }
-  }
-
-  /// Runs one statement with text parameters, within `io_timeout_`; returns its last result.
+  /// Runs one statement (see `postgres_connection::exec`), as a `lease_store_error`.
   result exec(const std::string& sql, const std::vector<const char*>& params) {
-    connect();
-    const auto deadline = steady::now() + io_timeout_;
-    PGconn* c = conn_.get();
-    result last;
-    const int sent = params.empty()
-                         ? PQsendQuery(c, sql.c_str())
-                         : PQsendQueryParams(c, sql.c_str(), static_cast<int>(params.size()),
-                                             nullptr, params.data(), nullptr, nullptr, 0);
-    if (sent == 0) fail(PQerrorMessage(c));
-    if (PQsetnonblocking(c, 1) != 0) fail(PQerrorMessage(c));
-    for (;;) {
-      const int f = PQflush(c);
-      if (f == 0) break;
-      if (f < 0) fail(PQerrorMessage(c));
-      if (!wait_socket(true, deadline))
-        fail("no answer within " + std::to_string(io_timeout_.count()) + " ms");
+    try {
+      return conn_.exec(sql, params);
+    } catch (const store_connection_error& e) {
+      throw lease_store_error(std::string("flakeid: ") + e.what());
     }
-    for (;;) {
-      if (PQconsumeInput(c) == 0) fail(PQerrorMessage(c));
-      if (PQisBusy(c) == 0) {
-        result r(PQgetResult(c));
-        if (!r) break;
-        const auto s = PQresultStatus(r.get());
-        if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
-          fail(PQresultErrorMessage(r.get()));  // drops the connection: no half-done transaction
-        }
-        last = std::move(r);
-        continue;
-      }
-      if (!wait_socket(false, deadline))
-        fail("no answer within " + std::to_string(io_timeout_.count()) + " ms");
-    }
-    if (!last) fail("no result");
-    return last;
   }
 
   void ensure_rows(std::uint64_t count) {
@@ -226,15 +122,11 @@ class postgres_lease_store final : public lease_store {
     rows_ = count;
   }
 
-  std::string conninfo_;
   std::string table_;
   std::string ttl_ms_;
   std::string guard_ms_;
-  std::chrono::milliseconds connect_timeout_;
-  std::chrono::milliseconds io_timeout_;
-  std::string where_;
   std::uint64_t rows_ = 0;
-  std::unique_ptr<PGconn, conn_deleter> conn_;
+  postgres_connection conn_;
 };
 
 }  // namespace detail

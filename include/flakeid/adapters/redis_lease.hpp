@@ -20,20 +20,17 @@
 /// Throws `lease_store_error` when Redis cannot be reached within `connect_timeout` or does
 /// not answer within `io_timeout`.
 
-#include <hiredis/hiredis.h>
-#include <sys/time.h>
-
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "../lease.hpp"
+#include "detail/redis_connection.hpp"
 
 namespace flakeid {
 
@@ -85,64 +82,17 @@ end
 return 1
 )lua";
 
-inline timeval to_timeval(std::chrono::milliseconds d) {
-  timeval tv{};
-  tv.tv_sec = static_cast<decltype(tv.tv_sec)>(d.count() / 1000);
-  tv.tv_usec = static_cast<decltype(tv.tv_usec)>((d.count() % 1000) * 1000);
-  return tv;
-}
-
-/// Splits "host:port" (port 6379 when absent; "[v6]:port" for IPv6).
-inline std::pair<std::string, int> split_address(const std::string& address, int default_port) {
-  std::string host = address;
-  std::string port_text;
-  bool has_port = false;
-  if (!address.empty() && address.front() == '[') {  // [v6] or [v6]:port
-    const auto close = address.find(']');
-    if (close == std::string::npos)
-      throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
-    host = address.substr(1, close - 1);
-    if (close + 1 < address.size()) {
-      if (address[close + 1] != ':')
-        throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
-      port_text = address.substr(close + 2);
-      has_port = true;
-    }
-  } else if (const auto colon = address.find(':');
-             colon != std::string::npos && address.rfind(':') == colon) {
-    host = address.substr(0, colon);
-    port_text = address.substr(colon + 1);
-    has_port = true;
-  }
-  int port = default_port;
-  if (has_port) {
-    const auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-    if (r.ec != std::errc{} || r.ptr != port_text.data() + port_text.size() || port <= 0 ||
-        port > 65535)
-      throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
-  }
-  if (host.empty())
-    throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
-  return {host, port};
-}
-
 class redis_lease_store final : public lease_store {
  public:
   redis_lease_store(const std::string& address, const lease_options& o)
       : prefix_("flakeid:{" + o.name_space + "}:"),
         hold_ms_(std::to_string((o.ttl + o.safe_guard).count())),
         guard_ms_(std::to_string(o.safe_guard.count())),
-        connect_timeout_(o.connect_timeout),
-        io_timeout_(o.io_timeout.count() > 0 ? o.io_timeout
-                                             : std::max(std::chrono::milliseconds{10}, o.ttl / 5)) {
-    auto [h, p] = split_address(address, 6379);
-    host_ = std::move(h);
-    port_ = p;
-  }
+        conn_(address, o.connect_timeout,
+              o.io_timeout.count() > 0 ? o.io_timeout
+                                       : std::max(std::chrono::milliseconds{10}, o.ttl / 5)) {}
 
-  [[nodiscard]] std::string where() const override {
-    return "redis " + host_ + ":" + std::to_string(port_);
-  }
+  [[nodiscard]] std::string where() const override { return conn_.where(); }
 
   std::optional<lease_claim> claim(std::uint64_t count, const std::string& holder) override {
     const std::string n = std::to_string(count);
@@ -174,13 +124,7 @@ class redis_lease_store final : public lease_store {
   }
 
  private:
-  struct reply_deleter {
-    void operator()(redisReply* r) const noexcept { freeReplyObject(r); }
-  };
-  struct context_deleter {
-    void operator()(redisContext* c) const noexcept { redisFree(c); }
-  };
-  using reply = std::unique_ptr<redisReply, reply_deleter>;
+  using reply = redis_reply;
 
   static std::string text(std::int64_t last) {
     return last == INT64_MIN ? std::string() : std::to_string(last);
@@ -190,61 +134,26 @@ class redis_lease_store final : public lease_store {
     return {prefix_ + "worker:" + std::to_string(id), prefix_ + "last:" + std::to_string(id)};
   }
 
-  void connect() {
-    if (ctx_) return;
-    redisContext* c = redisConnectWithTimeout(host_.c_str(), port_, to_timeval(connect_timeout_));
-    if (c == nullptr || c->err != 0) {
-      const std::string why = c == nullptr ? "out of memory" : c->errstr;
-      if (c != nullptr) redisFree(c);
-      throw lease_store_error("flakeid: cannot connect to " + where() + " within " +
-                              std::to_string(connect_timeout_.count()) + " ms: " + why);
-    }
-    ctx_.reset(c);
-    if (redisSetTimeout(c, to_timeval(io_timeout_)) != REDIS_OK) fail_io();
-  }
-
-  [[noreturn]] void fail_io() {
-    const std::string why = ctx_ ? ctx_->errstr : "no connection";
-    ctx_.reset();  // reconnect next time
-    throw lease_store_error("flakeid: " + where() + ": " + why);
-  }
-
   [[noreturn]] void fail_reply(const std::string& why) const {
     throw lease_store_error("flakeid: " + where() + ": " + why);
   }
 
   reply eval(const std::string& script, const std::vector<std::string>& k,
              const std::vector<std::string>& args) {
-    connect();
-    std::vector<const char*> argv;
-    std::vector<std::size_t> lens;
-    const std::string nkeys = std::to_string(k.size());
-    auto push = [&](const std::string& s) {
-      argv.push_back(s.data());
-      lens.push_back(s.size());
-    };
-    const std::string cmd = "EVAL";
-    push(cmd);
-    push(script);
-    push(nkeys);
-    for (const auto& s : k) push(s);
-    for (const auto& s : args) push(s);
-    auto* raw = static_cast<redisReply*>(
-        redisCommandArgv(ctx_.get(), static_cast<int>(argv.size()), argv.data(), lens.data()));
-    if (raw == nullptr) fail_io();
-    reply r(raw);
-    if (r->type == REDIS_REPLY_ERROR) fail_reply(std::string(r->str, r->len));
-    return r;
+    std::vector<std::string> argv{"EVAL", script, std::to_string(k.size())};
+    argv.insert(argv.end(), k.begin(), k.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    try {
+      return conn_.command(argv);
+    } catch (const store_connection_error& e) {
+      throw lease_store_error(std::string("flakeid: ") + e.what());
+    }
   }
 
   std::string prefix_;
   std::string hold_ms_;
   std::string guard_ms_;
-  std::chrono::milliseconds connect_timeout_;
-  std::chrono::milliseconds io_timeout_;
-  std::string host_;
-  int port_ = 6379;
-  std::unique_ptr<redisContext, context_deleter> ctx_;
+  redis_connection conn_;
 };
 
 }  // namespace detail

@@ -1,0 +1,168 @@
+#pragma once
+/// \file adapters/detail/postgres_connection.hpp
+/// Internal: one libpq connection with bounded connect and statement times, shared by the
+/// PostgreSQL adapters (`postgres_lease`, `postgres_distributor`). Not part of the public API.
+
+#include <libpq-fe.h>
+#include <poll.h>
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "store_connection_error.hpp"
+
+namespace flakeid::detail {
+
+struct pg_result_deleter {
+  void operator()(PGresult* r) const noexcept { PQclear(r); }
+};
+
+/// A libpq result, cleared on scope exit.
+using pg_result = std::unique_ptr<PGresult, pg_result_deleter>;
+
+/// One connection to PostgreSQL from a libpq connection string, opened on first use within
+/// `connect_timeout`, with every request bounded by `io_timeout` on the client side. A request
+/// that fails (or runs out of time) drops the connection, so no transaction is left half done,
+/// and the next one reconnects. Not thread-safe: one caller at a time.
+class postgres_connection {
+ public:
+  /// Throws `std::invalid_argument` when `conninfo` does not parse.
+  postgres_connection(std::string conninfo, std::chrono::milliseconds connect_timeout,
+                      std::chrono::milliseconds io_timeout)
+      : conninfo_(std::move(conninfo)), connect_timeout_(connect_timeout), io_timeout_(io_timeout) {
+    std::string host = "localhost";
+    std::string port = "5432";
+    char* err = nullptr;
+    PQconninfoOption* opts = PQconninfoParse(conninfo_.c_str(), &err);
+    if (opts == nullptr) {
+      const std::string why = err != nullptr ? err : "out of memory";
+      PQfreemem(err);
+      throw std::invalid_argument("flakeid: invalid PostgreSQL connection string: " + trim(why));
+    }
+    for (auto* p = opts; p->keyword != nullptr; ++p) {
+      if (p->val == nullptr || *p->val == '\0') continue;
+      const std::string k = p->keyword;
+      if (k == "host" || (k == "hostaddr" && host == "localhost")) host = p->val;
+      if (k == "port") port = p->val;
+    }
+    PQconninfoFree(opts);
+    where_ = "postgresql " + host + ":" + port;
+  }
+
+  /// `postgresql host:port`.
+  [[nodiscard]] const std::string& where() const noexcept { return where_; }
+
+  /// Runs `sql` (with text parameters `$1`...; several statements when `params` is empty)
+  /// within `io_timeout` and returns its last result. Throws `store_connection_error` when it
+  /// cannot connect, the server reports an error, or no answer comes in time.
+  pg_result exec(const std::string& sql, const std::vector<const char*>& params) {
+    connect();
+    const auto deadline = steady::now() + io_timeout_;
+    PGconn* c = conn_.get();
+    pg_result last;
+    const int sent = params.empty()
+                         ? PQsendQuery(c, sql.c_str())
+                         : PQsendQueryParams(c, sql.c_str(), static_cast<int>(params.size()),
+                                             nullptr, params.data(), nullptr, nullptr, 0);
+    if (sent == 0) fail(PQerrorMessage(c));
+    if (PQsetnonblocking(c, 1) != 0) fail(PQerrorMessage(c));
+    for (;;) {
+      const int f = PQflush(c);
+      if (f == 0) break;
+      if (f < 0) fail(PQerrorMessage(c));
+      if (!wait_socket(true, deadline))
+        fail("no answer within " + std::to_string(io_timeout_.count()) + " ms");
+    }
+    for (;;) {
+      if (PQconsumeInput(c) == 0) fail(PQerrorMessage(c));
+      if (PQisBusy(c) == 0) {
+        pg_result r(PQgetResult(c));
+        if (!r) break;
+        const auto s = PQresultStatus(r.get());
+        if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
+          fail(PQresultErrorMessage(r.get()));  // drops the connection: no half-done transaction
+        }
+        last = std::move(r);
+        continue;
+      }
+      if (!wait_socket(false, deadline))
+        fail("no answer within " + std::to_string(io_timeout_.count()) + " ms");
+    }
+    if (!last) fail("no result");
+    return last;
+  }
+
+  /// Whether a connection is open now (false before the first request and after a failure).
+  [[nodiscard]] bool connected() const noexcept { return conn_ != nullptr; }
+
+  /// Closes the connection (the next request reconnects).
+  void reset() noexcept { conn_.reset(); }
+
+  static std::string trim(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+
+ private:
+  struct conn_deleter {
+    void operator()(PGconn* c) const noexcept { PQfinish(c); }
+  };
+  using steady = std::chrono::steady_clock;
+
+  [[noreturn]] void fail(const std::string& why) {
+    conn_.reset();  // reconnect next time
+    throw store_connection_error(where_ + ": " + trim(why));
+  }
+
+  /// Waits until the socket is readable (or writable); false at the deadline.
+  bool wait_socket(bool write, steady::time_point deadline) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now()).count();
+    if (left <= 0) return false;
+    pollfd p{PQsocket(conn_.get()), static_cast<short>(write ? POLLOUT : POLLIN), 0};
+    const int n = ::poll(&p, 1, static_cast<int>(left));
+    return n != 0;  // an error shows in the next libpq call
+  }
+
+  void connect() {
+    if (conn_) return;
+    const auto deadline = steady::now() + connect_timeout_;
+    conn_.reset(PQconnectStart(conninfo_.c_str()));
+    const std::string head = "cannot connect to " + where_ + " within " +
+                             std::to_string(connect_timeout_.count()) + " ms: ";
+    if (!conn_ || PQstatus(conn_.get()) == CONNECTION_BAD) {
+      const std::string why = conn_ ? trim(PQerrorMessage(conn_.get())) : "out of memory";
+      conn_.reset();
+      throw store_connection_error(head + why);
+    }
+    PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+    for (;;) {
+      if (st == PGRES_POLLING_OK) break;
+      if (st == PGRES_POLLING_FAILED) {
+        const std::string why = trim(PQerrorMessage(conn_.get()));
+        conn_.reset();
+        throw store_connection_error(head + why);
+      }
+      if (!wait_socket(st == PGRES_POLLING_WRITING, deadline)) {
+        conn_.reset();
+        throw store_connection_error(head + "timed out");
+      }
+      st = PQconnectPoll(conn_.get());
+    }
+    // Notices ("relation already exists, skipping") are not errors: keep them off stderr.
+    PQsetNoticeProcessor(
+        conn_.get(), [](void*, const char*) {}, nullptr);
+  }
+
+  std::string conninfo_;
+  std::chrono::milliseconds connect_timeout_;
+  std::chrono::milliseconds io_timeout_;
+  std::string where_;
+  std::unique_ptr<PGconn, conn_deleter> conn_;
+};
+
+}  // namespace flakeid::detail

@@ -1,0 +1,110 @@
+// postgres_distributor against a real PostgreSQL cluster (initdb + pg_ctl, commits durable)
+// started for each test (see test_servers.hpp).
+#include <flakeid/adapters/postgres_segment.hpp>
+
+#include "segment_scenarios.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+static_assert(flakeid::keyed_segment_distributor<flakeid::postgres_distributor>);
+
+struct postgres_backend {
+  using store_type = flakeid::postgres_segment_store;
+  using distributor_type = flakeid::postgres_distributor;
+  postgres_cluster server{true};
+  store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
+    return store_type{server.conninfo(),
+                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
+  }
+  void stop() { server.stop(); }
+  void start() { server.start(); }
+};
+
+class postgres_segment_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  postgres_backend b;
+};
+
+TEST_F(postgres_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
+  forty_processes_on_chains(b);
+}
+TEST_F(postgres_segment_test, processes_on_segment_generators_waste_no_segment) {
+  processes_on_segment_generators(b);
+}
+TEST_F(postgres_segment_test, server_outage_drains_the_chain_fails_then_resumes) {
+  server_outage(b);
+}
+TEST_F(postgres_segment_test, restart_after_sigkill_never_repeats_a_number) {
+  restart_after_sigkill(b);
+}
+TEST_F(postgres_segment_test, grouped_counter_restarts_at_one_after_midnight) {
+  grouped_counter_across_midnight(b);
+}
+
+TEST_F(postgres_segment_test, counts_in_a_table_per_namespace_and_names_the_store) {
+  const std::string ns = unique_segment_ns("names");
+  auto store = b.store(ns, 2000ms);
+  auto d = store.distributor("orders");
+  EXPECT_EQ(d.store_name(),
+            "postgresql 127.0.0.1:" + std::to_string(b.server.port()) + " namespace " + ns);
+  EXPECT_EQ(d.table(), "\"flakeid_segment_" + ns + "\"");
+  EXPECT_EQ(store.current("orders"), 0u);  // creates the table
+  EXPECT_EQ(d.next_max_id(100), 100u);
+  EXPECT_EQ(d.next_max_id(50), 150u);
+  auto other = d.with_key("invoices");
+  EXPECT_EQ(other.next_max_id(7), 7u);
+  auto copy = d;
+  EXPECT_EQ(copy.next_max_id(1), 151u);
+  EXPECT_EQ(store.current("orders"), 151u);
+  flakeid::detail::postgres_connection raw{b.server.conninfo(), 2000ms, 2000ms};
+  const auto r = raw.exec("SELECT key, last_max_id FROM " + d.table() + " ORDER BY key", {});
+  ASSERT_EQ(PQntuples(r.get()), 2);
+  EXPECT_STREQ(PQgetvalue(r.get(), 0, 0), "invoices");
+  EXPECT_STREQ(PQgetvalue(r.get(), 1, 1), "151");
+}
+
+TEST_F(postgres_segment_test, a_counter_past_bigint_is_a_clear_error) {
+  const std::string ns = unique_segment_ns("overflow");
+  auto d = b.store(ns, 2000ms).distributor("orders");
+  EXPECT_EQ(d.next_max_id(1), 1u);
+  flakeid::detail::postgres_connection raw{b.server.conninfo(), 2000ms, 2000ms};
+  (void)raw.exec("UPDATE " + d.table() + " SET last_max_id = 9223372036854775000", {});
+  try {
+    (void)d.next_max_id(1000);
+    FAIL() << "counted past bigint";
+  } catch (const flakeid::segment_store_error& e) {
+    const std::string head = "flakeid: segment store " + std::string(d.store_name()) +
+                             ", key 'orders': next_max_id(1000) failed: postgresql 127.0.0.1:" +
+                             std::to_string(b.server.port()) + ": ERROR:  bigint out of range";
+    EXPECT_EQ(std::string(e.what()).substr(0, head.size()), head) << e.what();
+  }
+}
+
+TEST(postgres_segment_unreachable, fails_within_the_connect_timeout_naming_the_store) {
+  const int port = free_port();
+  const std::string where = "postgresql 127.0.0.1:" + std::to_string(port);
+  unreachable(
+      [&](std::chrono::milliseconds t) {
+        return flakeid::postgres_segment_store{
+            "host=127.0.0.1 port=" + std::to_string(port) + " user=x dbname=x",
+            {.name_space = "unreachable", .connect_timeout = t, .io_timeout = t}};
+      },
+      where);
+}
+
+TEST(postgres_segment_options, bad_options_throw) {
+  EXPECT_THROW(flakeid::postgres_segment_store("host=127.0.0.1 bogus"), std::invalid_argument);
+  EXPECT_THROW(flakeid::postgres_segment_store("", {.name_space = "x\"; DROP TABLE t; --"}),
+               std::invalid_argument);
+  EXPECT_THROW(flakeid::postgres_segment_store("", {.connect_timeout = 0ms}),
+               std::invalid_argument);
+}
+
+}  // namespace

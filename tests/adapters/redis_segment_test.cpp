@@ -1,0 +1,131 @@
+// redis_distributor against a real redis-server (append-only, fsync always) started for each
+// test (see test_servers.hpp).
+#include <flakeid/adapters/redis_segment.hpp>
+
+#include "segment_scenarios.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+static_assert(flakeid::keyed_segment_distributor<flakeid::redis_distributor>);
+
+struct redis_backend {
+  using store_type = flakeid::redis_segment_store;
+  using distributor_type = flakeid::redis_distributor;
+  redis_server server{true};
+  store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
+    return store_type{server.address(),
+                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
+  }
+  void stop() { server.stop(); }
+  void start() { server.start(); }
+};
+
+class redis_segment_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  redis_backend b;
+};
+
+TEST_F(redis_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
+  forty_processes_on_chains(b);
+}
+TEST_F(redis_segment_test, processes_on_segment_generators_waste_no_segment) {
+  processes_on_segment_generators(b);
+}
+TEST_F(redis_segment_test, server_outage_drains_the_chain_fails_then_resumes) { server_outage(b); }
+TEST_F(redis_segment_test, restart_after_sigkill_never_repeats_a_number) {
+  restart_after_sigkill(b);
+}
+TEST_F(redis_segment_test, grouped_counter_restarts_at_one_after_midnight) {
+  grouped_counter_across_midnight(b);
+}
+
+TEST_F(redis_segment_test, counts_in_a_namespaced_key_and_names_the_store) {
+  const std::string ns = unique_segment_ns("names");
+  auto store = b.store(ns, 1000ms);
+  auto d = store.distributor("orders");
+  EXPECT_EQ(d.store_name(), b.server.address().insert(0, "redis ") + " namespace " + ns);
+  EXPECT_EQ(d.key(), "orders");
+  EXPECT_EQ(d.redis_key(), "flakeid:{" + ns + "}:segment:orders");
+  EXPECT_EQ(d.next_max_id(100), 100u);
+  EXPECT_EQ(d.next_max_id(50), 150u);
+  auto other = d.with_key("invoices");
+  EXPECT_EQ(other.next_max_id(7), 7u);
+  auto copy = d;  // its own connection, the same counter
+  EXPECT_EQ(copy.next_max_id(1), 151u);
+  EXPECT_EQ(store.current("orders"), 151u);
+  EXPECT_EQ(store.current("missing"), 0u);
+  flakeid::detail::redis_connection raw{b.server.address(), 1000ms, 1000ms};
+  const auto r = raw.command({"GET", "flakeid:{" + ns + "}:segment:invoices"});
+  EXPECT_EQ(std::string(r->str, r->len), "7");
+}
+
+TEST_F(redis_segment_test, a_key_holding_no_counter_is_a_clear_error) {
+  const std::string ns = unique_segment_ns("garbage");
+  auto d = b.store(ns, 1000ms).distributor("orders");
+  flakeid::detail::redis_connection raw{b.server.address(), 1000ms, 1000ms};
+  (void)raw.command({"SET", d.redis_key(), "hello"});
+  try {
+    (void)d.next_max_id(10);
+    FAIL() << "counted on a string";
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_STREQ(e.what(), ("flakeid: segment store " + std::string(d.store_name()) +
+                            ", key 'orders': next_max_id(10) failed: redis " + b.server.address() +
+                            ": ERR value is not an integer or out of range")
+                               .c_str());
+  }
+  (void)raw.command({"SET", d.redis_key(), "9223372036854775000"});
+  EXPECT_THROW((void)d.next_max_id(1000), flakeid::segment_store_error);  // would overflow
+}
+
+TEST_F(redis_segment_test, chains_on_one_counter_from_several_threads_never_overlap) {
+  const std::string ns = unique_segment_ns("threads");
+  auto store = b.store(ns, 1000ms);
+  flakeid::segment_chain_generator a{store.distributor("n"), {.step = 100}};
+  flakeid::segment_chain_generator c{store.distributor("n"), {.step = 100}};
+  std::vector<std::uint64_t> x(20'000);
+  std::vector<std::uint64_t> y(20'000);
+  std::thread t1([&] {
+    for (auto& v : x) v = a.next_id();
+  });
+  std::thread t2([&] {
+    for (auto& v : y) v = c.next_id();
+  });
+  t1.join();
+  t2.join();
+  expect_strictly_increasing(x);
+  expect_strictly_increasing(y);
+  x.insert(x.end(), y.begin(), y.end());
+  std::sort(x.begin(), x.end());
+  EXPECT_EQ(std::adjacent_find(x.begin(), x.end()), x.end());
+}
+
+TEST(redis_segment_unreachable, fails_within_the_connect_timeout_naming_the_store) {
+  const int port = free_port();  // nothing listens there
+  const std::string where = "redis 127.0.0.1:" + std::to_string(port);
+  unreachable(
+      [&](std::chrono::milliseconds t) {
+        return flakeid::redis_segment_store{
+            "127.0.0.1:" + std::to_string(port),
+            {.name_space = "unreachable", .connect_timeout = t, .io_timeout = t}};
+      },
+      where);
+}
+
+TEST(redis_segment_options, bad_options_throw) {
+  EXPECT_THROW(flakeid::redis_segment_store("127.0.0.1:x"), std::invalid_argument);
+  EXPECT_THROW(flakeid::redis_segment_store("127.0.0.1:6379", {.name_space = "a b"}),
+               std::invalid_argument);
+  EXPECT_THROW(flakeid::redis_segment_store("127.0.0.1:6379", {.io_timeout = 0ms}),
+               std::invalid_argument);
+  EXPECT_THROW((void)flakeid::redis_segment_store("127.0.0.1").distributor(""),
+               std::invalid_argument);
+}
+
+}  // namespace

@@ -1,0 +1,347 @@
+#pragma once
+// The scenarios every server segment store must pass, over a backend that makes stores and
+// stops and starts its server. Shared by the Redis and PostgreSQL tests.
+//
+//   struct backend {
+//     using store_type = ...;                      // redis_segment_store, postgres_segment_store
+//     store_type store(const std::string& ns, std::chrono::milliseconds timeout);
+//     void stop(); void start();
+//   };
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <flakeid/segment.hpp>
+#include <flakeid/segment_stores.hpp>
+#include <functional>
+#include <new>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace flakeid_test {
+
+using namespace std::chrono_literals;
+using steady = std::chrono::steady_clock;
+
+inline std::string unique_segment_ns(const std::string& stem) {
+  return stem + "_" + std::to_string(::getpid()) + "_" +
+         std::to_string(steady::now().time_since_epoch().count() % 1000000);
+}
+
+/// Polls `f` every millisecond for up to `limit`.
+inline bool eventually(const std::function<bool()>& f, std::chrono::milliseconds limit = 10s) {
+  const auto deadline = steady::now() + limit;
+  while (steady::now() < deadline) {
+    if (f()) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return f();
+}
+
+inline void expect_strictly_increasing(const std::vector<std::uint64_t>& ids) {
+  for (std::size_t i = 1; i < ids.size(); ++i) ASSERT_LT(ids[i - 1], ids[i]) << "at " << i;
+}
+
+/// Memory shared with forked children: `slots` rows of `width` IDs, each with a count.
+class shared_ids {
+ public:
+  shared_ids(std::size_t slots, std::size_t width)
+      : width_(width), bytes_(slots * (width + 1) * sizeof(std::uint64_t)) {
+    mem_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem_ == MAP_FAILED) throw std::runtime_error("mmap failed");
+  }
+  shared_ids(const shared_ids&) = delete;
+  shared_ids& operator=(const shared_ids&) = delete;
+  ~shared_ids() { ::munmap(mem_, bytes_); }
+
+  std::atomic<std::uint64_t>& count(std::size_t slot) {
+    return *reinterpret_cast<std::atomic<std::uint64_t>*>(base() + slot * (width_ + 1));
+  }
+  std::span<std::uint64_t> row(std::size_t slot) {
+    return {base() + slot * (width_ + 1) + 1, width_};
+  }
+  [[nodiscard]] std::size_t width() const noexcept { return width_; }
+
+ private:
+  std::uint64_t* base() { return static_cast<std::uint64_t*>(mem_); }
+  std::size_t width_;
+  std::size_t bytes_;
+  void* mem_ = nullptr;
+};
+
+/// Forks `processes` children; child `p` runs `Gen` on counter "orders" of a fresh store in
+/// namespace `ns` and draws `per_process` IDs (alternating next_ids and next_id) into row `p`.
+/// Checks every process's IDs are strictly increasing and all are distinct; returns the final
+/// counter value.
+template <class Gen, class Backend, class Options>
+std::uint64_t run_forked(Backend& b, const std::string& ns, int processes, std::size_t per_process,
+                         Options opts) {
+  shared_ids out(static_cast<std::size_t>(processes), per_process);
+  std::vector<pid_t> kids;
+  for (int p = 0; p < processes; ++p) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      int rc = 0;
+      try {
+        auto store = b.store(ns, 2000ms);
+        const std::span<std::uint64_t> ids = out.row(static_cast<std::size_t>(p));
+        Gen gen{store.distributor("orders"), opts};
+        for (std::size_t i = 0; i < ids.size(); i += 1000) {
+          const std::size_t n = std::min<std::size_t>(1000, ids.size() - i);
+          if (i % 2000 == 0) {
+            gen.next_ids(ids.subspan(i, n));
+          } else {
+            for (std::size_t k = i; k < i + n; ++k) ids[k] = gen.next_id();
+          }
+        }
+        gen.close();
+        out.count(static_cast<std::size_t>(p)).store(ids.size());
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "child %d: %s\n", static_cast<int>(::getpid()), e.what());
+        rc = 2;
+      }
+      std::_Exit(rc);
+    }
+    EXPECT_GT(pid, 0);
+    kids.push_back(pid);
+  }
+  for (const pid_t pid : kids) {
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "child " << pid << " status " << status;
+  }
+  std::vector<std::uint64_t> all;
+  all.reserve(static_cast<std::size_t>(processes) * per_process);
+  for (int p = 0; p < processes; ++p) {
+    const auto ids = out.row(static_cast<std::size_t>(p));
+    EXPECT_EQ(out.count(static_cast<std::size_t>(p)).load(), per_process)
+        << "process " << p << " did not finish";
+    EXPECT_TRUE(std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<>()) == ids.end())
+        << "process " << p << "'s IDs are not strictly increasing";
+    all.insert(all.end(), ids.begin(), ids.end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "an ID was handed out twice";
+  EXPECT_GE(all.front(), 1u);
+  return b.store(ns, 2000ms).current("orders");
+}
+
+/// 40 processes x 100,000 IDs through chains: all distinct, each process strictly increasing,
+/// and the store called about once per segment (the counter's final value / step).
+template <class Backend>
+void forty_processes_on_chains(Backend& b) {
+  using gen_type = flakeid::segment_chain_generator<typename Backend::distributor_type>;
+  constexpr int processes = 40;
+  constexpr std::size_t per_process = 100'000;
+  constexpr std::uint64_t step = 1000;
+  const std::string ns = unique_segment_ns("chains");
+  const std::uint64_t final_max = run_forked<gen_type>(
+      b, ns, processes, per_process,
+      flakeid::segment_chain_options{.step = step, .min_ahead = 2, .max_ahead = 8});
+  const std::uint64_t calls = final_max / step;
+  EXPECT_EQ(final_max % step, 0u);
+  const std::uint64_t segments_used = std::uint64_t{processes} * per_process / step;  // 4000
+  EXPECT_GE(calls, segments_used);
+  // Besides one call per segment used, each process may leave its prefetched chain (at most
+  // max_ahead, plus the partly used current segment) unused.
+  EXPECT_LE(calls, segments_used + std::uint64_t{processes} * (8 + 2))
+      << "more than one store call per segment";
+  ::testing::Test::RecordProperty("store_calls", std::to_string(calls));
+}
+
+/// A smaller run through plain segment generators: no segment is wasted.
+template <class Backend>
+void processes_on_segment_generators(Backend& b) {
+  using gen_type = flakeid::segment_generator<typename Backend::distributor_type>;
+  constexpr int processes = 10;
+  constexpr std::size_t per_process = 20'000;
+  constexpr std::uint64_t step = 500;
+  const std::string ns = unique_segment_ns("plain");
+  const std::uint64_t final_max =
+      run_forked<gen_type>(b, ns, processes, per_process, flakeid::segment_options{.step = step});
+  EXPECT_EQ(final_max, std::uint64_t{processes} * per_process);
+}
+
+/// The server stops while a chain runs: the chain serves what it prefetched, then fails with a
+/// segment_store_error naming the store; the server comes back: it resumes, repeating nothing.
+template <class Backend>
+void server_outage(Backend& b) {
+  const std::string ns = unique_segment_ns("outage");
+  auto store = b.store(ns, 300ms);
+  auto d = store.distributor("orders");
+  const std::string name(d.store_name());
+  flakeid::segment_chain_generator gen{
+      std::move(d),
+      {.step = 10, .min_ahead = 3, .max_ahead = 3, .refill_period = 5ms, .retry_after = 20ms}};
+  std::vector<std::uint64_t> ids{gen.next_id()};
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
+  b.stop();
+  std::size_t served = 0;
+  const std::string head =
+      "flakeid: segment store " + name + ", key 'orders': next_max_id(10) failed: ";
+  try {
+    for (;;) {
+      ids.push_back(gen.next_id());
+      ++served;
+      ASSERT_LT(served, 1000u) << "the chain should have run dry";
+    }
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, head.size()), head) << e.what();
+    EXPECT_EQ(e.store(), name);
+    EXPECT_EQ(e.key(), "orders");
+  }
+  // The rest of the current segment and the three prefetched ones.
+  EXPECT_GE(served, 30u);
+  EXPECT_LE(served, 39u);
+  const auto t0 = steady::now();
+  EXPECT_THROW((void)gen.next_id(), flakeid::segment_store_error);
+  EXPECT_LT(steady::now() - t0, 2s) << "a call while the server is down must fail promptly";
+  EXPECT_GE(gen.stats().store_failures, 1u);
+  EXPECT_EQ(gen.stats().last_error.substr(0, head.size()), head) << gen.stats().last_error;
+
+  b.start();
+  ASSERT_TRUE(eventually([&] {
+    try {
+      ids.push_back(gen.next_id());
+      return true;
+    } catch (const flakeid::segment_store_error&) {
+      return false;
+    }
+  }));
+  for (int i = 0; i < 200; ++i) ids.push_back(gen.next_id());
+  expect_strictly_increasing(ids);
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
+  EXPECT_LE(ids.back(), store.current("orders"));
+}
+
+/// A process killed with SIGKILL mid-run (a chain, then a plain generator): a new process goes
+/// on above every number handed out before.
+template <class Backend>
+void restart_after_sigkill(Backend& b) {
+  using dist = typename Backend::distributor_type;
+  const std::string ns = unique_segment_ns("crash");
+  constexpr std::size_t capacity = 400'000;
+  shared_ids log(1, capacity);
+  std::vector<std::uint64_t> handed_out;
+  const std::size_t kill_after[] = {30'000, 20'000};
+  for (int run = 0; run < 2; ++run) {
+    log.count(0).store(0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      auto store = b.store(ns, 2000ms);
+      auto draw = [&](auto& gen) {
+        const auto ids = log.row(0);
+        for (std::uint64_t c = 0;; ++c) {
+          if (c == capacity) {
+            for (;;) ::pause();
+          }
+          ids[c] = gen.next_id();
+          log.count(0).store(c + 1, std::memory_order_release);
+        }
+      };
+      try {
+        if (run == 0) {
+          flakeid::segment_chain_generator<dist> gen{
+              store.distributor("orders"), {.step = 500, .min_ahead = 2, .max_ahead = 16}};
+          draw(gen);
+        } else {
+          flakeid::segment_generator<dist> gen{store.distributor("orders"), 300};
+          draw(gen);
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "child: %s\n", e.what());
+      }
+      std::_Exit(2);
+    }
+    const auto deadline = steady::now() + 20s;
+    while (log.count(0).load(std::memory_order_acquire) < kill_after[run] &&
+           steady::now() < deadline)
+      std::this_thread::sleep_for(1ms);
+    ASSERT_EQ(::kill(pid, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
+    const std::uint64_t n = log.count(0).load(std::memory_order_acquire);
+    ASSERT_GE(n, kill_after[run]) << "run " << run << " was too slow";
+    const std::uint64_t in_store = b.store(ns, 2000ms).current("orders");
+    const std::uint64_t before =
+        handed_out.empty() ? 0 : *std::max_element(handed_out.begin(), handed_out.end());
+    const auto ids = log.row(0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      ASSERT_LE(ids[i], in_store);
+      ASSERT_GT(ids[i], before) << "run " << run << " repeated a number of an earlier run";
+      handed_out.push_back(ids[i]);
+    }
+  }
+  const std::uint64_t before = *std::max_element(handed_out.begin(), handed_out.end());
+  auto store = b.store(ns, 2000ms);
+  flakeid::segment_chain_generator<dist> gen{store.distributor("orders"), {.step = 500}};
+  for (int i = 0; i < 10'000; ++i) {
+    const std::uint64_t id = gen.next_id();
+    ASSERT_GT(id, before);
+    handed_out.push_back(id);
+  }
+  std::sort(handed_out.begin(), handed_out.end());
+  EXPECT_EQ(std::adjacent_find(handed_out.begin(), handed_out.end()), handed_out.end());
+}
+
+/// A daily counter crossing midnight under a manual clock restarts at 1 in its own key; a
+/// restart the same day goes on above the reserved segment.
+template <class Backend>
+void grouped_counter_across_midnight(Backend& b) {
+  using std::chrono::sys_days;
+  using namespace std::chrono;
+  const std::string ns = unique_segment_ns("grouped");
+  auto store = b.store(ns, 2000ms);
+  flakeid::manual_clock clock{
+      time_point_cast<milliseconds>(sys_days{2025y / 12 / 31} + 23h + 59min + 59s + 999ms)};
+  {
+    flakeid::grouped_segment_generator gen{
+        store.distributor("inv"), flakeid::group_period::day, {.step = 5}, clock};
+    EXPECT_EQ(gen.next().to_string(), "20251231-0001");
+    EXPECT_EQ(gen.next().to_string(), "20251231-0002");
+    clock.advance(1ms);  // 2026-01-01 00:00:00.000
+    EXPECT_EQ(gen.next().to_string(), "20260101-0001");
+    EXPECT_EQ(gen.next().packed(4), 202601010002u);
+    EXPECT_EQ(gen.key_at(clock.now()), "inv@20260101");
+  }
+  EXPECT_EQ(store.current("inv@20251231"), 5u);
+  EXPECT_EQ(store.current("inv@20260101"), 5u);
+  flakeid::grouped_segment_generator again{
+      store.distributor("inv"), flakeid::group_period::day, {.step = 5}, clock};
+  EXPECT_EQ(again.next().to_string(), "20260101-0006");
+}
+
+/// Nothing listens at the address: the first call fails within the connect timeout with a
+/// message naming the store, the key and the address.
+template <class Make>
+void unreachable(Make make, const std::string& where) {
+  auto store = make(300ms);
+  flakeid::segment_generator gen{store.distributor("orders"), 1000};
+  const std::string expected = "flakeid: segment store " + where +
+                               " namespace unreachable, key 'orders': next_max_id(1000) failed: "
+                               "cannot connect to " +
+                               where + " within 300 ms: ";
+  const auto t0 = steady::now();
+  try {
+    (void)gen.next_id();
+    ADD_FAILURE() << "an ID from nowhere";
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
+  }
+  EXPECT_LT(steady::now() - t0, 2s);
+}
+
+}  // namespace flakeid_test
