@@ -236,16 +236,19 @@ class segment_engine {
   /// What `fill_step` did.
   enum class fill_result : std::uint8_t { filled, enough, failed, closed };
 
-  /// Fetches one segment when fewer than `target` are prefetched beyond the current one (and
-  /// the ring has room). Holds the store mutex for that one call only.
+  /// Fetches the segments missing for `target` to be prefetched beyond the current one (as far
+  /// as the ring has room) with one store call, `next_max_id(k * step)`, split into k segments.
+  /// Holds the store mutex for that one call only.
   fill_result fill_step(std::size_t target) {
     std::lock_guard lk(mutex_);
     if (closed_) return fill_result::closed;
     const std::uint32_t cur = gen_of(pos_.load(std::memory_order_acquire));
     const std::uint32_t held = tail_.load(std::memory_order_relaxed) - cur;  // current + ahead
     if (held >= mask_ || held - 1 >= target) return fill_result::enough;     // a slot of margin
+    const auto missing = static_cast<std::uint32_t>(
+        std::min<std::size_t>(target - (held - 1), std::size_t{mask_ - held}));
     try {
-      fill_one_locked();
+      fill_locked(missing);
     } catch (const std::exception&) {
       return fill_result::failed;  // recorded by fill_one_locked
     }
@@ -344,31 +347,30 @@ class segment_engine {
     }
   }
 
-  /// Calls the store once and puts the segment in the slot of generation `tail_`.
-  /// Requires `mutex_` held and a free slot. Throws `segment_store_error`.
-  void fill_one_locked() {
+  /// Calls the store once for one segment (see `fill_locked`).
+  void fill_one_locked() { fill_locked(1); }
+
+  /// Calls the store once for `k` segments, `next_max_id(k * step)`, and puts them in the slots
+  /// of generations `tail_` .. `tail_ + k - 1`. Requires `mutex_` held and `k` free slots.
+  /// Throws `segment_store_error`.
+  void fill_locked(std::uint32_t k) {
+    const std::uint64_t span = step_ * k;
     std::uint64_t max = 0;
     try {
-      max = dist_.next_max_id(step_);
+      max = dist_.next_max_id(span);
     } catch (const segment_store_error& e) {
       record_failure(e.what());
       throw;
     } catch (const std::exception& e) {
-      fail_store("next_max_id(" + std::to_string(step_) + ") failed: " + e.what());
+      fail_store("next_max_id(" + std::to_string(span) + ") failed: " + e.what());
     }
-    if (max < step_ || (have_max_ && max - step_ < last_max_))
+    if (max < span || (have_max_ && max - span < last_max_))
       fail_store("the store returned max " + std::to_string(max) + " for step " +
-                 std::to_string(step_) + ", which does not lie above the previous max " +
+                 std::to_string(span) + ", which does not lie above the previous max " +
                  std::to_string(last_max_) + "; handing it out could repeat IDs");
     have_max_ = true;
     last_max_ = max;
     store_calls_.fetch_add(1, std::memory_order_relaxed);
-    const std::uint32_t t = tail_.load(std::memory_order_relaxed);
-    segment_slot& s = slots_[t & mask_];
-    s.tag.store(0, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    s.first.store(max - step_ + 1, std::memory_order_relaxed);
-    s.size.store(step_, std::memory_order_relaxed);
     std::int64_t expires = std::numeric_limits<std::int64_t>::max();
     if (ttl_ms_ >= 0) {
       const std::int64_t now = detail::unix_ms(clock_.now());
@@ -376,9 +378,18 @@ class segment_engine {
                     ? std::numeric_limits<std::int64_t>::max()
                     : now + ttl_ms_;
     }
-    s.expires_ms.store(expires, std::memory_order_relaxed);
-    s.tag.store(tag_of(t), std::memory_order_release);
-    tail_.store(t + 1, std::memory_order_release);
+    const std::uint64_t first = max - span + 1;
+    for (std::uint32_t i = 0; i < k; ++i) {
+      const std::uint32_t t = tail_.load(std::memory_order_relaxed);
+      segment_slot& s = slots_[t & mask_];
+      s.tag.store(0, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_release);
+      s.first.store(first + std::uint64_t{i} * step_, std::memory_order_relaxed);
+      s.size.store(step_, std::memory_order_relaxed);
+      s.expires_ms.store(expires, std::memory_order_relaxed);
+      s.tag.store(tag_of(t), std::memory_order_release);
+      tail_.store(t + 1, std::memory_order_release);
+    }
   }
 
   [[noreturn]] void fail_store(const std::string& detail) {
