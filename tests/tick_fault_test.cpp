@@ -31,7 +31,6 @@ struct fake_wall {
   using period = std::nano;
   using duration = nanoseconds;
   using time_point = sys_time<duration>;
-  static constexpr bool is_steady = false;
   static inline std::atomic<std::int64_t> ns{0};
   static time_point now() noexcept { return time_point{duration{ns.load()}}; }
   static void set(time_point t) noexcept { ns.store(t.time_since_epoch().count()); }
