@@ -338,6 +338,20 @@ TEST(text_test, friendly_uses_seconds_for_second_ticks) {
   EXPECT_EQ(flakeid::from_friendly(l, "20220320133617-5-9", hours{8}), id);
 }
 
+// A layout with second ticks whose epoch is not on a whole second: its IDs' times carry
+// milliseconds, so its friendly form keeps them (dropping them lost the tick on the way back).
+TEST(text_test, friendly_keeps_milliseconds_when_the_epoch_has_them) {
+  const flakeid::layout l =
+      flakeid::parse_layout("ts:31,worker:10,seq:22;epoch=1577203200500;tick=1s");
+  const std::uint64_t first = l.compose({.ticks = 0, .worker = 1, .sequence = 2});
+  EXPECT_EQ(flakeid::to_friendly(l, first), "20191224160000500-1-2");
+  EXPECT_EQ(flakeid::from_friendly(l, "20191224160000500-1-2"), first);
+  const std::uint64_t later = l.compose({.ticks = 1000, .worker = 1, .sequence = 2});
+  EXPECT_EQ(flakeid::to_friendly(l, later, hours{8}), "20191225001640500-1-2");
+  EXPECT_EQ(flakeid::from_friendly(l, "20191225001640500-1-2", hours{8}), later);
+  EXPECT_EQ(flakeid::from_friendly(l, "20191224161640999-1-2"), later);  // floored to the tick
+}
+
 TEST(text_test, friendly_floors_a_time_inside_a_tick) {
   const auto& l = flakeid::layouts::sonyflake;  // 10 ms ticks
   const std::uint64_t id = flakeid::from_friendly(l, "20240101000000125-7-3");

@@ -48,17 +48,37 @@ struct wall_clock {
   [[nodiscard]] static time_point now() noexcept { return std::chrono::system_clock::now(); }
 };
 
-/// A wall clock that reads `std::chrono::system_clock` once, at construction, and from then on
+namespace detail {
+
+/// A type whose static `now()` reads Unix time (a `std::chrono::system_clock` time point).
+template <class W>
+concept static_wall_clock = requires {
+  W::now();
+  requires std::same_as<typename decltype(W::now())::clock, std::chrono::system_clock>;
+};
+
+}  // namespace detail
+
+/// A wall clock that reads the wall clock `Wall` once, at construction, and from then on
 /// advances with the monotonic clock `Monotonic`: a step of the wall clock (NTP, an operator,
 /// a VM resume) does not move it, so a generator on it never sees time go back.
 ///
 /// `drift()` says how far the wall clock has moved away since (wall minus tick time), for
 /// monitoring. Copies share the same base reading. Thread-safe: `now()` only reads.
-template <class Monotonic = std::chrono::steady_clock>
+///
+/// Requires: `Monotonic::now()` static and `Monotonic::is_steady`; `Wall::now()` static,
+/// returning a `std::chrono::system_clock` time point (Unix time). `Wall` defaults to
+/// `std::chrono::system_clock`; a test passes a wall clock it can step, to show that the tick
+/// clock does not follow it and that `drift()` reports the step.
+template <class Monotonic = std::chrono::steady_clock, class Wall = std::chrono::system_clock>
 class basic_tick_clock {
   static_assert(Monotonic::is_steady,
                 "basic_tick_clock needs a monotonic clock: pass one whose is_steady is true, "
                 "e.g. std::chrono::steady_clock");
+  static_assert(detail::static_wall_clock<Wall>,
+                "basic_tick_clock needs a wall clock with a static now() that returns a "
+                "std::chrono::system_clock time point: pass std::chrono::system_clock or such a "
+                "type");
 
  public:
   using rep = std::int64_t;
@@ -67,7 +87,7 @@ class basic_tick_clock {
   using time_point = std::chrono::sys_time<duration>;
   static constexpr bool is_steady = false;  // Unix time, though it never steps
 
-  /// Reads the wall clock and the monotonic clock once, back to back. The monotonic clock is
+  /// Reads `Wall` and the monotonic clock once, back to back. The monotonic clock is
   /// read once before, so that a first reading that sets it up (`tsc_steady_clock` calibrates)
   /// does not come between the two.
   basic_tick_clock() noexcept : basic_tick_clock(warm_up{}) {}
@@ -89,7 +109,7 @@ class basic_tick_clock {
   }
   /// The wall clock minus this clock's time: positive when the wall clock is ahead.
   [[nodiscard]] duration drift() const noexcept {
-    return std::chrono::duration_cast<duration>(std::chrono::system_clock::now() - now());
+    return std::chrono::duration_cast<duration>(Wall::now() - now());
   }
   /// The wall time read at construction.
   [[nodiscard]] time_point base() const noexcept { return base_wall_; }
@@ -98,7 +118,7 @@ class basic_tick_clock {
   struct warm_up {};
   explicit basic_tick_clock(warm_up) noexcept
       : base_wall_((static_cast<void>(Monotonic::now()),
-                    std::chrono::time_point_cast<duration>(std::chrono::system_clock::now()))),
+                    std::chrono::time_point_cast<duration>(Wall::now()))),
         base_mono_(Monotonic::now()) {}
 
   time_point base_wall_;

@@ -46,8 +46,8 @@
 ///
 /// so a CosId layout gives CosId's own text (`20220320133617924-5-0` at UTC+8 for
 /// 295913926632165376), a Twitter layout gives `<time>-<datacenter>-<worker>-<sequence>`, and a
-/// Mastodon layout `<time>-<sequence>`. Layouts whose tick is a whole number of seconds drop the
-/// milliseconds (`yyyyMMddHHmmss`), as CosId's SecondSnowflakeId does. The form covers years
+/// Mastodon layout `<time>-<sequence>`. Layouts whose tick and epoch are whole numbers of seconds
+/// drop the milliseconds (`yyyyMMddHHmmss`), as CosId's SecondSnowflakeId does. The form covers years
 /// 0000 to 9999.
 
 #include <charconv>
@@ -225,7 +225,8 @@ constexpr friendly_shape friendly_shape_of(const layout& l) noexcept {
   for (const field_kind k :
        {field_kind::datacenter, field_kind::worker, field_kind::sequence, field_kind::gene})
     if (l.has(k)) s.kinds[s.count++] = k;
-  s.time_digits = l.tick().count() % 1000 == 0 ? 14 : 17;
+  // Seconds only when every ID's time falls on a whole second: tick and epoch both whole seconds.
+  s.time_digits = l.tick_ms % 1000 == 0 && l.epoch_ms % 1000 == 0 ? 14 : 17;
   return s;
 }
 
