@@ -42,8 +42,8 @@ class clock_guard_file {
     return o;
   }
 
-  clock_guard_file(std::filesystem::path file, fixed_node node,
-                   lease_options options = default_options())
+  clock_guard_file(const std::filesystem::path& file, fixed_node node,
+                   const lease_options& options = default_options())
       : node_(node.node),
         file_(file),
         lease_(std::make_unique<detail::file_lease_store>(file, options), with_horizon(options)) {}

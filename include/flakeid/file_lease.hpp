@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -131,11 +132,19 @@ class file_lease_store final : public lease_store {
     char buf[64] = {};
     const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
     record r;
-    long long a = 0;
-    long long b = 0;
-    if (n > 0 && std::sscanf(buf, "%lld %lld", &a, &b) == 2) {
-      r.last = a;
-      r.reusable_after = b;
+    // Two decimal numbers separated by a space; anything else reads as an empty record.
+    if (n > 0) {
+      const char* end = buf + n;
+      long long a = 0;
+      long long b = 0;
+      const auto ra = std::from_chars(buf, end, a);
+      if (ra.ec == std::errc{} && ra.ptr < end && *ra.ptr == ' ') {
+        const auto rb = std::from_chars(ra.ptr + 1, end, b);
+        if (rb.ec == std::errc{}) {
+          r.last = a;
+          r.reusable_after = b;
+        }
+      }
     }
     return r;
   }
@@ -169,7 +178,7 @@ class file_lease_store final : public lease_store {
 /// Throws `lease_store_error` (from `acquire`/`assign`) when a file cannot be opened or locked.
 class file_lease : public lease {
  public:
-  explicit file_lease(lease_options options = {},
+  explicit file_lease(const lease_options& options = {},
                       std::filesystem::path directory = default_lease_directory())
       : lease(std::make_unique<detail::file_lease_store>(std::move(directory), options, true),
               options) {}

@@ -306,10 +306,12 @@ class segment_engine {
     const segment_slot& s = slots_[g & mask_];
     const std::uint64_t tag = s.tag.load(std::memory_order_acquire);
     if (tag != tag_of(g)) return false;
-    first = s.first.load(std::memory_order_relaxed);
-    size = s.size.load(std::memory_order_relaxed);
-    const std::int64_t expires = s.expires_ms.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
+    // A seqlock without fences: acquire loads of the fields keep the second tag load after
+    // them, and a field written by a refill (a release store, after its tag = 0) makes that
+    // tag visible to the second load, so a torn read is always caught.
+    first = s.first.load(std::memory_order_acquire);
+    size = s.size.load(std::memory_order_acquire);
+    const std::int64_t expires = s.expires_ms.load(std::memory_order_acquire);
     if (s.tag.load(std::memory_order_relaxed) != tag) return false;
     if (ttl_ms_ >= 0 && detail::unix_ms(clock_.now()) >= expires) return false;
     return true;
@@ -383,19 +385,19 @@ class segment_engine {
       const std::uint32_t t = tail_.load(std::memory_order_relaxed);
       segment_slot& s = slots_[t & mask_];
       s.tag.store(0, std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_release);
-      s.first.store(first + std::uint64_t{i} * step_, std::memory_order_relaxed);
-      s.size.store(step_, std::memory_order_relaxed);
-      s.expires_ms.store(expires, std::memory_order_relaxed);
+      s.first.store(first + std::uint64_t{i} * step_, std::memory_order_release);
+      s.size.store(step_, std::memory_order_release);
+      s.expires_ms.store(expires, std::memory_order_release);
       s.tag.store(tag_of(t), std::memory_order_release);
       tail_.store(t + 1, std::memory_order_release);
     }
   }
 
   [[noreturn]] void fail_store(const std::string& detail) {
-    segment_store_error e(std::string(dist_.store_name()), std::string(dist_.key()), detail);
-    record_failure(e.what());
-    throw e;
+    record_failure(
+        segment_store_error(std::string(dist_.store_name()), std::string(dist_.key()), detail)
+            .what());
+    throw segment_store_error(std::string(dist_.store_name()), std::string(dist_.key()), detail);
   }
 
   void record_failure(const std::string& detail) {

@@ -261,7 +261,7 @@ class file_distributor {
       detail::throw_store_overflow(name_, key_, cur, step);
     const std::uint64_t next = cur + step;
     char out[detail::segment_file_width + 1];
-    std::snprintf(out, sizeof out, "%020llu\n", static_cast<unsigned long long>(next));
+    (void)std::snprintf(out, sizeof out, "%020llu\n", static_cast<unsigned long long>(next));
     std::size_t done = 0;
     while (done < detail::segment_file_width) {
       const ssize_t w =

@@ -137,7 +137,7 @@ constexpr std::to_chars_result to_radix(char* first, char* last, std::uint64_t i
 inline std::string to_radix_string(std::uint64_t id, const radix_form& form, radix_padding pad) {
   char buf[radix36_width];
   const auto r = to_radix(buf, buf + sizeof buf, id, form, pad);
-  return std::string(buf, r.ptr);
+  return {buf, r.ptr};
 }
 
 [[noreturn]] inline void reject_radix_empty(const radix_form& form) {
@@ -209,7 +209,8 @@ constexpr int crockford_digit_value(char c) noexcept {
 
 // ---- friendly form ---------------------------------------------------------------------------
 
-inline constexpr std::int64_t friendly_offset_limit_min = 18 * 60;  // as java.time.ZoneOffset
+inline constexpr std::int64_t friendly_offset_limit_min =
+    std::int64_t{18} * 60;  // as java.time.ZoneOffset
 // Local milliseconds of 0000-01-01T00:00:00.000 and 9999-12-31T23:59:59.999.
 inline constexpr std::int64_t friendly_first_ms = -62'167'219'200'000;
 inline constexpr std::int64_t friendly_last_ms = 253'402'300'799'999;
@@ -433,7 +434,7 @@ constexpr std::to_chars_result to_friendly(char* first, char* last, const layout
                                                  0}) {
   char buf[friendly_max_size];
   const auto r = to_friendly(buf, buf + sizeof buf, l, id, utc_offset);
-  return std::string(buf, r.ptr);
+  return {buf, r.ptr};
 }
 
 /// The ID whose friendly form under layout `l` (read at UTC plus `utc_offset`) is `text`. A time

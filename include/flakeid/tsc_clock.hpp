@@ -18,6 +18,7 @@
 /// 500 ppm; `fast_tick_clock::drift()` reports how far the result has moved from the wall clock.
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <thread>
 #include <type_traits>
@@ -54,7 +55,10 @@ __extension__ using u128 = unsigned __int128;
 /// CPUID leaf 0x80000007, EDX bit 8: the TSC runs at a constant rate in every power state
 /// (Linux shows it as `constant_tsc` and `nonstop_tsc`).
 inline bool cpu_has_invariant_tsc() noexcept {
-  unsigned a = 0, b = 0, c = 0, d = 0;
+  unsigned a = 0;
+  unsigned b = 0;
+  unsigned c = 0;
+  unsigned d = 0;
   if (static_cast<unsigned>(__get_cpuid_max(0x80000000U, nullptr)) < 0x80000007U) return false;
   __get_cpuid(0x80000007U, &a, &b, &c, &d);
   return (d & (1U << 8)) != 0;
@@ -120,8 +124,10 @@ inline tsc_state calibrate_tsc() {
     }
   };
   static_assert(std::is_same_v<steady::period, std::nano>, "steady_clock counts nanoseconds");
-  std::int64_t ns_a = 0, ns_b = 0;
-  std::uint64_t tsc_a = 0, tsc_b = 0;
+  std::int64_t ns_a = 0;
+  std::int64_t ns_b = 0;
+  std::uint64_t tsc_a = 0;
+  std::uint64_t tsc_b = 0;
   pair(ns_a, tsc_a);
   std::this_thread::sleep_for(std::chrono::milliseconds{10});
   pair(ns_b, tsc_b);
@@ -130,7 +136,7 @@ inline tsc_state calibrate_tsc() {
     return s;
   }
   const double ns_per_tick = static_cast<double>(ns_b - ns_a) / static_cast<double>(tsc_b - tsc_a);
-  s.mult = static_cast<std::uint64_t>(ns_per_tick * 4294967296.0 + 0.5);
+  s.mult = static_cast<std::uint64_t>(std::llround(ns_per_tick * 4294967296.0));
   s.tsc0 = tsc_b;
   s.ns0 = ns_b;
   s.info.uses_tsc = true;
