@@ -132,18 +132,22 @@ class file_lease_store final : public lease_store {
     char buf[64] = {};
     const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
     record r;
-    // Two decimal numbers separated by a space; anything else reads as an empty record.
+    // Two decimal numbers, each right-aligned in 20 columns; anything else reads as an empty
+    // record.
     if (n > 0) {
+      const char* p = buf;
       const char* end = buf + n;
-      long long a = 0;
-      long long b = 0;
-      const auto ra = std::from_chars(buf, end, a);
-      if (ra.ec == std::errc{} && ra.ptr < end && *ra.ptr == ' ') {
-        const auto rb = std::from_chars(ra.ptr + 1, end, b);
-        if (rb.ec == std::errc{}) {
-          r.last = a;
-          r.reusable_after = b;
-        }
+      long long v[2] = {0, 0};
+      bool ok = true;
+      for (long long& x : v) {
+        while (p < end && *p == ' ') ++p;
+        const auto res = std::from_chars(p, end, x);
+        ok = ok && res.ec == std::errc{};
+        p = res.ptr;
+      }
+      if (ok) {
+        r.last = v[0];
+        r.reusable_after = v[1];
       }
     }
     return r;

@@ -130,10 +130,10 @@ class striped_snowflake {
  private:
   static constexpr std::size_t unassigned = ~std::size_t{0};
   // Mutable by design: the round-robin counter and each thread's stripe.
-  static inline std::atomic<std::size_t> next_stripe{
-      0};  // NOLINT(*-avoid-non-const-global-variables)
-  static inline thread_local std::size_t thread_stripe =
-      unassigned;  // NOLINT(*-avoid-non-const-global-variables)
+  // NOLINTBEGIN(cppcoreguidelines-avoid-non-const-global-variables)
+  static inline std::atomic<std::size_t> next_stripe{0};
+  static inline thread_local std::size_t thread_stripe = unassigned;
+  // NOLINTEND(cppcoreguidelines-avoid-non-const-global-variables)
 
   // One engine per cache line pair, so that stripes never share a line.
   struct alignas(128) slot {
