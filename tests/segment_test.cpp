@@ -460,11 +460,13 @@ TEST(segment_chain_test, store_failure_drains_the_chain_then_fails_then_resumes)
   ASSERT_TRUE(eventually([&] { return gen.stats().store_failures >= 3; }));
   // The last failure is a caller's one-segment fetch or the worker's fetch of the three
   // missing segments in one call.
-  const std::string last = gen.stats().last_error;
+  const std::string last_error = gen.stats().last_error;
   EXPECT_TRUE(
-      last == "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down" ||
-      last == "flakeid: segment store flaky, key 'orders': next_max_id(30) failed: store down")
-      << last;
+      last_error ==
+          "flakeid: segment store flaky, key 'orders': next_max_id(10) failed: store down" ||
+      last_error ==
+          "flakeid: segment store flaky, key 'orders': next_max_id(30) failed: store down")
+      << last_error;
   ctl.failing = false;
   for (int i = 0; i < 100; ++i) ids.push_back(gen.next_id());
   expect_strictly_increasing(ids);
