@@ -4,6 +4,7 @@
 // the plain generator stalls on the store once per segment, the chain does not.
 //
 //   seg/chain_memory      segment_chain_generator, memory store, step 1000
+//   seg/chain_memory_block64  the same with thread_block = 64 (one shared fetch_add per 64 IDs)
 //   seg/plain_memory      segment_generator, memory store, step 1000
 //   seg/chain_next_ids    next_ids over 256 IDs at a time (time per ID)
 //   seg/chain_redis       segment_chain_generator on Redis (INCRBY), step 1000, one thread
@@ -84,6 +85,17 @@ std::unique_ptr<chain_mem> make(std::type_identity<chain_mem>) {
   return std::make_unique<chain_mem>(
       memory_store().distributor("bench.chain"),
       flakeid::segment_chain_options{.step = step, .min_ahead = 4, .max_ahead = 256});
+}
+// The same chain with thread-local blocks of 64 IDs: threads touch the shared position once per
+// block, not once per ID.
+struct chain_mem_block : chain_mem {
+  using chain_mem::chain_mem;
+};
+std::unique_ptr<chain_mem_block> make(std::type_identity<chain_mem_block>) {
+  return std::make_unique<chain_mem_block>(
+      memory_store().distributor("bench.chain_block"),
+      flakeid::segment_chain_options{
+          .step = step, .min_ahead = 4, .max_ahead = 256, .thread_block = 64});
 }
 std::unique_ptr<plain_mem> make(std::type_identity<plain_mem>) {
   return std::make_unique<plain_mem>(memory_store().distributor("bench.plain"),
@@ -239,6 +251,11 @@ void chain_postgres(benchmark::State& st) {
 }  // namespace
 
 BENCHMARK(throughput<chain_mem>)->Name("seg/chain_memory")->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(throughput<chain_mem_block>)
+    ->Name("seg/chain_memory_block64")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
 BENCHMARK(throughput<plain_mem>)->Name("seg/plain_memory")->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(chain_next_ids)->Name("seg/chain_next_ids")->Arg(256)->UseRealTime();
 #if defined(FLAKEID_BENCH_HAS_REDIS)

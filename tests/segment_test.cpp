@@ -520,6 +520,58 @@ TEST(segment_chain_test, four_threads_get_distinct_increasing_ids) {
   EXPECT_EQ(all.size(), std::size_t{threads} * per_thread);
 }
 
+TEST(segment_chain_test, thread_blocks_give_distinct_ids_increasing_per_thread) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_chain_generator gen{store.distributor("blocks"),
+                                       {.step = 1000, .min_ahead = 4, .thread_block = 64}};
+  constexpr int threads = 4;
+  constexpr int per_thread = 50'000;
+  std::vector<std::vector<std::uint64_t>> got(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      got[t].reserve(per_thread + 8);
+      for (int i = 0; i < per_thread; ++i) {
+        if (i % 97 == 0) {  // a batch drains the thread's block first, then goes on above it
+          std::uint64_t few[5];
+          gen.next_ids(few);
+          got[t].insert(got[t].end(), few, few + 5);
+        } else {
+          got[t].push_back(gen.next_id());
+        }
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  std::vector<std::uint64_t> all;
+  for (auto& v : got) {
+    expect_strictly_increasing(v);
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "an ID was handed out twice";
+}
+
+TEST(segment_chain_test, a_thread_block_is_not_served_after_close) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_chain_generator gen{store.distributor("closing"),
+                                       {.step = 100, .thread_block = 50}};
+  EXPECT_EQ(gen.next_id(), 1u);  // takes 1..50 for this thread
+  EXPECT_EQ(gen.next_id(), 2u);
+  gen.close();
+  EXPECT_THROW((void)gen.next_id(), flakeid::segment_closed_error);
+}
+
+TEST(segment_chain_test, a_thread_block_larger_than_a_segment_is_rejected) {
+  flakeid::memory_segment_store store;
+  try {
+    flakeid::segment_chain_generator gen{store.distributor("x"), {.step = 10, .thread_block = 11}};
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "flakeid: segment option thread_block = 11 is out of range [1, 10]");
+  }
+}
+
 TEST(segment_chain_test, close_stops_the_worker_and_the_generator) {
   flakeid::memory_segment_store store;
   flakeid::segment_chain_generator gen{store.distributor("orders"),
