@@ -3,6 +3,12 @@
 #include <chrono>
 #include <flakeid/snowflake.hpp>
 
+// Control: the library's own parts meet the concepts, so the failure comes from the part
+// under test.
+static_assert(flakeid::clock_source<flakeid::wall_clock> &&
+              flakeid::sequence_start_policy<flakeid::zero_start> &&
+              flakeid::worker_id_source<flakeid::fixed_node>);
+
 struct steady_only {
   using rep = std::chrono::steady_clock::rep;
   using period = std::chrono::steady_clock::period;

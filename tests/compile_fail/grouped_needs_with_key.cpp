@@ -1,8 +1,13 @@
 // expect: the distributor needs 'Distributor with_key
 #include <flakeid/segment.hpp>
+#include <flakeid/segment_stores.hpp>
 
 #include <cstdint>
 #include <string_view>
+
+// Control: the library's own store meets the concept, so the failure comes from the store
+// under test.
+static_assert(flakeid::keyed_segment_distributor<flakeid::memory_distributor>);
 
 // A grouped counter opens one key per period: a distributor without with_key() cannot do that.
 struct one_key_store {

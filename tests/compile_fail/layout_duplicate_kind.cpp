@@ -1,6 +1,12 @@
 // expect: layout_field_kind_used_twice_merge_the_fields
 #include <flakeid/layout.hpp>
 
+// Control: a valid layout compiles, so the failure comes from the layout under test.
+static_assert(flakeid::layout{{flakeid::fields::timestamp(41), flakeid::fields::worker(10),
+                               flakeid::fields::sequence(12)},
+                              0}
+                  .total_bits == 63);
+
 // Two worker fields; the widths still add up to 63.
 using namespace flakeid::fields;
 constexpr flakeid::layout bad{{timestamp(41), worker(5), worker(5), sequence(12)}, 0};

@@ -1,5 +1,10 @@
 // expect: Distributor must model flakeid::segment_distributor
 #include <flakeid/segment.hpp>
+#include <flakeid/segment_stores.hpp>
+
+// Control: the library's own store meets the concept, so the failure comes from the store
+// under test.
+static_assert(flakeid::keyed_segment_distributor<flakeid::memory_distributor>);
 
 // A type without next_max_id(step), store_name() and key() cannot hand out segments.
 struct not_a_store {
