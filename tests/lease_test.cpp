@@ -1,14 +1,21 @@
 // The lease engine (with a scripted in-memory store), the host-local file lease (with
 // separate processes) and the restart clock guard.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <fstream>
 #include <flakeid/clock_guard.hpp>
 #include <flakeid/file_lease.hpp>
 #include <flakeid/flakeid.hpp>
 #include <flakeid/lease.hpp>
+#include <flakeid/striped.hpp>
+#include <functional>
 #include <mutex>
+#include <set>
 
 #include "adapters/lease_scenarios.hpp"
 #include "adapters/test_servers.hpp"
@@ -25,27 +32,39 @@ struct scripted_store final : flakeid::lease_store {
     bool reachable = true;
     bool taken = false;
     int renewals = 0;
-    std::int64_t recorded = INT64_MIN;
-    std::int64_t released = INT64_MIN - 0;
+    std::int64_t recorded = INT64_MIN;  // the deadline the store holds
+    std::int64_t lost_memory_at = INT64_MIN;
+    std::int64_t released = INT64_MIN;
     bool was_released = false;
+    std::function<void()> in_renew;  // runs inside renew(), unlocked
   };
   std::shared_ptr<state> s = std::make_shared<state>();
   std::string where() const override { return "scripted"; }
-  std::optional<flakeid::lease_claim> claim(std::uint64_t, const std::string&) override {
+  std::optional<flakeid::lease_claim> claim(const flakeid::claim_request& r) override {
     std::lock_guard lk(s->m);
-    return flakeid::lease_claim{3, s->recorded};
+    flakeid::lease_claim c{3, s->recorded, s->lost_memory_at};
+    s->recorded = std::max(s->recorded, r.deadline_unix_ms);
+    return c;
   }
-  flakeid::renewal renew(std::uint64_t, const std::string&, std::int64_t last) override {
+  flakeid::renewal renew(std::uint64_t, const std::string&, std::int64_t deadline) override {
+    std::function<void()> hook;
+    {
+      std::lock_guard lk(s->m);
+      hook = s->in_renew;
+    }
+    if (hook) hook();
     std::lock_guard lk(s->m);
     if (!s->reachable) throw flakeid::lease_store_error("flakeid: scripted: unreachable");
     ++s->renewals;
-    s->recorded = std::max(s->recorded, last);
-    return s->taken ? flakeid::renewal::taken : flakeid::renewal::held;
+    if (s->taken) return flakeid::renewal::taken;
+    s->recorded = std::max(s->recorded, deadline);
+    return flakeid::renewal::held;
   }
   void release(std::uint64_t, const std::string&, std::int64_t last) override {
     std::lock_guard lk(s->m);
     s->was_released = true;
     s->released = last;
+    s->recorded = last;
   }
 };
 
@@ -53,10 +72,12 @@ flakeid::lease_options engine_options() {
   flakeid::lease_options o;
   o.name_space = "engine";
   o.ttl = 300ms;
+  o.safe_guard = 100ms;
   return o;
 }
 
-bool wait_for(const std::function<bool()>& cond, std::chrono::milliseconds limit) {
+/// Waits for `cond`; the limit only ends a broken run, it is no measure of speed.
+bool wait_for(const std::function<bool()>& cond, std::chrono::milliseconds limit = 60s) {
   const auto end = steady::now() + limit;
   while (!cond()) {
     if (steady::now() > end) return false;
@@ -65,63 +86,309 @@ bool wait_for(const std::function<bool()>& cond, std::chrono::milliseconds limit
   return true;
 }
 
-TEST(lease_test, renews_in_the_background_and_records_the_last_timestamp) {
+std::int64_t ms_of(const flakeid::manual_clock& c) { return c.now().time_since_epoch().count(); }
+
+TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at_release) {
   auto store = std::make_unique<scripted_store>();
   auto s = store->s;
-  flakeid::lease l{std::move(store), engine_options()};
   flakeid::manual_clock clk = clock_at_wall();
+  auto o = engine_options();
+  o.use_clock(clk);
+  flakeid::lease l{std::move(store), o};
   manual_gen gen{l, clk};
   EXPECT_EQ(gen.node(), (flakeid::node_id{0, 3}));
-  const std::uint64_t id = gen.next_id();
-  ASSERT_TRUE(wait_for(
-      [&] {
-        std::lock_guard lk(s->m);
-        return s->renewals >= 2;
-      },
-      1s));
+  const std::int64_t t0 = ms_of(clk);
+  // The first deadline: claim time + ttl - margin (margin = ttl / 5), recorded by the claim.
+  EXPECT_EQ(l.deadline_unix_ms(), t0 + 240);
   {
     std::lock_guard lk(s->m);
-    EXPECT_EQ(s->recorded, ts_of(id));
+    EXPECT_EQ(s->recorded, t0 + 240);
+  }
+  const std::uint64_t id = gen.next_id();
+  clk.advance(100ms);
+  ASSERT_TRUE(wait_for([&] { return l.deadline_unix_ms() == t0 + 340; }))
+      << "a renewal moves the deadline to its send time + ttl - margin";
+  {
+    std::lock_guard lk(s->m);
+    EXPECT_GE(s->recorded, l.deadline_unix_ms()) << "the store holds every deadline in use";
   }
   EXPECT_TRUE(l.valid());
   l.release();
   EXPECT_TRUE(s->was_released);
-  EXPECT_EQ(s->released, ts_of(id));
+  // Released: the clock (id + 100 ms) plus the generator's lead of one tick.
+  EXPECT_EQ(s->released, ts_of(id) + 101);
+  EXPECT_EQ(l.deadline_unix_ms(), INT64_MIN);
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
 }
 
-TEST(lease_test, stops_minting_before_expiry_and_resumes_when_renewed_again) {
+// A holder whose renewals stop is refused from its deadline onward, on every generator kind.
+template <class Gen>
+void refused_from_the_deadline(flakeid::manual_clock clk) {
+  auto store = std::make_unique<scripted_store>();
+  auto s = store->s;
+  auto o = engine_options();
+  o.use_clock(clk);
+  flakeid::lease l{std::move(store), o};
+  Gen gen{l, clk};
+  {
+    std::lock_guard lk(s->m);
+    s->reachable = false;  // no renewal is ever confirmed again
+  }
+  const std::int64_t deadline = l.deadline_unix_ms();
+  std::set<std::uint64_t> ids;
+  bool refused = false;
+  for (int i = 0; i < 100'000 && !refused; ++i) {
+    try {
+      const std::uint64_t id = gen.next_id();
+      EXPECT_LT(Gen::decompose(id).timestamp.time_since_epoch().count(), deadline);
+      EXPECT_TRUE(ids.insert(id).second);
+      if (i % 64 == 0) clk.advance(1ms);
+    } catch (const flakeid::lease_lost_error& e) {
+      refused = true;
+      EXPECT_NE(std::string(e.what()).find("it holds until " + std::to_string(deadline)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_TRUE(refused);
+  EXPECT_GE(ids.size(), 64U);
+  EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error) << "and stays refused";
+}
+
+using borrowing = flakeid::basic_snowflake<
+    flakeid::layouts::twitter, flakeid::manual_clock,
+    flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<5000>,
+                      flakeid::throw_on_backwards, flakeid::multi_threaded>>;
+using cosid_manual = flakeid::cosid_snowflake<flakeid::layouts::cosid, flakeid::manual_clock>;
+using holding = flakeid::basic_snowflake<
+    flakeid::layouts::twitter, flakeid::manual_clock,
+    flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick,
+                      flakeid::hold_on_backwards<10'000>, flakeid::multi_threaded>>;
+
+TEST(lease_fence_test, classic_is_refused_from_its_deadline) {
+  refused_from_the_deadline<manual_gen>(clock_at_wall());
+}
+TEST(lease_fence_test, cosid_reset_is_refused_from_its_deadline) {
+  refused_from_the_deadline<cosid_manual>(clock_at_wall());
+}
+TEST(lease_fence_test, hold_on_backwards_is_refused_from_its_deadline) {
+  refused_from_the_deadline<holding>(clock_at_wall());
+}
+
+TEST(lease_fence_test, borrowing_stops_at_the_deadline_although_the_clock_is_behind_it) {
+  auto store = std::make_unique<scripted_store>();
+  auto s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  auto o = engine_options();
+  o.use_clock(clk);
+  flakeid::lease l{std::move(store), o};
+  borrowing gen{l, clk};
+  {
+    std::lock_guard lk(s->m);
+    s->reachable = false;
+  }
+  const std::int64_t deadline = l.deadline_unix_ms();
+  std::uint64_t last = 0;
+  // The clock stands still; 4,096 IDs a tick: the generator borrows ahead, up to the deadline.
+  std::size_t n = 0;
+  try {
+    for (;; ++n) last = gen.next_id();
+  } catch (const flakeid::lease_lost_error&) {
+  }
+  EXPECT_EQ(ts_of(last), deadline - 1) << "the last tick before the deadline";
+  EXPECT_EQ(n, 4096U * static_cast<std::size_t>(deadline - ms_of(clk)));
+  EXPECT_LT(ms_of(clk), deadline) << "the clock never moved";
+}
+
+TEST(lease_fence_test, gene_generator_is_refused_from_its_deadline) {
+  using gene_manual = flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock>;
+  auto store = std::make_unique<scripted_store>();
+  auto s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  auto o = engine_options();
+  o.use_clock(clk);
+  flakeid::lease l{std::move(store), o};
+  gene_manual gen{l, clk};
+  {
+    std::lock_guard lk(s->m);
+    s->reachable = false;
+  }
+  const std::int64_t deadline = l.deadline_unix_ms();
+  clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{deadline - 1}});
+  const std::uint64_t id = gen.next_id(12345);
+  EXPECT_EQ(gene_manual::decompose(id).timestamp.time_since_epoch().count(), deadline - 1);
+  clk.advance(1ms);
+  EXPECT_THROW((void)gen.next_id(12345), flakeid::lease_lost_error);
+  EXPECT_THROW((void)gen.next_id_at(
+                   gene_manual::layout().time_at(gene_manual::layout().ticks_at(
+                       flakeid::manual_clock::time_point{std::chrono::milliseconds{deadline}})),
+                   7),
+               flakeid::lease_lost_error)
+      << "a back-filled ID is fenced too";
+}
+
+TEST(lease_fence_test, striped_stripes_share_the_fence) {
+  using striped = flakeid::striped_snowflake<flakeid::layouts::twitter, flakeid::manual_clock, 2>;
+  auto store = std::make_unique<scripted_store>();
+  auto s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  auto o = engine_options();
+  o.use_clock(clk);
+  flakeid::lease l{std::move(store), o};
+  striped gen{l, clk};
+  EXPECT_EQ(gen.stripe(0).node(), (flakeid::node_id{0, 3 << 2}));
+  EXPECT_EQ(gen.stripe(3).node(), (flakeid::node_id{0, (3 << 2) | 3}));
+  {
+    std::lock_guard lk(s->m);
+    s->reachable = false;
+  }
+  clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{l.deadline_unix_ms()}});
+  for (std::size_t i = 0; i < striped::stripe_count; ++i)
+    EXPECT_THROW((void)gen.stripe(i).next_id(), flakeid::lease_lost_error) << i;
+}
+
+TEST(lease_fence_test, tick_generator_is_refused_from_its_deadline) {
+  // The tick clock counts real time: the holder runs into its deadline within ttl - margin.
+  auto store = std::make_unique<scripted_store>();
+  auto s = store->s;
+  const flakeid::tick_clock tc;
+  auto o = engine_options();
+  o.use_clock(tc);
+  flakeid::lease l{std::move(store), o};
+  flakeid::tick_snowflake<> gen{l, tc};
+  {
+    std::lock_guard lk(s->m);
+    s->reachable = false;
+  }
+  const std::int64_t deadline = l.deadline_unix_ms();
+  std::uint64_t last = 0;
+  bool refused = false;
+  for (const auto end = steady::now() + 60s; !refused && steady::now() < end;) {
+    try {
+      last = gen.next_id();
+      ASSERT_LT(ts_of(last), deadline);
+    } catch (const flakeid::lease_lost_error&) {
+      refused = true;
+    }
+  }
+  EXPECT_TRUE(refused);
+  EXPECT_NE(last, 0U);
+}
+
+TEST(lease_fence_test, a_new_holder_mints_only_above_the_old_deadline_plus_safe_guard) {
+  auto store = std::make_unique<scripted_store>();
+  auto s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  const std::int64_t old_deadline = ms_of(clk) + 500;
+  {
+    std::lock_guard lk(s->m);
+    s->recorded = old_deadline;
+  }
+  auto o = engine_options();
+  o.use_clock(clk);
+  flakeid::lease l{std::move(store), o};
+  manual_gen gen{l, clk};
+  EXPECT_EQ(l.not_after_unix_ms(), old_deadline + 100);
+  EXPECT_EQ(ts_of(gen.next_id()), old_deadline + 101) << "waited for the clock to pass it";
+  EXPECT_GT(l.deadline_unix_ms(), ms_of(clk)) << "acquire returns on a valid fence";
+}
+
+TEST(lease_fence_test, a_store_that_lost_its_memory_makes_the_claimer_wait_ttl_plus_guard) {
+  auto store = std::make_unique<scripted_store>();
+  auto s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  const std::int64_t lost_at = ms_of(clk) - 50;
+  {
+    std::lock_guard lk(s->m);
+    s->lost_memory_at = lost_at;
+  }
+  auto o = engine_options();
+  o.use_clock(clk);
+  flakeid::lease l{std::move(store), o};
+  manual_gen gen{l, clk};
+  EXPECT_EQ(l.not_after_unix_ms(), lost_at + 300 + 100);
+  EXPECT_EQ(ts_of(gen.next_id()), lost_at + 401);
+}
+
+TEST(lease_fence_test, acquire_never_returns_on_an_expired_fence) {
+  // The previous deadline lies 900 ms ahead: longer than ttl - margin (240 ms). The claim's
+  // own deadline has passed when the wait ends, so acquire renews before returning.
+  auto store = std::make_unique<scripted_store>();
+  auto s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  {
+    std::lock_guard lk(s->m);
+    s->recorded = ms_of(clk) + 800;
+  }
+  auto o = engine_options();
+  o.use_clock(clk);
+  flakeid::lease l{std::move(store), o};
+  (void)l.acquire(1);
+  EXPECT_GT(l.deadline_unix_ms(), ms_of(clk));
+  EXPECT_TRUE(l.valid());
+}
+
+TEST(lease_fence_test, a_release_racing_a_renewal_leaves_the_fence_down) {
+  for (int round = 0; round < 20; ++round) {
+    auto store = std::make_unique<scripted_store>();
+    auto s = store->s;
+    flakeid::manual_clock clk = clock_at_wall();
+    auto o = engine_options();
+    o.ttl = 30ms;  // renewals every 10 ms
+    o.use_clock(clk);
+    flakeid::lease l{std::move(store), o};
+    manual_gen gen{l, clk};
+    // The renewal answers "held" only after release() has dropped the fence.
+    std::atomic<bool> in_renew{false};
+    {
+      std::lock_guard lk(s->m);
+      s->in_renew = [&] {
+        in_renew.store(true);
+        while (l.deadline_unix_ms() != INT64_MIN) std::this_thread::yield();
+      };
+    }
+    while (!in_renew.load()) std::this_thread::yield();
+    l.release();
+    EXPECT_EQ(l.deadline_unix_ms(), INT64_MIN) << "round " << round;
+    EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error) << "round " << round;
+  }
+}
+
+TEST(lease_test, refuses_when_unconfirmed_and_resumes_when_renewed_again) {
   auto store = std::make_unique<scripted_store>();
   auto s = store->s;
   std::vector<flakeid::lease_event> events;
   std::mutex em;
+  flakeid::manual_clock clk = clock_at_wall();
   auto o = engine_options();
+  o.use_clock(clk);
   o.on_event = [&](flakeid::lease_event e, const std::string&) {
     std::lock_guard lk(em);
     events.push_back(e);
   };
   flakeid::lease l{std::move(store), o};
-  wall_gen gen{l};
+  manual_gen gen{l, clk};
   (void)gen.next_id();
   {
     std::lock_guard lk(s->m);
     s->reachable = false;
   }
-  const auto cut = steady::now();
-  ASSERT_TRUE(wait_for([&] { return !l.valid(); }, 1s));
-  EXPECT_LE(steady::now() - cut, o.ttl);
+  clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{l.deadline_unix_ms()}});
+  EXPECT_FALSE(l.valid());
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
+  auto seen = [&](flakeid::lease_event e) {
+    std::lock_guard lk(em);
+    return std::find(events.begin(), events.end(), e) != events.end();
+  };
+  ASSERT_TRUE(wait_for([&] { return seen(flakeid::lease_event::suspended); }));
   {
     std::lock_guard lk(s->m);
     s->reachable = true;
   }
-  ASSERT_TRUE(wait_for([&] { return l.valid(); }, 1s));
+  ASSERT_TRUE(wait_for([&] { return l.valid(); }));
   EXPECT_NO_THROW((void)gen.next_id());
-  std::lock_guard lk(em);
-  EXPECT_NE(std::find(events.begin(), events.end(), flakeid::lease_event::renew_failed),
-            events.end());
-  EXPECT_NE(std::find(events.begin(), events.end(), flakeid::lease_event::suspended), events.end());
-  EXPECT_NE(std::find(events.begin(), events.end(), flakeid::lease_event::resumed), events.end());
+  EXPECT_TRUE(seen(flakeid::lease_event::renew_failed));
+  EXPECT_TRUE(wait_for([&] { return seen(flakeid::lease_event::resumed); }));
 }
 
 TEST(lease_test, stays_down_when_the_id_was_used_by_someone_else) {
@@ -133,13 +400,7 @@ TEST(lease_test, stays_down_when_the_id_was_used_by_someone_else) {
     std::lock_guard lk(s->m);
     s->taken = true;
   }
-  ASSERT_TRUE(wait_for([&] { return l.lost(); }, 1s));
-  EXPECT_FALSE(l.valid());
-  {
-    std::lock_guard lk(s->m);
-    s->taken = false;
-  }
-  std::this_thread::sleep_for(250ms);
+  ASSERT_TRUE(wait_for([&] { return l.lost(); }));
   EXPECT_FALSE(l.valid());
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
   l.release();
@@ -261,7 +522,7 @@ TEST(file_lease_test, an_unusable_directory_is_a_clear_error) {
     FAIL() << "acquired in a directory that does not exist";
   } catch (const flakeid::lease_store_error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "flakeid: cannot open /nonexistent/flakeid/flakeid-nodir-0.lease: No such file or "
+              "flakeid: cannot create the lease directory /nonexistent/flakeid: No such file or "
               "directory");
   }
 }
@@ -279,13 +540,237 @@ TEST(file_lease_test, releases_at_destruction_and_splits_the_id_into_datacenter_
     EXPECT_EQ(first.node, (flakeid::node_id{1, 0}));
   }
   flakeid::file_lease again{o, b.dir};
-  EXPECT_EQ(again.acquire(32), 0U);
+  EXPECT_LT(again.acquire(64), 33U);
 }
 
-TEST(file_lease_test, default_directory_is_xdg_runtime_dir_or_tmp) {
-  const char* x = std::getenv("XDG_RUNTIME_DIR");
-  EXPECT_EQ(flakeid::default_lease_directory(),
-            (x != nullptr && *x != '\0') ? std::filesystem::path(x) : "/tmp");
+TEST(file_lease_test, default_directory_is_one_place_for_the_whole_host) {
+  EXPECT_EQ(flakeid::default_lease_directory(), "/dev/shm/flakeid");
+  ::setenv("XDG_RUNTIME_DIR", "/run/user/4242", 1);
+  ::setenv("TMPDIR", "/var/tmp/private", 1);
+  EXPECT_EQ(flakeid::default_lease_directory(), "/dev/shm/flakeid") << "whatever the environment";
+  ::unsetenv("XDG_RUNTIME_DIR");
+  ::unsetenv("TMPDIR");
+}
+
+std::string read_all(int fd) {
+  std::string r;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) r.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return r;
+}
+
+TEST(file_lease_test, processes_with_different_environments_and_users_take_distinct_ids) {
+  // The default directory, as a service (XDG_RUNTIME_DIR set) and a cron job of another user
+  // (no XDG_RUNTIME_DIR, another TMPDIR) would use it.
+  struct environment {
+    const char* xdg;
+    const char* tmp;
+    bool nobody;
+  };
+  const environment envs[2] = {{"/run/user/1000", "/tmp/a", false}, {nullptr, "/var/tmp/b", true}};
+  const std::string ns = unique_ns("host");
+  int hold[2];
+  ASSERT_EQ(::pipe(hold), 0);
+  std::vector<pid_t> pids;
+  std::vector<std::string> answers;
+  for (const environment& e : envs) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::close(fds[0]);
+      ::close(hold[1]);
+      if (e.xdg != nullptr) {
+        ::setenv("XDG_RUNTIME_DIR", e.xdg, 1);
+      } else {
+        ::unsetenv("XDG_RUNTIME_DIR");
+      }
+      ::setenv("TMPDIR", e.tmp, 1);
+      std::string r;
+      if (e.nobody && ::geteuid() == 0) {
+        const passwd* pw = ::getpwnam("nobody");
+        if (pw == nullptr || ::setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) != 0 ||
+            ::setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) != 0)
+          r = "cannot become nobody";
+      }
+      if (r.empty()) {
+        try {
+          flakeid::file_lease l{quick_options(ns)};
+          r = "id " + std::to_string(l.acquire(32)) + " uid " + std::to_string(::geteuid());
+          (void)!::write(fds[1], r.data(), r.size());
+          ::close(fds[1]);
+          char c = 0;
+          (void)!::read(hold[0], &c, 1);  // EOF: release and exit
+          ::_exit(0);
+        } catch (const std::exception& ex) {
+          r = ex.what();
+        }
+      }
+      (void)!::write(fds[1], r.data(), r.size());
+      ::_exit(1);
+    }
+    ::close(fds[1]);
+    answers.push_back(read_all(fds[0]));  // the child holds its id once it has answered
+    pids.push_back(pid);
+  }
+  ::close(hold[0]);
+  ::close(hold[1]);
+  for (const pid_t p : pids) ::waitpid(p, nullptr, 0);
+  ASSERT_EQ(answers[0].rfind("id ", 0), 0U) << answers[0];
+  ASSERT_EQ(answers[1].rfind("id ", 0), 0U) << answers[1];
+  EXPECT_NE(answers[0].substr(0, answers[0].find(" uid")),
+            answers[1].substr(0, answers[1].find(" uid")));
+  if (::geteuid() == 0) {
+    const passwd* pw = ::getpwnam("nobody");
+    ASSERT_NE(pw, nullptr);
+    EXPECT_NE(answers[1].find(" uid " + std::to_string(pw->pw_uid)), std::string::npos)
+        << answers[1];
+  }
+}
+
+TEST(file_lease_test, refuses_a_symlink_and_a_world_writable_directory_without_sticky_bit) {
+  file_backend b;
+  const std::string ns = unique_ns("link");
+  const std::string target = b.dir + "/target";
+  { std::ofstream(target) << "precious\n"; }
+  const std::string dir = b.dir + "/leases";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::symlink(target.c_str(), (dir + "/flakeid-" + ns + "-0.lease").c_str()), 0);
+  {
+    flakeid::file_lease l{quick_options(ns), dir};
+    EXPECT_THROW((void)l.acquire(1), flakeid::lease_store_error);
+  }
+  EXPECT_EQ(read_file(target), "precious\n") << "nothing written through the link";
+  const std::string open_dir = b.dir + "/open";
+  ASSERT_EQ(::mkdir(open_dir.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(open_dir.c_str(), 0777), 0);
+  flakeid::file_lease l{quick_options(ns), open_dir};
+  try {
+    (void)l.acquire(1);
+    FAIL() << "used a directory anyone can swap files in";
+  } catch (const flakeid::lease_store_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "flakeid: lease directory " + open_dir +
+                  " is writable by everyone without the sticky bit: anyone could replace a lock "
+                  "file; use chmod 1777 or a private directory");
+  }
+}
+
+TEST(file_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
+  // A holder whose clock ran 2 h fast released id 0: the next claimer takes id 1 instead of
+  // failing (and a claim for id 0 alone is refused, without waiting).
+  file_backend b;
+  auto o = quick_options(unique_ns("fast"));
+  {
+    flakeid::manual_clock fast = clock_at_wall(2h);
+    auto of = o;
+    of.use_clock(fast);
+    flakeid::file_lease l{of, b.dir};
+    manual_gen gen{l, fast};
+    (void)gen.next_id();
+  }
+  flakeid::file_lease next{o, b.dir};
+  EXPECT_EQ(next.acquire(32), 1U);
+  auto one = o;
+  one.max_ids = 1;
+  flakeid::file_lease only{one, b.dir};
+  EXPECT_THROW((void)only.assign(flakeid::layouts::twitter), flakeid::worker_id_error);
+}
+
+TEST(file_lease_test, a_stopped_holder_keeps_its_id_until_it_is_killed) {
+  file_backend b;
+  auto o = quick_options(unique_ns("stopf"));
+  o.max_ids = 1;
+  o.max_wait = 30'000ms;
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const std::string file = b.dir + "/ids";
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  const pid_t a = spawn_minter(b, o, fd, ready[1]);
+  ::close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ::close(ready[0]);
+  ::kill(a, SIGSTOP);
+  std::this_thread::sleep_for(o.ttl + o.safe_guard + 200ms);
+  {
+    flakeid::file_lease l{o, b.dir};
+    EXPECT_THROW((void)l.acquire(1), flakeid::worker_id_error) << "held while stopped";
+  }
+  ::kill(a, SIGKILL);
+  ::waitpid(a, nullptr, 0);
+  flakeid::file_lease l{o, b.dir};
+  EXPECT_EQ(l.acquire(1), 0U) << "free the moment its holder died";
+  std::vector<std::uint64_t> b_ids;
+  {
+    wall_gen gen{held(l)};
+    for (int i = 0; i < 20'000; ++i) b_ids.push_back(gen.next_id());
+  }
+  ::lseek(fd, 0, SEEK_SET);
+  const std::vector<std::uint64_t> a_ids = read_ids(fd);
+  ::close(fd);
+  ASSERT_GT(a_ids.size(), 1000U);
+  EXPECT_EQ(duplicates(a_ids, b_ids), 0U);
+  EXPECT_GT(ts_of(b_ids.front()), l.previous_last_unix_ms() + o.safe_guard.count());
+  EXPECT_GT(l.previous_last_unix_ms(), ts_of(*std::max_element(a_ids.begin(), a_ids.end())));
+}
+
+TEST(file_lease_test, a_lease_file_deleted_under_its_holder_causes_no_duplicate) {
+  file_backend b;
+  store_forgets(b, [&] {
+    for (const auto& e : std::filesystem::directory_iterator(b.dir))
+      if (e.path().extension() == ".lease") std::filesystem::remove(e.path());
+  });
+}
+
+TEST(file_lease_test, a_forked_child_never_mints_on_its_parents_lease) {
+  file_backend b;
+  auto o = quick_options(unique_ns("fork"));
+  flakeid::file_lease parent_lease{o, b.dir};
+  wall_gen gen{parent_lease};
+  std::vector<std::uint64_t> parent_ids;
+  for (int i = 0; i < 1000; ++i) parent_ids.push_back(gen.next_id());
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    int code = 0;
+    try {
+      (void)gen.next_id();
+      code = 2;  // minted on the parent's lease
+    } catch (const flakeid::lease_lost_error&) {
+    }
+    if (code == 0) {
+      try {
+        flakeid::file_lease own{o, b.dir};  // the child's own lease: another id
+        wall_gen child_gen{own};
+        for (int i = 0; i < 20'000; ++i) {
+          const std::uint64_t id = child_gen.next_id();
+          (void)!::write(fds[1], &id, sizeof id);
+        }
+      } catch (...) {
+        code = 3;
+      }
+    }
+    ::close(fds[1]);
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  for (int i = 0; i < 20'000; ++i) parent_ids.push_back(gen.next_id());
+  const std::vector<std::uint64_t> child_ids = read_ids(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: the child minted on its parent's lease";
+  EXPECT_EQ(child_ids.size(), 20'000U);
+  EXPECT_EQ(duplicates(parent_ids, child_ids), 0U);
+  EXPECT_NO_THROW((void)gen.next_id()) << "the parent keeps its lease";
 }
 
 // ---- clock guard ------------------------------------------------------------------------
@@ -318,8 +803,8 @@ TEST(clock_guard_test, a_restart_after_the_clock_moved_back_waits_or_refuses) {
   {
     flakeid::clock_guard_file guard{file, node, guard_options(clk)};
     manual_gen gen{guard, clk};
-    EXPECT_EQ(guard.recorded_unix_ms(), ts_of(last))
-        << "a clean shutdown records the exact last timestamp";
+    // A clean shutdown records the clock at release (1 ms past the last ID) plus one tick.
+    EXPECT_EQ(guard.recorded_unix_ms(), ts_of(last) + 2);
     const std::uint64_t id = gen.next_id();
     EXPECT_GT(id, last);
     last = id;
@@ -386,6 +871,64 @@ TEST(clock_guard_test, a_second_process_on_the_same_file_is_refused) {
     EXPECT_EQ(std::string(e.what()), "flakeid: clock guard file " + file +
                                          " is locked by another process using the same worker id");
   }
+}
+
+TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkill) {
+  // A generator that borrows future ticks mints as fast as it can, is killed, and the process
+  // restarts at once on the same state file: no ID comes back.
+  using borrowing_wall =
+      flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::wall_clock,
+                               flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<60'000>,
+                                                 flakeid::throw_on_backwards,
+                                                 flakeid::multi_threaded>>;
+  file_backend b;
+  const std::string file = b.dir + "/state";
+  const std::string ids_file = b.dir + "/ids";
+  const flakeid::fixed_node node{flakeid::worker_id{7}};
+  auto o = flakeid::clock_guard_file::default_options();
+  o.ttl = 300ms;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    const int out = ::open(ids_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    flakeid::clock_guard_file guard{file, node, o};
+    borrowing_wall gen{guard};
+    std::vector<std::uint64_t> ids(1 << 16);
+    bool fenced = false;
+    for (int round = 0; round < 64 && !fenced; ++round) {
+      std::size_t n = 0;
+      try {
+        for (; n < ids.size(); ++n) ids[n] = gen.next_id();
+      } catch (const flakeid::lease_lost_error&) {
+        fenced = true;  // borrowed up to the deadline
+      }
+      (void)!::write(out, ids.data(), n * sizeof(std::uint64_t));
+    }
+    ::close(out);
+    (void)!::write(fds[1], "k", 1);
+    ::pause();
+    ::_exit(1);
+  }
+  ::close(fds[1]);
+  char c = 0;
+  ASSERT_EQ(::read(fds[0], &c, 1), 1);
+  ::close(fds[0]);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  const int in = ::open(ids_file.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(in, 0);
+  const std::vector<std::uint64_t> before = read_ids(in);
+  ::close(in);
+  ASSERT_GT(before.size(), 100'000U);
+  flakeid::clock_guard_file guard{file, node, o};
+  borrowing_wall gen{guard};
+  std::vector<std::uint64_t> after;
+  for (int i = 0; i < 100'000; ++i) after.push_back(gen.next_id());
+  EXPECT_EQ(duplicates(before, after), 0U);
+  EXPECT_GT(after.front(), *std::max_element(before.begin(), before.end()));
 }
 
 }  // namespace

@@ -114,7 +114,10 @@ constexpr std::string_view gen_help =
     "                take their layout at compile time, so a custom layout needs a program of\n"
     "                its own: flakeid::classic_snowflake<my_layout>.\n"
     "  --worker      the worker id. Without it, the id comes from the environment variable\n"
-    "                FLAKEID_WORKER_ID, else it is 0; a note on stderr says which.\n"
+    "                FLAKEID_WORKER_ID, else from a host-wide file lease (directory\n"
+    "                FLAKEID_LEASE_DIR, default /dev/shm/flakeid; namespace\n"
+    "                FLAKEID_LEASE_NAMESPACE, default 'default'); a note on stderr says which.\n"
+    "                When no id can be leased, gen fails (exit 1): it never falls back to 0.\n"
     "  --datacenter  the datacenter id (default 0).\n"
     "  --gene        the key whose gene the IDs carry (layouts with a gene field; default 0).\n"
     "\n"
@@ -358,10 +361,11 @@ default_node default_worker(const flakeid::layout& l) {
     d.keep = lease;
     return d;
   } catch (const std::exception& e) {
-    default_node d;
-    d.assignment.source = std::string("the default, as no file lease could be taken (") + e.what() +
-                          "); another process on worker 0 can mint the same IDs";
-    return d;
+    // Never a silent fixed id: another process could be minting on it.
+    std::string why = e.what();
+    if (why.rfind("flakeid: ", 0) == 0) why.erase(0, 9);
+    throw std::runtime_error("flakeid gen: no worker id could be leased: " + why +
+                             "; pass --worker W (or set FLAKEID_WORKER_ID) to use a fixed id");
   }
 }
 

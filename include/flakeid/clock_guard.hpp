@@ -1,15 +1,16 @@
 #pragma once
 /// \file clock_guard.hpp
 /// `clock_guard_file`: a fixed worker id, and a local state file that remembers how far the
-/// generator has minted, so a process restarted after the wall clock moved back waits or
+/// generator may have minted, so a process restarted after the wall clock moved back waits or
 /// refuses instead of repeating IDs. No lease store is involved.
 ///
-/// The file holds the newest timestamp that may have been minted. A background thread rewrites
-/// it every `ttl / 3` with `max(last minted, now + ttl)`, the farthest the generator may go
-/// before its fence drops (the fence drops when the file could not be written for `ttl -
-/// margin`), and the destructor writes the exact last timestamp. So after a clean shutdown the
-/// next start is limited by the last ID itself, and after a crash by at most `ttl` more.
-/// At start, a recorded timestamp ahead of the clock by up to `max_wait` is waited for; a
+/// The guard is a lease over one file, with the same time fence as every lease: the file holds
+/// a deadline, written and `fsync`ed (file and directory) before the generator may mint up to
+/// it, and every ID the generator mints has a timestamp strictly below that deadline, also when
+/// it borrows future ticks. A background thread moves the deadline on every `ttl / 3` (to
+/// `now + ttl - margin`), and the destructor writes the exact last timestamp. So after a clean
+/// shutdown the next start is limited by the last ID itself, and after a crash by at most `ttl`
+/// more. At start, a recorded timestamp ahead of the clock by up to `max_wait` is waited for; a
 /// larger one throws `clock_backwards_error`. The file is held with `flock`: a second process
 /// using the same file fails with `worker_id_error` instead of sharing the worker id.
 ///
@@ -46,7 +47,7 @@ class clock_guard_file {
                    const lease_options& options = default_options())
       : node_(node.node),
         file_(file),
-        lease_(std::make_unique<detail::file_lease_store>(file, options), with_horizon(options)) {}
+        lease_(std::make_unique<detail::file_lease_store>(file, options, true), options) {}
 
   /// Reads the file (waiting or throwing as the class comment says), locks it and starts the
   /// writer; the assignment carries the fixed node and the recorded timestamp.
@@ -56,7 +57,7 @@ class clock_guard_file {
     (void)lease_.acquire(1);
     worker_assignment a;
     a.node = node_;
-    a.not_after_unix_ms = lease_.previous_last_unix_ms();
+    a.not_after_unix_ms = lease_.not_after_unix_ms();
     a.fence = lease_.fence();
     a.source = "fixed, clock guard " + file_.string();
     return a;
@@ -69,13 +70,10 @@ class clock_guard_file {
   [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept {
     return lease_.fence();
   }
+  /// The lease under the guard (its deadline, events and options).
+  [[nodiscard]] const lease& guard_lease() const noexcept { return lease_; }
 
  private:
-  static lease_options with_horizon(lease_options o) {
-    o.record_horizon = true;
-    return o;
-  }
-
   node_id node_;
   std::filesystem::path file_;
   lease lease_;

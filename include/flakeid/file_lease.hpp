@@ -1,16 +1,27 @@
 #pragma once
 /// \file file_lease.hpp
 /// `file_lease`: worker ids for several processes on one host, without a server. One lock file
-/// per id in a directory, held with `flock`, so the kernel releases it when its process dies.
+/// per id in one directory, held with `flock`, so the kernel releases it when its process dies.
 ///
-/// Each file holds one line, `<last unix ms> <reusable after unix ms>`: the last timestamp its
-/// holder minted, and the time before which the id is not handed out again. The holder rewrites
-/// it at every renewal (`now + ttl + safe_guard`) and at release (`now + safe_guard`), so a
-/// process killed with SIGKILL leaves its id unused for its lease time plus the safe guard,
-/// like the server stores. Files are never deleted (deleting a lock file races with a process
+/// The directory is the same for every process and user of the host: `/dev/shm/flakeid` by
+/// default (a tmpfs that `PrivateTmp=`, `TMPDIR` and `XDG_RUNTIME_DIR` do not change, and that
+/// a reboot, when no holder can be alive, empties). It is created with mode 1777 (like /tmp:
+/// everyone may add files, nobody may remove another user's), and the lock files with mode
+/// 0666, so that every user of the host can lock every id; a file another user made
+/// unwritable is skipped, not an error. Nothing is opened through a symbolic link
+/// (`O_NOFOLLOW`, files opened relative to the directory), a file that is not a plain file
+/// with one link is refused, and a world-writable directory without the sticky bit is refused.
+///
+/// Each file holds the holder's recorded deadline (every ID it minted lies below it), written
+/// and `fsync`ed before the generator may use it. The claimer takes a free file whose deadline
+/// plus `safe_guard` has passed, else the free file with the earliest deadline (and waits for
+/// it). A marker file per namespace counts the lock files ever made, so a lock file deleted
+/// while held (a cleaner) is noticed: the claimer that recreates it waits `ttl + safe_guard`,
+/// and the holder, which checks at every renewal that its file is still the one at the path,
+/// stops at its deadline. Files are never deleted (deleting a lock file races with a process
 /// that has just opened it).
 ///
-///     flakeid::file_lease lease;                          // $XDG_RUNTIME_DIR or /tmp
+///     flakeid::file_lease lease;                          // /dev/shm/flakeid
 ///     flakeid::classic_snowflake<> gen{lease};            // worker id: the first free one
 ///
 /// Thread-safety: as `lease`.
@@ -30,161 +41,263 @@
 #include <map>
 #include <string>
 
+#include "detail/posix_file.hpp"
 #include "lease.hpp"
 
 namespace flakeid {
 
 namespace detail {
 
-/// One lock file per id: `<dir>/flakeid-<namespace>-<id>.lease`.
+/// Lock files in one directory: `<dir>/flakeid-<namespace>-<id>.lease`, or one named file (the
+/// clock guard).
 class file_lease_store final : public lease_store {
  public:
-  file_lease_store(std::filesystem::path dir, const lease_options& o, bool honour_reuse_time)
-      : dir_(std::move(dir)),
-        ns_(o.name_space),
-        ttl_ms_(o.ttl.count()),
-        guard_ms_(o.safe_guard.count()),
-        honour_reuse_(honour_reuse_time) {}
+  file_lease_store(std::filesystem::path dir, const lease_options& o)
+      : dir_(std::move(dir)), ns_(o.name_space) {}
 
   /// A store for one named file (the clock guard): id 0 is `file`.
-  file_lease_store(std::filesystem::path file, const lease_options& o)
-      : dir_(file.parent_path()),
+  file_lease_store(const std::filesystem::path& file, const lease_options& o, bool /*single*/)
+      : dir_(file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path()),
         ns_(o.name_space),
-        ttl_ms_(o.ttl.count()),
-        guard_ms_(o.safe_guard.count()),
-        honour_reuse_(false),
-        single_(std::move(file)) {}
+        single_(file.filename().string()) {}
 
-  ~file_lease_store() override {
-    for (auto& [id, fd] : fds_) ::close(fd);
-  }
+  ~file_lease_store() override = default;
+  file_lease_store(const file_lease_store&) = delete;
+  file_lease_store& operator=(const file_lease_store&) = delete;
 
   [[nodiscard]] std::string where() const override {
-    return single_.empty() ? "file lease " + dir_.string() : "clock guard file " + single_.string();
+    return single_.empty() ? "file lease " + dir_.string()
+                           : "clock guard file " + (dir_ / single_).string();
   }
 
-  std::optional<lease_claim> claim(std::uint64_t count, const std::string&) override {
-    if (!single_.empty()) count = 1;
-    for (std::uint64_t id = 0; id < count; ++id) {
-      const std::string path = path_of(id);
-      const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-      if (fd < 0) fail("cannot open " + path);
-      if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        const int e = errno;
-        ::close(fd);
-        if (e == EWOULDBLOCK) continue;
-        errno = e;
-        fail("cannot lock " + path);
+  std::optional<lease_claim> claim(const claim_request& r) override {
+    open_dir();
+    const std::uint64_t count = single_.empty() ? r.count : 1;
+    // First pass: a free id whose previous deadline is settled; second pass: the free id with
+    // the earliest deadline not too far ahead (the claimer waits for it).
+    for (int pass = 0; pass < 2; ++pass) {
+      std::int64_t best = INT64_MAX;
+      std::uint64_t best_id = count;
+      for (std::uint64_t id = 0; id < count; ++id) {
+        opened f = open_lock(id);
+        if (!f.fd) continue;
+        const std::int64_t rec = read(f.fd.get());
+        const bool settled = rec == INT64_MIN || rec <= r.settled_unix_ms;
+        if (pass == 0 && (settled || !single_.empty())) return take(id, std::move(f), rec, r);
+        if (pass == 1 && rec <= r.skip_above_unix_ms && rec < best) {
+          best = rec;
+          best_id = id;
+        }
       }
-      record r = read(fd);
-      if (honour_reuse_ && system_unix_ms() < r.reusable_after) {
-        ::close(fd);  // closing drops the lock
-        continue;
+      if (pass == 1 && best_id < count) {
+        opened f = open_lock(best_id);
+        if (f.fd) return take(best_id, std::move(f), read(f.fd.get()), r);
       }
-      fds_[id] = fd;
-      write(fd, {r.last, system_unix_ms() + ttl_ms_ + guard_ms_}, path);
-      return lease_claim{id, r.last};
     }
     if (!single_.empty())
-      throw worker_id_error("flakeid: clock guard file " + single_.string() +
+      throw worker_id_error("flakeid: clock guard file " + (dir_ / single_).string() +
                             " is locked by another process using the same worker id");
     return std::nullopt;
   }
 
-  renewal renew(std::uint64_t id, const std::string&, std::int64_t last) override {
-    const int fd = fds_.at(id);
-    record r = read(fd);
-    write(fd, {std::max(r.last, last), system_unix_ms() + ttl_ms_ + guard_ms_}, path_of(id));
+  renewal renew(std::uint64_t id, const std::string&, std::int64_t deadline) override {
+    const auto it = held_.find(id);
+    if (it == held_.end()) return renewal::taken;
+    // The file at the path must still be the one locked: a deleted (and maybe recreated) file
+    // means another process can lock "the same" id.
+    struct stat held {};
+    struct stat now {};
+    if (::fstat(it->second.fd.get(), &held) != 0) fail("cannot stat " + path_of(id));
+    if (::fstatat(dir_fd_.get(), name_of(id).c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
+        now.st_ino != held.st_ino || now.st_dev != held.st_dev)
+      return renewal::taken;
+    write(it->second.fd.get(), std::max(read(it->second.fd.get()), deadline), id);
     return renewal::held;
   }
 
   void release(std::uint64_t id, const std::string&, std::int64_t last) override {
-    const auto it = fds_.find(id);
-    if (it == fds_.end()) return;
-    const int fd = it->second;
-    fds_.erase(it);
-    record r = read(fd);
-    try {
-      write(fd, {last == INT64_MIN ? r.last : last, system_unix_ms() + guard_ms_}, path_of(id));
-    } catch (...) {
-      ::close(fd);
-      throw;
-    }
-    ::close(fd);
+    const auto it = held_.find(id);
+    if (it == held_.end()) return;
+    unique_fd fd = std::move(it->second.fd);
+    held_.erase(it);
+    write(fd.get(), last, id);  // closing `fd` drops the lock
+  }
+
+  void abandon_after_fork() noexcept override {
+    // Closing the child's copies does not unlock: the parent's descriptors still hold the locks.
+    held_.clear();
   }
 
  private:
-  struct record {
-    std::int64_t last = INT64_MIN;
-    std::int64_t reusable_after = INT64_MIN;
+  struct opened {
+    unique_fd fd;
+    bool created = false;
+  };
+  struct held_file {
+    unique_fd fd;
   };
 
-  [[nodiscard]] std::string path_of(std::uint64_t id) const {
-    if (!single_.empty()) return single_.string();
-    return (dir_ / ("flakeid-" + ns_ + "-" + std::to_string(id) + ".lease")).string();
+  [[nodiscard]] std::string name_of(std::uint64_t id) const {
+    if (!single_.empty()) return single_;
+    return "flakeid-" + ns_ + "-" + std::to_string(id) + ".lease";
   }
+  [[nodiscard]] std::string path_of(std::uint64_t id) const { return (dir_ / name_of(id)).string(); }
 
-  [[noreturn]] void fail(const std::string& what) const {
+  [[noreturn]] static void fail(const std::string& what) {
     throw lease_store_error("flakeid: " + what + ": " + std::strerror(errno));
   }
 
-  static record read(int fd) {
-    char buf[64] = {};
-    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    record r;
-    // Two decimal numbers, each right-aligned in 20 columns; anything else reads as an empty
-    // record.
-    if (n > 0) {
-      const char* p = buf;
-      const char* end = buf + n;
-      long long v[2] = {0, 0};
-      bool ok = true;
-      for (long long& x : v) {
-        while (p < end && *p == ' ') ++p;
-        const auto res = std::from_chars(p, end, x);
-        ok = ok && res.ec == std::errc{};
-        p = res.ptr;
+  /// Opens (creating it when missing, mode 1777) and checks the directory.
+  void open_dir() {
+    if (dir_fd_) return;
+    int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && single_.empty()) {
+      if (::mkdir(dir_.c_str(), 01777) == 0) {
+        (void)::chmod(dir_.c_str(), 01777);  // past the umask
+      } else if (errno != EEXIST) {
+        fail("cannot create the lease directory " + dir_.string());
       }
-      if (ok) {
-        r.last = v[0];
-        r.reusable_after = v[1];
-      }
+      fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
-    return r;
+    if (fd < 0) fail("cannot open the lease directory " + dir_.string());
+    unique_fd d(fd);
+    struct stat st {};
+    if (::fstat(d.get(), &st) != 0) fail("cannot stat " + dir_.string());
+    if ((st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0)
+      throw lease_store_error("flakeid: lease directory " + dir_.string() +
+                              " is writable by everyone without the sticky bit: anyone could "
+                              "replace a lock file; use chmod 1777 or a private directory");
+    dir_fd_ = std::move(d);
   }
 
-  void write(int fd, record r, const std::string& path) const {
+  /// Opens and locks id `id`'s file; an empty result when another process holds it or another
+  /// user made it unwritable.
+  opened open_lock(std::uint64_t id) {
+    const std::string name = name_of(id);
+    opened f;
+    int fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+      fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0666);
+      if (fd >= 0) {
+        f.created = true;
+        (void)::fchmod(fd, single_.empty() ? 0666 : 0600);  // past the umask
+      } else if (errno == EEXIST) {
+        fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+      }
+    }
+    if (fd < 0) {
+      if (errno == EACCES || errno == EPERM) return {};  // another user's, not writable
+      fail("cannot open " + path_of(id));
+    }
+    f.fd = unique_fd(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) fail("cannot stat " + path_of(id));
+    if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+      throw lease_store_error("flakeid: " + path_of(id) +
+                              " is not a plain file with one link: refusing to use it");
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) return {};
+      fail("cannot lock " + path_of(id));
+    }
+    return f;
+  }
+
+  /// Takes the locked file `f` for id `id`: records the claimer's deadline, and tells whether
+  /// the file replaces one that was lost.
+  lease_claim take(std::uint64_t id, opened f, std::int64_t rec, const claim_request& r) {
+    lease_claim c;
+    c.id = id;
+    c.last_unix_ms = rec;
+    if (single_.empty() && note_created(id, f.created)) c.lost_memory_at = r.now_unix_ms;
+    write(f.fd.get(), std::max(rec, r.deadline_unix_ms), id);
+    if (f.created && ::fsync(dir_fd_.get()) != 0) fail("cannot sync " + dir_.string());
+    held_[id] = held_file{std::move(f.fd)};
+    return c;
+  }
+
+  /// Keeps the namespace's marker, `flakeid-<ns>.namespace`, which holds how many lock files
+  /// were ever made. Returns whether the lock file of `id`, just made, had existed before.
+  bool note_created(std::uint64_t id, bool created) {
+    const std::string name = "flakeid-" + ns_ + ".namespace";
+    int fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    bool fresh = false;
+    if (fd < 0 && errno == ENOENT) {
+      fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+      fresh = fd >= 0;
+      if (fresh) (void)::fchmod(fd, 0666);
+    }
+    if (fd < 0) {
+      if (errno == EACCES || errno == EPERM) return created;  // cannot tell: assume lost
+      fail("cannot open " + (dir_ / name).string());
+    }
+    unique_fd m(fd);
+    if (::flock(fd, LOCK_EX) != 0) fail("cannot lock " + (dir_ / name).string());
+    const std::int64_t made = read(fd);
+    const bool existed = created && made != INT64_MIN && id < static_cast<std::uint64_t>(made);
+    if (made == INT64_MIN || static_cast<std::uint64_t>(made) <= id) {
+      write_raw(fd, static_cast<std::int64_t>(id + 1), (dir_ / name).string());
+      if (fresh && ::fsync(dir_fd_.get()) != 0) fail("cannot sync " + dir_.string());
+    }
+    return existed;
+  }
+
+  static std::int64_t read(int fd) {
+    char buf[64] = {};
+    ssize_t n = 0;
+    do {
+      n = ::pread(fd, buf, sizeof buf - 1, 0);
+    } while (n < 0 && errno == EINTR);
+    // A decimal number, right-aligned in 20 columns (an older second column is ignored);
+    // anything else reads as "never used".
+    const char* p = buf;
+    const char* end = buf + (n > 0 ? n : 0);
+    while (p < end && *p == ' ') ++p;
+    long long v = 0;
+    const auto res = std::from_chars(p, end, v);
+    return res.ec == std::errc{} ? static_cast<std::int64_t>(v) : INT64_MIN;
+  }
+
+  void write(int fd, std::int64_t value, std::uint64_t id) const {
+    write_raw(fd, value, path_of(id));
+  }
+
+  /// Writes `value` and syncs it to the disk before returning.
+  static void write_raw(int fd, std::int64_t value, const std::string& path) {
     char buf[64];
-    const int n = std::snprintf(buf, sizeof buf, "%20lld %20lld\n", static_cast<long long>(r.last),
-                                static_cast<long long>(r.reusable_after));
-    if (::pwrite(fd, buf, static_cast<std::size_t>(n), 0) != n) fail("cannot write " + path);
+    const int n = std::snprintf(buf, sizeof buf, "%20lld %20d\n", static_cast<long long>(value), 0);
+    ssize_t w = 0;
+    do {
+      w = ::pwrite(fd, buf, static_cast<std::size_t>(n), 0);
+    } while (w < 0 && errno == EINTR);
+    if (w != n) fail("cannot write " + path);
+    if (::fsync(fd) != 0) fail("cannot sync " + path);
   }
 
   std::filesystem::path dir_;
   std::string ns_;
-  std::int64_t ttl_ms_;
-  std::int64_t guard_ms_;
-  bool honour_reuse_;
-  std::filesystem::path single_;
-  std::map<std::uint64_t, int> fds_;
+  std::string single_;
+  unique_fd dir_fd_;
+  std::map<std::uint64_t, held_file> held_;
 };
 
 }  // namespace detail
 
-/// The default directory of `file_lease`: `$XDG_RUNTIME_DIR`, else `/tmp`.
+/// The default directory of `file_lease`: `/dev/shm/flakeid`, the same for every process and
+/// user of the host whatever their environment (see the file comment).
 [[nodiscard]] inline std::filesystem::path default_lease_directory() {
-  const char* x = std::getenv("XDG_RUNTIME_DIR");
-  return (x != nullptr && *x != '\0') ? std::filesystem::path(x) : std::filesystem::path("/tmp");
+  return std::filesystem::path("/dev/shm/flakeid");
 }
 
 /// A worker-id lease held with `flock` on a lock file per id in `directory` (see the file
 /// comment). Processes that share ids must use the same directory and namespace.
-/// Throws `lease_store_error` (from `acquire`/`assign`) when a file cannot be opened or locked.
+/// Throws `lease_store_error` (from `acquire`/`assign`) when the directory or a file cannot be
+/// opened, or fails the checks above.
 class file_lease : public lease {
  public:
   explicit file_lease(const lease_options& options = {},
                       std::filesystem::path directory = default_lease_directory())
-      : lease(std::make_unique<detail::file_lease_store>(std::move(directory), options, true),
+      : lease(std::make_unique<detail::file_lease_store>(std::move(directory), options),
               options) {}
 };
 

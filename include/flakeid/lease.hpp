@@ -15,24 +15,28 @@
 ///
 /// The contract every store keeps:
 /// - Two holders never hold the same id: a claim is one atomic step in the store.
-/// - An id is handed out again only after its lease expired (`ttl` after the last renewal) or
-///   was released, plus `safe_guard`.
-/// - The store records the last timestamp the holder minted (at each renewal and at release);
-///   the next holder gets it as `not_after_unix_ms` and mints only after it. When that
-///   timestamp is ahead of the clock, `acquire` waits up to `max_wait`, else throws
-///   `clock_backwards_error`.
+/// - The store records, for each id, a *deadline*: every ID its holder minted has a timestamp
+///   strictly below it. A claim records the claimer's first deadline, each renewal the next
+///   one, before the holder adopts it; a release lowers it to the exact last timestamp.
+/// - A claim returns the previous holder's deadline, and the new holder mints only timestamps
+///   above it plus `safe_guard` (which covers clock skew between hosts). A small gap is waited
+///   for; an id recorded more than `max_wait` ahead of this clock is skipped.
+/// - A store that may have lost its memory (a server restarted without persistence, a lease
+///   file deleted) says so with `lost_memory_at`: then the claimer also waits one `ttl` plus
+///   `safe_guard` from that moment, long enough for any holder it forgot to reach its deadline.
 ///
-/// Renewal runs on a background thread every `ttl / 3` and never blocks `next_id()`: the
-/// generator reads one atomic flag. A watchdog clears the flag at `ttl - margin` after the
-/// start of the last confirmed renewal, so the generator refuses (`lease_lost_error`) before
-/// the store could hand the id to someone else. When the store confirms again and the id was
-/// not used by anyone else meanwhile, minting resumes; when it was, the lease stays down and
-/// reports `lease_event::lost`.
+/// The fence is a time fence (`lease_fence`): the generator compares the timestamp of every ID
+/// with the holder's deadline, on the very clock reading that goes into the ID. The deadline
+/// is `send time of the last confirmed renewal + ttl - margin`, in the generator's clock. No
+/// thread has to run for the fence to hold: a process paused for any length of time resumes
+/// past its deadline and gets `lease_lost_error`, not IDs. One background thread renews every
+/// `ttl / 3` and reports events. A forked child never mints on its parent's lease.
 ///
 ///     flakeid::file_lease lease;                       // declare the lease first: it
 ///     flakeid::classic_snowflake<> gen{lease};         // outlives the generator
 ///     std::uint64_t id = gen.next_id();
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,6 +54,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_set>
 #include <utility>
 
 #include "clock.hpp"
@@ -72,10 +77,11 @@ class lease_store_error : public worker_id_error {
 enum class lease_event {
   acquired,       ///< an id was claimed
   renew_failed,   ///< a renewal could not be confirmed (the detail says why); minting goes on
-                  ///< until the lease would expire
-  suspended,      ///< the lease could not be confirmed in time: the generator refuses
+                  ///< until the deadline
+  suspended,      ///< the deadline passed unconfirmed: the generator refuses
   resumed,        ///< the same id is held again: the generator mints again
-  lost,           ///< someone else used the id meanwhile: the lease stays down for good
+  lost,           ///< the id is no longer this lease's (someone else took it, or the store
+                  ///< lost its record of it): the lease stays down for good
   released,       ///< released at shutdown
   release_failed  ///< the release could not be confirmed (the lease then just expires)
 };
@@ -104,27 +110,25 @@ struct lease_options {
   /// How long an expired or released id stays unused before it is handed out again: covers
   /// clock-rate differences and a holder that has not noticed its loss yet.
   std::chrono::milliseconds safe_guard{2'000};
-  /// The watchdog stops the generator this long before the lease would expire (0: ttl / 5).
+  /// The holder's deadline lies this long before its lease expires in the store, measured
+  /// from the send time of the renewal (0: ttl / 5).
   std::chrono::milliseconds margin{0};
   /// Bound on connecting to a server (and on opening a lock file's directory).
   std::chrono::milliseconds connect_timeout{2'000};
   /// Bound on one request to the store (0: ttl / 5).
   std::chrono::milliseconds io_timeout{0};
-  /// When the previous holder's last timestamp is ahead of this process's clock, wait up to
-  /// this long for the clock to pass it; beyond, `acquire` throws `clock_backwards_error`.
+  /// When the previous holder's deadline plus `safe_guard` is ahead of this process's clock,
+  /// wait up to this long for the clock to pass it. A claim skips ids recorded further ahead;
+  /// when it has no other id, `acquire` throws `clock_backwards_error`.
   std::chrono::milliseconds max_wait{1'000};
   /// Claim only ids below this (0: every id the layout's datacenter and worker bits can hold).
   std::uint64_t max_ids = 0;
-  /// Record, at each renewal, the farthest timestamp the holder may mint before its fence
-  /// drops (`now + ttl`) instead of the last one it minted, so a crash between two renewals
-  /// cannot leave a later timestamp unrecorded. Used by `clock_guard_file`; meaningful only
-  /// when `use_clock` names the generator's clock.
-  bool record_horizon = false;
   /// Reads the time the generator mints with, in Unix ms (empty: the system clock).
   std::function<std::int64_t()> now_ms;
   /// Waits on that clock (empty: `std::this_thread::sleep_for`).
   std::function<void(std::chrono::milliseconds)> sleep;
   /// Called from the renewal thread (and from `acquire`/`release`) on every change.
+  /// Messages name the store's host, port and namespace, never a password.
   std::function<void(lease_event, const std::string&)> on_event;
 
   /// Reads and waits on the generator's clock `c` (a `manual_clock` in tests: waits then move
@@ -137,10 +141,33 @@ struct lease_options {
   }
 };
 
-/// The id a store handed out, with the last timestamp its previous holder recorded.
+/// What a claim asks of a store.
+struct claim_request {
+  /// Claim an id in `[0, count)`.
+  std::uint64_t count = 0;
+  /// The claimer's token.
+  std::string holder;
+  /// The claimer's clock now (Unix ms).
+  std::int64_t now_unix_ms = 0;
+  /// The claimer's first deadline: record it with the id before answering.
+  std::int64_t deadline_unix_ms = 0;
+  /// Ids recorded at or below this (Unix ms: now - safe_guard) need no wait: prefer them.
+  std::int64_t settled_unix_ms = INT64_MIN;
+  /// Skip ids whose recorded deadline lies above this (Unix ms): they were used too far ahead
+  /// of this clock.
+  std::int64_t skip_above_unix_ms = INT64_MAX;
+};
+
+/// The id a store handed out, with what the claimer must wait for.
 struct lease_claim {
   std::uint64_t id = 0;
-  std::int64_t last_unix_ms = INT64_MIN;  ///< INT64_MIN: never used
+  /// The deadline (or exact last timestamp, after a release) recorded by the previous holders
+  /// of the id, Unix ms; INT64_MIN: never used.
+  std::int64_t last_unix_ms = INT64_MIN;
+  /// When the store may have lost its memory of this namespace (restarted without persistence,
+  /// a file deleted), Unix ms; INT64_MIN: not recently. The claimer then waits until this plus
+  /// `ttl + safe_guard`.
+  std::int64_t lost_memory_at = INT64_MIN;
 };
 
 /// The answer to a renewal.
@@ -148,24 +175,28 @@ enum class renewal { held, taken };
 
 /// A lease store: one atomic step each to claim, renew and release an id. Every call may throw
 /// `lease_store_error` (unreachable, timed out); the engine retries renewals until the lease
-/// would expire. Calls come from one thread at a time.
+/// is lost. Calls come from one thread at a time.
 class lease_store {
  public:
   virtual ~lease_store() = default;
-  /// The store and its address, for messages: "redis 127.0.0.1:6379".
+  /// The store and its address, for messages: "redis 127.0.0.1:6379" (never a password).
   [[nodiscard]] virtual std::string where() const = 0;
-  /// Claims a free id in `[0, count)` for `holder`: one whose lease expired or was released at
-  /// least `safe_guard` ago. Returns nothing when every id is leased.
-  virtual std::optional<lease_claim> claim(std::uint64_t count, const std::string& holder) = 0;
-  /// Extends `holder`'s lease on `id` and records `last_unix_ms` (INT64_MIN: nothing to record).
-  /// When the lease lapsed but the id is free and its recorded last timestamp is not above
-  /// `last_unix_ms` (nobody minted with it since), takes it again and answers `held`.
-  /// Answers `taken` when someone else holds or has used the id.
-  virtual renewal renew(std::uint64_t id, const std::string& holder, std::int64_t last_unix_ms) = 0;
-  /// Records `last_unix_ms` (the exact last timestamp, INT64_MIN: keep the record) and releases
-  /// the id; it is handed out again after `safe_guard`.
+  /// Claims a free id for `r.holder` (see `claim_request`), recording `r.deadline_unix_ms`.
+  /// Prefers ids whose previous deadline has passed. Returns nothing when no id can be had.
+  virtual std::optional<lease_claim> claim(const claim_request& r) = 0;
+  /// Extends `holder`'s lease on `id` and records `max(recorded, deadline_unix_ms)`, before
+  /// answering `held`. Answers `taken` when the id is no longer `holder`'s.
+  virtual renewal renew(std::uint64_t id, const std::string& holder,
+                        std::int64_t deadline_unix_ms) = 0;
+  /// Records `last_unix_ms` (every ID of the holder lies at or below it) and releases the id;
+  /// it is handed out again after `safe_guard`.
   virtual void release(std::uint64_t id, const std::string& holder, std::int64_t last_unix_ms) = 0;
+  /// Called in a forked child instead of the destructor's usual work: drop what is shared with
+  /// the parent (sockets, lock files) without telling the server or unlocking anything.
+  virtual void abandon_after_fork() noexcept {}
 };
+
+class lease;
 
 namespace detail {
 
@@ -193,18 +224,45 @@ inline void check_namespace(const std::string& ns) {
 
 inline std::int64_t system_unix_ms() noexcept { return unix_ms(std::chrono::system_clock::now()); }
 
+/// Every live lease of this process, so that a forked child can stop them all at once.
+struct lease_registry {
+  std::mutex m;
+  std::unordered_set<lease*> leases;
+  static lease_registry& get() {
+    static lease_registry* r = new lease_registry;  // never destroyed: used from atfork handlers
+    return *r;
+  }
+};
+inline void on_fork_child() noexcept;
+inline void on_fork_prepare() noexcept { lease_registry::get().m.lock(); }
+inline void on_fork_parent() noexcept { lease_registry::get().m.unlock(); }
+inline void register_lease(lease* l) {
+  static const bool installed = [] {
+    return ::pthread_atfork(&on_fork_prepare, &on_fork_parent, &on_fork_child) == 0;
+  }();
+  (void)installed;
+  auto& r = lease_registry::get();
+  std::lock_guard lk(r.m);
+  r.leases.insert(l);
+}
+inline void unregister_lease(lease* l) noexcept {
+  auto& r = lease_registry::get();
+  std::lock_guard lk(r.m);
+  r.leases.erase(l);
+}
+
 }  // namespace detail
 
-/// The lease engine, shared by every store: claims an id, renews it in the background, fences
-/// the generator, records the last timestamp and releases the id at destruction.
+/// The lease engine, shared by every store: claims an id, renews it in the background, keeps
+/// the generator's time fence, and releases the id at destruction.
 ///
 /// Models `worker_id_source`: `assign(layout)` claims an id below `2^(datacenter bits + worker
 /// bits)` (or `max_ids`) and splits it into datacenter (high bits) and worker (low bits).
 /// A lease serves one generator. Declare it before the generator, so that it outlives it; a
 /// lease destroyed first releases the id and the generator then throws `lease_lost_error`.
 ///
-/// Throws from `acquire`/`assign`: `worker_id_error` when every id is leased
-/// ("flakeid: no free worker id in namespace orders: all 32 ids are leased"),
+/// Throws from `acquire`/`assign`: `worker_id_error` when no id can be had
+/// ("flakeid: no free worker id in namespace orders: all 32 ids are leased ..."),
 /// `lease_store_error` when the store cannot be reached within `connect_timeout`,
 /// `clock_backwards_error` when the previous holder minted further ahead of this clock than
 /// `max_wait`. Thread-safety: every member may be called from any thread.
@@ -217,7 +275,13 @@ class lease {
       throw std::invalid_argument("flakeid: lease ttl of " + std::to_string(opt_.ttl.count()) +
                                   " ms is too short: use at least 30 ms");
     if (opt_.safe_guard.count() < 0)
-      throw std::invalid_argument("flakeid: lease safe_guard must not be negative");
+      throw std::invalid_argument("flakeid: lease safe_guard of " +
+                                  std::to_string(opt_.safe_guard.count()) +
+                                  " ms is negative: use 0 or more");
+    if (opt_.max_wait.count() < 0)
+      throw std::invalid_argument("flakeid: lease max_wait of " +
+                                  std::to_string(opt_.max_wait.count()) +
+                                  " ms is negative: use 0 or more");
     if (opt_.margin.count() <= 0) opt_.margin = opt_.ttl / 5;
     if (opt_.margin >= opt_.ttl * 2 / 3)
       throw std::invalid_argument(
@@ -227,56 +291,111 @@ class lease {
     if (!opt_.now_ms) opt_.now_ms = &detail::system_unix_ms;
     if (!opt_.sleep)
       opt_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+    fence_->deadline_unix_ms.store(INT64_MIN, std::memory_order_relaxed);
+    detail::register_lease(this);
   }
 
   lease(const lease&) = delete;
   lease& operator=(const lease&) = delete;
 
   /// Releases the id (recording the last timestamp minted).
-  virtual ~lease() { release(); }
+  virtual ~lease() {
+    release();
+    detail::unregister_lease(this);
+    if (forked_.load(std::memory_order_relaxed)) {
+      // The parent's store objects (sockets, locks) are not this process's to close.
+      store_->abandon_after_fork();
+      (void)store_.release();  // NOLINT(bugprone-unused-return-value): left to the parent
+    }
+  }
 
-  /// Claims an id below `id_count` and starts renewing it; returns the id. Waits (or throws)
-  /// when the previous holder's last timestamp is ahead of the clock. See the class comment
-  /// for what it throws. A lease claims once: a second call throws `worker_id_error`.
+  /// Claims an id below `id_count` and starts renewing it; returns the id. Waits when the
+  /// previous holder's deadline plus `safe_guard` (or a store's loss of memory plus `ttl +
+  /// safe_guard`) is ahead of the clock, and returns only on a fence that is valid now. See the
+  /// class comment for what it throws. A lease claims once: a second call throws
+  /// `worker_id_error`.
   std::uint64_t acquire(std::uint64_t id_count) {
+    if (forked_.load(std::memory_order_relaxed))
+      detail::reject_worker("this lease was made before fork(): take a new lease in the child");
     std::unique_lock lk(m_);
     if (claimed_)
       detail::reject_worker("this lease already holds worker id " + std::to_string(id_) + " (" +
                             where() + ")");
     if (id_count == 0) detail::reject_worker("a lease needs at least one id to choose from");
-    const auto c = store_->claim(id_count, holder_);
-    const auto t0 = std::chrono::steady_clock::now();
+    claim_request req;
+    req.count = id_count;
+    req.holder = holder_;
+    req.now_unix_ms = opt_.now_ms();
+    req.deadline_unix_ms = req.now_unix_ms + (opt_.ttl - opt_.margin).count();
+    req.settled_unix_ms = req.now_unix_ms - opt_.safe_guard.count();
+    req.skip_above_unix_ms = req.now_unix_ms + (opt_.max_wait - opt_.safe_guard).count();
+    std::optional<lease_claim> c;
+    {
+      std::lock_guard io(io_m_);
+      c = store_->claim(req);
+    }
     if (!c)
       detail::reject_worker("no free worker id in namespace " + opt_.name_space + ": all " +
-                            std::to_string(id_count) + " ids are leased (" + where() + ")");
+                            std::to_string(id_count) +
+                            " ids are leased, or were used further ahead of this clock than "
+                            "max_wait (" +
+                            std::to_string(opt_.max_wait.count()) + " ms) (" + where() + ")");
     id_ = c->id;
     previous_last_ = c->last_unix_ms;
-    if (previous_last_ != INT64_MIN) {
-      std::int64_t ahead = previous_last_ - opt_.now_ms() + 1;
-      if (ahead > opt_.max_wait.count()) {
-        try {
-          store_->release(id_, holder_, previous_last_);
-        } catch (const std::exception&) {  // it expires on its own
-        }
-        throw clock_backwards_error(
-            "flakeid: worker id " + std::to_string(id_) + " in namespace " + opt_.name_space +
-                " was last used at Unix ms " + std::to_string(previous_last_) + ", " +
-                std::to_string(ahead) + " ms ahead of this clock; the lease waits up to " +
-                std::to_string(opt_.max_wait.count()) + " ms",
-            std::chrono::milliseconds{ahead});
+    lost_memory_at_ = c->lost_memory_at;
+    // Mint only above the previous holder's deadline plus the guard, and, when the store lost
+    // its memory, above any deadline it forgot.
+    const std::int64_t after_record =
+        previous_last_ == INT64_MIN ? INT64_MIN : previous_last_ + opt_.safe_guard.count();
+    const std::int64_t after_loss =
+        lost_memory_at_ == INT64_MIN
+            ? INT64_MIN
+            : lost_memory_at_ + (opt_.ttl + opt_.safe_guard).count();
+    not_after_ = std::max(after_record, after_loss);
+    const std::int64_t ahead = after_record - opt_.now_ms() + 1;
+    if (after_record != INT64_MIN && ahead > opt_.max_wait.count()) {
+      try {
+        std::lock_guard io(io_m_);
+        store_->release(id_, holder_, previous_last_);
+      } catch (const std::exception&) {  // it expires on its own
       }
-      while (ahead > 0) {
-        opt_.sleep(std::chrono::milliseconds{ahead});
-        ahead = previous_last_ - opt_.now_ms() + 1;
-      }
+      throw clock_backwards_error(
+          "flakeid: worker id " + std::to_string(id_) + " in namespace " + opt_.name_space +
+              " was last used up to Unix ms " + std::to_string(previous_last_) + ", " +
+              std::to_string(ahead) + " ms ahead of this clock (safe_guard included); the lease "
+              "waits up to " + std::to_string(opt_.max_wait.count()) + " ms",
+          std::chrono::milliseconds{ahead});
     }
     claimed_ = true;
-    fence_->last_unix_ms.store(previous_last_, std::memory_order_relaxed);
-    fence_->valid.store(true, std::memory_order_release);
-    confirmed_until_ = t0 + opt_.ttl;
+    deadline_ = req.deadline_unix_ms;
+    fence_->deadline_unix_ms.store(deadline_, std::memory_order_release);
     renewer_ = std::thread([this] { renew_loop(); });
-    watchdog_ = std::thread([this] { watch_loop(); });
     lk.unlock();
+    // Wait for the clock to pass `not_after_` (the renewer keeps the claim alive meanwhile),
+    // then make sure the fence is valid now: renew at once if the wait used it up.
+    if (not_after_ != INT64_MIN) {
+      for (std::int64_t left = not_after_ - opt_.now_ms() + 1; left > 0;
+           left = not_after_ - opt_.now_ms() + 1)
+        opt_.sleep(std::chrono::milliseconds{left});
+    }
+    for (int attempt = 0;
+         opt_.now_ms() >= fence_->deadline_unix_ms.load(std::memory_order_acquire); ++attempt) {
+      lk.lock();
+      if (lost_ || stop_)
+        detail::reject_worker("worker id " + std::to_string(id_) + " was lost while waiting (" +
+                              where() + ")");
+      if (attempt == 3) {
+        lk.unlock();
+        release();
+        throw lease_store_error("flakeid: worker id " + std::to_string(id_) +
+                                " could not be confirmed after waiting for the clock (" +
+                                where() + ")");
+      }
+      renew_now_ = true;
+      cv_.notify_all();
+      cv_.wait(lk, [&] { return !renew_now_ || stop_; });
+      lk.unlock();
+    }
     notify(lease_event::acquired, "worker id " + std::to_string(id_) + " (" + where() + ")");
     return id_;
   }
@@ -291,27 +410,38 @@ class lease {
     worker_assignment a;
     a.node.worker = wbits == 0 ? 0 : (n & l.max_value(field_kind::worker));
     a.node.datacenter = wbits >= 64 ? 0 : (n >> wbits);
-    a.not_after_unix_ms = previous_last_;
+    a.not_after_unix_ms = not_after_unix_ms();
     a.fence = fence_;
     a.source = "lease " + where() + " namespace " + opt_.name_space + " id " + std::to_string(n);
     return a;
   }
 
-  /// Records the last timestamp and releases the id; the generator refuses from now on.
-  /// Idempotent; errors go to `on_event` (the lease then expires on its own).
+  /// Stops the generator, records the last timestamp and releases the id. Idempotent; errors
+  /// go to `on_event` (the lease then expires on its own). A renewal in flight cannot bring
+  /// the fence back.
   void release() noexcept {
+    if (forked_.load(std::memory_order_relaxed)) {
+      // In a forked child: the renewal thread and the locks belong to the parent.
+      if (renewer_.joinable()) renewer_.detach();
+      return;
+    }
     {
       std::lock_guard lk(m_);
       if (!claimed_ || stop_) return;
       stop_ = true;
-      fence_->valid.store(false, std::memory_order_release);
+      fence_->deadline_unix_ms.store(INT64_MIN, std::memory_order_seq_cst);
     }
     cv_.notify_all();
     if (renewer_.joinable()) renewer_.join();
-    if (watchdog_.joinable()) watchdog_.join();
     if (lost_) return;
+    // Every ID lies below the confirmed deadline; a call still in flight read its clock before
+    // the fence dropped, so its tick is at most the clock now plus the generator's lead.
+    const std::int64_t last = std::min(
+        deadline_ - 1, std::max(fence_->last_unix_ms.load(std::memory_order_acquire),
+                                opt_.now_ms() + fence_->lead_ms.load(std::memory_order_acquire)));
     try {
-      store_->release(id_, holder_, fence_->last_unix_ms.load(std::memory_order_acquire));
+      std::lock_guard io(io_m_);
+      store_->release(id_, holder_, last);
       notify(lease_event::released, "worker id " + std::to_string(id_));
     } catch (const std::exception& e) {
       notify(lease_event::release_failed, e.what());
@@ -323,19 +453,30 @@ class lease {
     std::lock_guard lk(m_);
     return id_;
   }
-  /// Whether the generator may mint now.
-  [[nodiscard]] bool valid() const noexcept {
-    return fence_->valid.load(std::memory_order_acquire);
+  /// Whether the generator may mint now: the clock is below the confirmed deadline.
+  [[nodiscard]] bool valid() const {
+    return opt_.now_ms() < fence_->deadline_unix_ms.load(std::memory_order_acquire);
   }
-  /// Whether someone else used the id after this lease lapsed (the lease stays down).
+  /// The confirmed deadline (Unix ms): every ID of the generator lies below it. INT64_MIN
+  /// before `acquire` and after release or loss.
+  [[nodiscard]] std::int64_t deadline_unix_ms() const noexcept {
+    return fence_->deadline_unix_ms.load(std::memory_order_acquire);
+  }
+  /// Whether the id is no longer this lease's (the lease stays down).
   [[nodiscard]] bool lost() const {
     std::lock_guard lk(m_);
     return lost_;
   }
-  /// The last timestamp the previous holder recorded (INT64_MIN: none).
+  /// The deadline (or last timestamp) the previous holders recorded (INT64_MIN: none).
   [[nodiscard]] std::int64_t previous_last_unix_ms() const {
     std::lock_guard lk(m_);
     return previous_last_;
+  }
+  /// The generator mints only in ticks that start after this (Unix ms): the previous deadline
+  /// plus `safe_guard`, or a store's loss of memory plus `ttl + safe_guard`.
+  [[nodiscard]] std::int64_t not_after_unix_ms() const {
+    std::lock_guard lk(m_);
+    return not_after_;
   }
   /// The fence shared with the generator.
   [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept { return fence_; }
@@ -347,106 +488,107 @@ class lease {
 
  private:
   using steady = std::chrono::steady_clock;
+  friend void detail::on_fork_child() noexcept;
 
   void notify(lease_event e, const std::string& detail) const {
     if (opt_.on_event) opt_.on_event(e, detail);
-  }
-
-  std::int64_t value_to_record() const {
-    const std::int64_t last = fence_->last_unix_ms.load(std::memory_order_acquire);
-    if (!opt_.record_horizon) return last;
-    return std::max(last, opt_.now_ms() + opt_.ttl.count());
   }
 
   void renew_loop() {
     const auto interval = opt_.ttl / 3;
     const auto retry = std::max(std::chrono::milliseconds{5}, opt_.ttl / 15);
     std::unique_lock lk(m_);
-    auto next = confirmed_until_ - opt_.ttl + interval;
-    while (!stop_) {
-      if (cv_.wait_until(lk, next, [&] { return stop_; })) break;
-      if (lost_) {
-        next = steady::now() + interval;
-        continue;
-      }
+    auto next = steady::now() + interval;
+    bool suspended = false;
+    while (!stop_ && !lost_) {
+      cv_.wait_until(lk, next, [&] { return stop_ || renew_now_; });
+      if (stop_) break;
+      if (!renew_now_ && steady::now() < next) continue;
       lk.unlock();
-      const auto t0 = steady::now();
+      // The new deadline counts from the send time, in the generator's clock; the store
+      // records it before it answers, and only then does the fence move up to it.
+      const std::int64_t sent = opt_.now_ms();
+      const std::int64_t wanted = sent + (opt_.ttl - opt_.margin).count();
       std::optional<renewal> r;
       std::string error;
       try {
-        r = store_->renew(id_, holder_, value_to_record());
+        std::lock_guard io(io_m_);
+        r = store_->renew(id_, holder_, wanted);
       } catch (const std::exception& e) {
         error = e.what();
       }
       lk.lock();
+      renew_now_ = false;
+      cv_.notify_all();
+      if (stop_) break;  // released meanwhile: the fence stays down
       if (!r) {
         next = steady::now() + retry;
+        const bool expired = opt_.now_ms() >= deadline_;
         lk.unlock();
         notify(lease_event::renew_failed, error);
+        if (expired && !suspended)
+          notify(lease_event::suspended,
+                 "worker id " + std::to_string(id_) + ": renewal not confirmed by its deadline");
         lk.lock();
+        suspended = suspended || expired;
         continue;
       }
       if (*r == renewal::taken) {
         lost_ = true;
-        const bool was = fence_->valid.exchange(false, std::memory_order_acq_rel);
-        (void)was;
-        next = steady::now() + interval;
+        fence_->deadline_unix_ms.store(INT64_MIN, std::memory_order_seq_cst);
         lk.unlock();
-        notify(lease_event::lost, "worker id " + std::to_string(id_) +
-                                      " was used by another holder (" + where() + ")");
+        notify(lease_event::lost,
+               "worker id " + std::to_string(id_) + " is no longer held (" + where() + ")");
         lk.lock();
-        continue;
+        break;
       }
-      confirmed_until_ = t0 + opt_.ttl;
-      next = t0 + interval;
-      const bool resume = !fence_->valid.load(std::memory_order_acquire) &&
-                          steady::now() < confirmed_until_ - opt_.margin;
-      if (resume) fence_->valid.store(true, std::memory_order_release);
-      cv_.notify_all();
-      if (resume) {
+      next = steady::now() + interval;
+      if (wanted > deadline_) {
+        deadline_ = wanted;
+        fence_->deadline_unix_ms.store(wanted, std::memory_order_release);
+      }
+      if (suspended) {
+        suspended = false;
         lk.unlock();
         notify(lease_event::resumed, "worker id " + std::to_string(id_));
         lk.lock();
       }
     }
-  }
-
-  void watch_loop() {
-    std::unique_lock lk(m_);
-    while (!stop_) {
-      const auto deadline = confirmed_until_ - opt_.margin;
-      if (steady::now() < deadline) {
-        cv_.wait_until(lk, deadline);
-        continue;
-      }
-      if (fence_->valid.exchange(false, std::memory_order_acq_rel) && !lost_) {
-        lk.unlock();
-        notify(lease_event::suspended,
-               "worker id " + std::to_string(id_) + ": renewal not confirmed in time");
-        lk.lock();
-      }
-      cv_.wait(lk, [&] { return stop_ || steady::now() < confirmed_until_ - opt_.margin; });
-    }
+    renew_now_ = false;
+    cv_.notify_all();
   }
 
   std::unique_ptr<lease_store> store_;
   lease_options opt_;
   std::string holder_;
-  std::shared_ptr<lease_fence> fence_ = [] {
-    auto f = std::make_shared<lease_fence>();
-    f->valid.store(false);
-    return f;
-  }();
+  std::shared_ptr<lease_fence> fence_ = std::make_shared<lease_fence>();
   mutable std::mutex m_;
+  std::mutex io_m_;  // one store call at a time
   std::condition_variable cv_;
   bool claimed_ = false;
   bool stop_ = false;
   bool lost_ = false;
+  bool renew_now_ = false;
+  std::atomic<bool> forked_{false};
   std::uint64_t id_ = 0;
   std::int64_t previous_last_ = INT64_MIN;
-  steady::time_point confirmed_until_{};
+  std::int64_t lost_memory_at_ = INT64_MIN;
+  std::int64_t not_after_ = INT64_MIN;
+  std::int64_t deadline_ = INT64_MIN;  // the confirmed deadline (under m_)
   std::thread renewer_;
-  std::thread watchdog_;
 };
+
+namespace detail {
+/// In a forked child: every lease of the parent stops its generator for good. Runs with only
+/// the forking thread alive and the registry locked by `on_fork_prepare`.
+inline void on_fork_child() noexcept {
+  auto& r = lease_registry::get();
+  for (lease* l : r.leases) {
+    l->forked_.store(true, std::memory_order_relaxed);
+    l->fence_->deadline_unix_ms.store(INT64_MIN, std::memory_order_relaxed);
+  }
+  r.m.unlock();
+}
+}  // namespace detail
 
 }  // namespace flakeid

@@ -44,6 +44,7 @@
 #endif
 
 #include "errors.hpp"
+#include "detail/posix_file.hpp"
 #include "segment.hpp"
 
 namespace flakeid {
@@ -207,15 +208,6 @@ inline bool parse_segment_file(std::string_view text, std::uint64_t& value) {
 }
 
 /// An open file descriptor, closed (and so unlocked) on scope exit.
-struct unique_fd {
-  int fd = -1;
-  explicit unique_fd(int f) noexcept : fd(f) {}
-  unique_fd(const unique_fd&) = delete;
-  unique_fd& operator=(const unique_fd&) = delete;
-  ~unique_fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 }  // namespace detail
 
@@ -243,14 +235,14 @@ class file_distributor {
   /// Adds `step` to the counter file and returns its new value, durably.
   std::uint64_t next_max_id(std::uint64_t step) {
     detail::unique_fd f{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
-    if (f.fd < 0) fail("cannot open");
-    while (::flock(f.fd, LOCK_EX) != 0) {
+    if (f.get() < 0) fail("cannot open");
+    while (::flock(f.get(), LOCK_EX) != 0) {
       if (errno != EINTR) fail("cannot lock");
     }
     char buf[64];
     ssize_t n = -1;
     do {
-      n = ::pread(f.fd, buf, sizeof buf, 0);
+      n = ::pread(f.get(), buf, sizeof buf, 0);
     } while (n < 0 && errno == EINTR);
     if (n < 0) fail("cannot read");
     std::uint64_t cur = 0;
@@ -265,12 +257,12 @@ class file_distributor {
     std::size_t done = 0;
     while (done < detail::segment_file_width) {
       const ssize_t w =
-          ::pwrite(f.fd, out + done, detail::segment_file_width - done, static_cast<off_t>(done));
+          ::pwrite(f.get(), out + done, detail::segment_file_width - done, static_cast<off_t>(done));
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) fail("cannot write");
       done += static_cast<std::size_t>(w);
     }
-    if (::fsync(f.fd) != 0) fail("cannot fsync");
+    if (::fsync(f.get()) != 0) fail("cannot fsync");
     if (n == 0) sync_directory();  // a new file: make its name durable too
     return next;
   }
@@ -293,8 +285,8 @@ class file_distributor {
 
   void sync_directory() const {
     detail::unique_fd d{::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-    if (d.fd < 0) fail("cannot open the directory of");
-    if (::fsync(d.fd) != 0) fail("cannot fsync the directory of");
+    if (d.get() < 0) fail("cannot open the directory of");
+    if (::fsync(d.get()) != 0) fail("cannot fsync the directory of");
   }
 
   std::filesystem::path dir_;
@@ -325,13 +317,13 @@ class file_segment_store {
   [[nodiscard]] std::uint64_t current(const std::string& key) const {
     const file_distributor d{dir_, key};
     detail::unique_fd f{::open(d.path().c_str(), O_RDONLY | O_CLOEXEC)};
-    if (f.fd < 0) {
+    if (f.get() < 0) {
       if (errno == ENOENT) return 0;
       throw segment_store_error(std::string(d.store_name()), key,
                                 "cannot open " + d.path().string());
     }
     char buf[64];
-    const ssize_t n = ::pread(f.fd, buf, sizeof buf, 0);
+    const ssize_t n = ::pread(f.get(), buf, sizeof buf, 0);
     std::uint64_t v = 0;
     if (n < 0 || !detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), v))
       throw segment_store_error(std::string(d.store_name()), key,

@@ -49,9 +49,20 @@ namespace detail {
                       : "; the policy tolerates no step back";
   throw clock_backwards_error(msg, std::chrono::milliseconds{step_ms});
 }
-[[noreturn]] inline void throw_lease_lost() {
-  throw lease_lost_error(
-      "flakeid: the worker-id lease is not confirmed; minting stops until it is held again");
+[[noreturn]] inline void throw_lease_lost(std::int64_t ts_ms, std::int64_t deadline_ms) {
+  std::string msg = "flakeid: the worker-id lease does not cover timestamp " +
+                    std::to_string(ts_ms) + " (Unix ms): ";
+  msg += deadline_ms == INT64_MIN
+             ? std::string("the lease was released or lost, or this is a forked child; take a "
+                           "new lease")
+             : "it holds until " + std::to_string(deadline_ms) +
+                   " and its renewal is not confirmed; minting stops until it is";
+  throw lease_lost_error(msg);
+}
+/// The fence of a generator that needs none: no deadline.
+inline const lease_fence& no_fence() noexcept {
+  static const lease_fence f;
+  return f;
 }
 }  // namespace detail
 
@@ -178,7 +189,16 @@ class basic_snowflake {
         node_bits_(L.place(field_kind::datacenter, node_.datacenter) |
                    L.place(field_kind::worker, node_.worker)),
         fence_(std::move(a.fence)),
+        fence_ptr_(fence_ ? fence_.get() : &detail::no_fence()),
         source_(std::move(a.source)) {
+    if (fence_) {
+      // Borrowing runs up to `ahead_ticks` ahead of the clock, and a tick lasts `tick_ms`.
+      constexpr std::int64_t lead = static_cast<std::int64_t>(ahead_ticks + 1) * tick_ms;
+      std::int64_t prev = fence_->lead_ms.load(std::memory_order_relaxed);
+      while (prev < lead &&
+             !fence_->lead_ms.compare_exchange_weak(prev, lead, std::memory_order_relaxed)) {
+      }
+    }
     std::uint64_t first_tick = 0;
     if (a.not_after_unix_ms != INT64_MIN && a.not_after_unix_ms >= L.epoch_ms) {
       first_tick = static_cast<std::uint64_t>((a.not_after_unix_ms - L.epoch_ms) / L.tick_ms);
@@ -221,8 +241,8 @@ class basic_snowflake {
   /// tick: use them for back-filled rows in a time range `next_id()` no longer serves.
   /// Throws `timestamp_overflow_error` for `t` outside the layout's range.
   [[nodiscard]] std::uint64_t next_id_at(time_point t, std::uint64_t key = 0) {
-    if (fence_ && !fence_->valid.load(std::memory_order_acquire)) detail::throw_lease_lost();
     const std::uint64_t tick = L.ticks_at(t);
+    check_fence(tick);
     const std::uint64_t seq = at_counter_.fetch_add(1, std::memory_order_relaxed) & seq_max;
     return make_id(tick, seq, key & gene_mask);
   }
@@ -332,8 +352,6 @@ class basic_snowflake {
 
   /// Reserves up to `want` consecutive sequences in one tick for gene index `g`.
   grant reserve(std::size_t g, std::uint64_t want) {
-    if (fence_ && !fence_->valid.load(std::memory_order_acquire)) [[unlikely]]
-      detail::throw_lease_lost();
     word& w = states_[g];
     // The clock first, then the state: the load and the compare-and-swap stay a few
     // instructions apart, so another thread rarely slips in between (the clock read, the
@@ -375,6 +393,8 @@ class basic_snowflake {
           first = 0;
         }
       }
+      // The time fence, on the tick that goes into the ID (read, borrowed or held).
+      check_fence(tick);
       const std::uint64_t count = std::min(want, seq_max - first + 1);
       if (w.compare_exchange_weak(old, pack(tick, first + count - 1), std::memory_order_acq_rel,
                                   std::memory_order_acquire)) {
@@ -431,6 +451,15 @@ class basic_snowflake {
     }
   }
 
+  /// Throws `lease_lost_error` unless tick `tick` starts before the fence's deadline: one
+  /// relaxed load and a compare.
+  void check_fence(std::uint64_t tick) const {
+    const std::int64_t ms = epoch_ms + static_cast<std::int64_t>(tick) * tick_ms;
+    const std::int64_t deadline = fence_ptr_->deadline_unix_ms.load(std::memory_order_relaxed);
+    if (ms >= deadline) [[unlikely]]
+      detail::throw_lease_lost(ms, deadline);
+  }
+
   void publish(std::uint64_t tick) noexcept {
     const std::int64_t ms = epoch_ms + static_cast<std::int64_t>(tick) * tick_ms;
     std::int64_t prev = fence_->last_unix_ms.load(std::memory_order_relaxed);
@@ -444,6 +473,7 @@ class basic_snowflake {
   node_id node_;
   std::uint64_t node_bits_ = 0;
   std::shared_ptr<lease_fence> fence_;
+  const lease_fence* fence_ptr_;
   std::string source_;
   typename Policies::threading::template word<std::uint64_t> at_counter_{0};
   alignas(64) std::array<word, gene_count> states_{};

@@ -34,6 +34,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "clock.hpp"
 #include "errors.hpp"
@@ -75,6 +77,10 @@ class striped_snowflake {
                 "in its low bits; widen fields::worker or lower StripeBits");
   static_assert(!L.has(field_kind::gene),
                 "striped_snowflake is for layouts without a gene; use gene_snowflake");
+  static_assert(Policies::threading::thread_safe,
+                "striped_snowflake shares stripes between threads: its policies must be "
+                "thread-safe; use flakeid::multi_threaded (e.g. flakeid::classic_policies), not "
+                "single_threaded");
 
  public:
   using engine_type = basic_snowflake<L, Clock, Policies>;
@@ -94,6 +100,44 @@ class striped_snowflake {
   explicit striped_snowflake(worker_id w, const Clock& clock = Clock{})
       : striped_snowflake(datacenter_id{0}, w, clock) {}
   striped_snowflake() : striped_snowflake(datacenter_id{0}, worker_id{0}) {}
+
+  /// The base worker (and datacenter) from a worker-id source such as a lease, asked for an id
+  /// of `base_layout()`, whose worker field is `StripeBits` narrower. A lease's time fence
+  /// then covers every stripe.
+  template <worker_id_source Source>
+  requires(!std::is_same_v<std::remove_cvref_t<Source>, worker_assignment>) explicit striped_snowflake(
+      Source&& source, const Clock& clock = Clock{})
+      : striped_snowflake(worker_assignment(source.assign(base_layout())), clock) {}
+
+  /// Base ids from an assignment already made for `base_layout()`.
+  explicit striped_snowflake(const worker_assignment& a, const Clock& clock = Clock{}) {
+    if (base_worker_bits < 64 && a.node.worker >> base_worker_bits != 0)
+      detail::throw_base_worker(a.node.worker, base_worker_bits, StripeBits);
+    for (std::size_t i = 0; i < stripe_count; ++i) {
+      worker_assignment e = a;
+      e.node.worker = (a.node.worker << StripeBits) | i;
+      slots_[i].engine.emplace(std::move(e), clock);
+    }
+  }
+
+  /// The layout a worker-id source is asked for: `L` with `StripeBits` fewer worker bits (and
+  /// as many more sequence bits, so the widths still add up).
+  [[nodiscard]] static constexpr flakeid::layout base_layout() {
+    field fs[flakeid::layout::max_fields]{};
+    std::size_t n = 0;
+    for (const field f : L.fields()) {
+      if (f.kind == field_kind::worker) {
+        if (f.bits > StripeBits)
+          fs[n++] = field{field_kind::worker, static_cast<std::uint8_t>(f.bits - StripeBits)};
+      } else if (f.kind == field_kind::sequence) {
+        fs[n++] = field{field_kind::sequence, static_cast<std::uint8_t>(f.bits + StripeBits)};
+      } else {
+        fs[n++] = f;
+      }
+    }
+    return flakeid::layout(std::span<const field>(fs, n), L.epoch_ms,
+                           std::chrono::milliseconds{L.tick_ms});
+  }
 
   striped_snowflake(const striped_snowflake&) = delete;
   striped_snowflake& operator=(const striped_snowflake&) = delete;

@@ -55,13 +55,30 @@ struct node_id {
   friend constexpr bool operator==(const node_id&, const node_id&) = default;
 };
 
-/// Shared between a lease and the generator it fences. The lease clears `valid` when it can no
-/// longer confirm that it holds the id; the generator refuses to mint while it is clear, and
-/// publishes in `last_unix_ms` the start of the newest tick it minted in, which the lease
-/// records for the next holder.
+/// Shared between a lease and the generator it fences: a time fence.
+///
+/// Every ID the generator mints carries a timestamp (the start of its tick, in Unix ms of the
+/// generator's own clock) strictly below `deadline_unix_ms`. The generator checks this on the
+/// very clock reading that goes into the ID, after reading it, so a thread paused anywhere
+/// between the check and the return cannot carry an ID past the deadline. The lease raises the
+/// deadline only after its store has recorded the new value, and drops it to `INT64_MIN` when
+/// it releases or loses the id, or in a forked child. No thread has to run for the fence to
+/// hold: time passing is enough to stop a holder whose renewals stopped.
 struct lease_fence {
-  std::atomic<bool> valid{true};
+  /// Exclusive upper bound on the timestamp of every ID (Unix ms). `INT64_MAX`: no limit;
+  /// `INT64_MIN`: refuse every ID.
+  std::atomic<std::int64_t> deadline_unix_ms{INT64_MAX};
+  /// The start of the newest tick the generator minted in (Unix ms), published at each new
+  /// tick; the lease records it for the next holder at release.
   std::atomic<std::int64_t> last_unix_ms{INT64_MIN};
+  /// How far (ms) the generator's ticks may run ahead of its clock (borrowing, plus one tick),
+  /// set by the generator: at release the lease records at least `now + lead_ms`.
+  std::atomic<std::int64_t> lead_ms{0};
+
+  /// Whether an ID with timestamp `unix_ms` may be minted now.
+  [[nodiscard]] bool allows(std::int64_t unix_ms) const noexcept {
+    return unix_ms < deadline_unix_ms.load(std::memory_order_relaxed);
+  }
 };
 
 /// What a worker-id source hands a generator.

@@ -252,6 +252,17 @@ class postgres_cluster {
     return "host=127.0.0.1 port=" + std::to_string(port_) + " user=flakeid dbname=postgres";
   }
   [[nodiscard]] int port() const { return port_; }
+  /// The first column of the first row `sql` returns, through psql (empty on an error).
+  [[nodiscard]] std::string query(const std::string& sql) const {
+    const std::string psql = find_program("psql", {"/usr/lib/postgresql/*/bin"});
+    const std::string out = dir_ + "/query.out";
+    (void)run({psql, "-h", "127.0.0.1", "-p", std::to_string(port_), "-U", "flakeid", "-d",
+               "postgres", "-tAc", sql},
+              out, static_cast<uid_t>(-1), static_cast<gid_t>(-1), dir_);
+    std::string r = read_file(out);
+    while (!r.empty() && (r.back() == '\n' || r.back() == '\r')) r.pop_back();
+    return r;
+  }
 
  private:
   bool durable_ = false;

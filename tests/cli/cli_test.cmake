@@ -135,7 +135,8 @@ if(NOT out MATCHES " worker=9\n$")
   failed(gen_env_worker "sonyflake ID from worker 9 decodes to ${out}")
 endif()
 # Without --worker or FLAKEID_WORKER_ID, gen takes a host-local file lease: two runs at once
-# hold two different ids; an unusable lease directory falls back to worker 0 and says so.
+# hold two different ids; when no id can be leased it fails (exit 1) and never falls back to a
+# fixed worker.
 string(RANDOM LENGTH 10 tag)
 set(lease_dir "${CMAKE_CURRENT_BINARY_DIR}/cli-leases-${tag}")
 file(MAKE_DIRECTORY "${lease_dir}")
@@ -158,8 +159,8 @@ execute_process(
   COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${lease_dir}/missing
           "${CLI}" gen
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT err MATCHES "^flakeid gen: worker 0 from the default, as no file lease could be taken")
-  failed(gen_default_worker "no lease directory: exit ${rc}, stderr '${err}'")
+if(NOT rc EQUAL 1 OR NOT out STREQUAL "" OR NOT err STREQUAL "flakeid gen: no worker id could be leased: cannot create the lease directory ${lease_dir}/missing: No such file or directory; pass --worker W (or set FLAKEID_WORKER_ID) to use a fixed id\n")
+  failed(gen_no_worker_no_fallback "no lease directory: exit ${rc}, stdout '${out}', stderr '${err}'")
 endif()
 # A spec equal to a preset mints as that preset (mastodon: the spec's epoch and tick default to
 # 0 and 1 ms). CMake would split a spec with ';', so these specs have none.

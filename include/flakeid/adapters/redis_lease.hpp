@@ -6,13 +6,19 @@
 ///
 ///     flakeid:{ns}:worker:<id>   the holder's token; expires `ttl + safe_guard` after the last
 ///                                renewal, or is "released" for `safe_guard` after a release
-///     flakeid:{ns}:last:<id>     the last timestamp minted with the id (Unix ms, no expiry)
+///     flakeid:{ns}:last:<id>     the holder's deadline (Unix ms, no expiry): every ID it minted
+///                                lies below it; recorded before the holder may use it
+///     flakeid:{ns}:epoch         "<run_id> <Unix ms>": the server run (INFO run_id) whose
+///                                memory the other keys are, and when it began
 ///
-/// A claim is one Lua script that takes the first id whose key is absent with
-/// `SET key token NX PX ttl+safe_guard`; renewal and release are scripts that act only when
-/// the key still holds this lease's token. The holder itself counts its lease as lasting only
-/// `ttl` from the moment it sent the renewal, so the id stays unused for at least `safe_guard`
-/// after its holder stopped minting.
+/// A claim is one Lua script that takes a free id (its token key absent), preferring one whose
+/// deadline has passed, sets its token with `PX ttl+safe_guard` and records the claimer's
+/// deadline. A server restarted (with or without persistence: a snapshot can be older than
+/// the last renewals) or a failover to another server has a new run id: the first claim then
+/// starts a new epoch, and claims within `ttl + safe_guard` of it make the claimer wait that
+/// long, so no holder the server forgot can still be minting. Renewal and release are scripts
+/// that act only while the key still holds this lease's token; a token that is gone (expired,
+/// or forgotten by the server) is a lost lease.
 ///
 ///     flakeid::redis_lease lease{"127.0.0.1:6379"};
 ///     flakeid::classic_snowflake<> gen{lease};
@@ -27,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../lease.hpp"
@@ -37,43 +44,52 @@ namespace flakeid {
 namespace detail {
 
 inline constexpr const char* redis_claim_script = R"lua(
-local n = tonumber(ARGV[2])
-for i = 0, n - 1 do
-  if redis.call('SET', ARGV[1] .. 'worker:' .. i, ARGV[3], 'NX', 'PX', ARGV[4]) then
-    local last = redis.call('GET', ARGV[1] .. 'last:' .. i)
-    return {i, last or ''}
+local p = ARGV[1]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local m = redis.call('GET', p .. 'epoch')
+local rid, born
+if m then rid, born = string.match(m, '^(%S+) (%-?%d+)$') end
+if rid ~= ARGV[8] then
+  born = now
+  redis.call('SET', p .. 'epoch', ARGV[8] .. ' ' .. now)
+end
+born = tonumber(born)
+local best, bestlast = -1, nil
+for i = 0, tonumber(ARGV[2]) - 1 do
+  if redis.call('EXISTS', p .. 'worker:' .. i) == 0 then
+    local rec = redis.call('GET', p .. 'last:' .. i)
+    local l = rec and tonumber(rec)
+    if not l or l <= tonumber(ARGV[6]) then
+      best, bestlast = i, rec
+      break
+    end
+    if l <= tonumber(ARGV[7]) and (best < 0 or l < tonumber(bestlast)) then
+      best, bestlast = i, rec
+    end
   end
 end
-return {-1, ''}
-)lua";
-
-inline constexpr const char* redis_record_last = R"lua(
-local function record(key, last)
-  if last ~= '' then
-    local rec = redis.call('GET', key)
-    if not rec or tonumber(rec) < tonumber(last) then redis.call('SET', key, last) end
-  end
-end
+if best < 0 then return {-1, '', ''} end
+redis.call('SET', p .. 'worker:' .. best, ARGV[3], 'PX', ARGV[4])
+local lk = p .. 'last:' .. best
+local rec = redis.call('GET', lk)
+if not rec or tonumber(rec) < tonumber(ARGV[5]) then redis.call('SET', lk, ARGV[5]) end
+local lost = ''
+if now - born < tonumber(ARGV[9]) then lost = tostring(born) end
+return {best, bestlast or '', lost}
 )lua";
 
 inline constexpr const char* redis_renew_script = R"lua(
-local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-elseif v == false then
-  local rec = redis.call('GET', KEYS[2])
-  if rec and (ARGV[3] == '' or tonumber(rec) > tonumber(ARGV[3])) then return 0 end
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-else
-  return 0
-end
-record(KEYS[2], ARGV[3])
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local rec = redis.call('GET', KEYS[2])
+if not rec or tonumber(rec) < tonumber(ARGV[3]) then redis.call('SET', KEYS[2], ARGV[3]) end
 return 1
 )lua";
 
 inline constexpr const char* redis_release_script = R"lua(
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-record(KEYS[2], ARGV[3])
+redis.call('SET', KEYS[2], ARGV[3])
 if tonumber(ARGV[2]) > 0 then
   redis.call('SET', KEYS[1], 'released', 'PX', ARGV[2])
 else
@@ -81,6 +97,16 @@ else
 end
 return 1
 )lua";
+
+/// The integer in a reply string, or INT64_MIN for an empty or malformed one.
+inline std::int64_t redis_int(const redisReply* r) {
+  std::int64_t v = INT64_MIN;
+  if (r->type == REDIS_REPLY_STRING && r->len > 0) {
+    const auto res = std::from_chars(r->str, r->str + r->len, v);
+    if (res.ec != std::errc{} || res.ptr != r->str + r->len) v = INT64_MIN;
+  }
+  return v;
+}
 
 class redis_lease_store final : public lease_store {
  public:
@@ -94,40 +120,57 @@ class redis_lease_store final : public lease_store {
 
   [[nodiscard]] std::string where() const override { return conn_.where(); }
 
-  std::optional<lease_claim> claim(std::uint64_t count, const std::string& holder) override {
-    const std::string n = std::to_string(count);
-    reply r = eval(redis_claim_script, {}, {prefix_, n, holder, hold_ms_});
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+  std::optional<lease_claim> claim(const claim_request& q) override {
+    const std::string run = run_id();
+    reply r = eval(redis_claim_script, {},
+                   {prefix_, std::to_string(q.count), q.holder, hold_ms_,
+                    std::to_string(q.deadline_unix_ms), std::to_string(q.settled_unix_ms),
+                    std::to_string(q.skip_above_unix_ms), run, hold_ms_});
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
         r->element[0]->type != REDIS_REPLY_INTEGER)
       fail_reply("unexpected answer to the claim script");
     if (r->element[0]->integer < 0) return std::nullopt;
     lease_claim c;
     c.id = static_cast<std::uint64_t>(r->element[0]->integer);
-    const redisReply* last = r->element[1];
-    if (last->type == REDIS_REPLY_STRING && last->len > 0) {
-      std::int64_t v = 0;
-      const auto res = std::from_chars(last->str, last->str + last->len, v);
-      if (res.ec == std::errc{}) c.last_unix_ms = v;
-    }
+    c.last_unix_ms = redis_int(r->element[1]);
+    c.lost_memory_at = redis_int(r->element[2]);
     return c;
   }
 
-  renewal renew(std::uint64_t id, const std::string& holder, std::int64_t last) override {
-    reply r = eval(std::string(redis_record_last) + redis_renew_script, keys(id),
-                   {holder, hold_ms_, text(last)});
+  renewal renew(std::uint64_t id, const std::string& holder, std::int64_t deadline) override {
+    reply r = eval(redis_renew_script, keys(id), {holder, hold_ms_, std::to_string(deadline)});
     return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
   }
 
   void release(std::uint64_t id, const std::string& holder, std::int64_t last) override {
-    (void)eval(std::string(redis_record_last) + redis_release_script, keys(id),
-               {holder, guard_ms_, text(last)});
+    (void)eval(redis_release_script, keys(id), {holder, guard_ms_, std::to_string(last)});
   }
 
  private:
   using reply = redis_reply;
 
-  static std::string text(std::int64_t last) {
-    return last == INT64_MIN ? std::string() : std::to_string(last);
+  /// The server's run id (new at every start, and on another server after a failover).
+  std::string run_id() {
+    reply r = command({"INFO", "server"});
+    if (r->type == REDIS_REPLY_STRING) {
+      const std::string_view info(r->str, r->len);
+      const auto at = info.find("run_id:");
+      if (at != std::string_view::npos) {
+        const auto from = at + 7;
+        const auto to = info.find_first_of("\r\n", from);
+        const std::string id(info.substr(from, to == std::string_view::npos ? to : to - from));
+        if (!id.empty()) return id;
+      }
+    }
+    fail_reply("INFO server has no run_id");
+  }
+
+  reply command(const std::vector<std::string>& argv) {
+    try {
+      return conn_.command(argv);
+    } catch (const store_connection_error& e) {
+      throw lease_store_error(std::string("flakeid: ") + e.what());
+    }
   }
 
   [[nodiscard]] std::vector<std::string> keys(std::uint64_t id) const {
@@ -143,11 +186,7 @@ class redis_lease_store final : public lease_store {
     std::vector<std::string> argv{"EVAL", script, std::to_string(k.size())};
     argv.insert(argv.end(), k.begin(), k.end());
     argv.insert(argv.end(), args.begin(), args.end());
-    try {
-      return conn_.command(argv);
-    } catch (const store_connection_error& e) {
-      throw lease_store_error(std::string("flakeid: ") + e.what());
-    }
+    return command(argv);
   }
 
   std::string prefix_;
