@@ -1,18 +1,18 @@
 // The lease engine (with a scripted in-memory store), the host-local file lease (with
 // separate processes) and the restart clock guard.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <filesystem>
-#include <fstream>
 #include <flakeid/clock_guard.hpp>
 #include <flakeid/file_lease.hpp>
 #include <flakeid/flakeid.hpp>
 #include <flakeid/lease.hpp>
 #include <flakeid/striped.hpp>
+#include <fstream>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -157,8 +157,8 @@ void refused_from_the_deadline(flakeid::manual_clock clk) {
 
 using borrowing = flakeid::basic_snowflake<
     flakeid::layouts::twitter, flakeid::manual_clock,
-    flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<5000>,
-                      flakeid::throw_on_backwards, flakeid::multi_threaded>>;
+    flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<5000>, flakeid::throw_on_backwards,
+                      flakeid::multi_threaded>>;
 using cosid_manual = flakeid::cosid_snowflake<flakeid::layouts::cosid, flakeid::manual_clock>;
 using holding = flakeid::basic_snowflake<
     flakeid::layouts::twitter, flakeid::manual_clock,
@@ -555,7 +555,8 @@ TEST(file_lease_test, default_directory_is_one_place_for_the_whole_host) {
 std::string read_all(int fd) {
   std::string r;
   char buf[512];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) r.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+    r.append(buf, static_cast<std::size_t>(n));
   ::close(fd);
   return r;
 }
@@ -876,11 +877,10 @@ TEST(clock_guard_test, a_second_process_on_the_same_file_is_refused) {
 TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkill) {
   // A generator that borrows future ticks mints as fast as it can, is killed, and the process
   // restarts at once on the same state file: no ID comes back.
-  using borrowing_wall =
-      flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::wall_clock,
-                               flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<60'000>,
-                                                 flakeid::throw_on_backwards,
-                                                 flakeid::multi_threaded>>;
+  using borrowing_wall = flakeid::basic_snowflake<
+      flakeid::layouts::twitter, flakeid::wall_clock,
+      flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<60'000>,
+                        flakeid::throw_on_backwards, flakeid::multi_threaded>>;
   file_backend b;
   const std::string file = b.dir + "/state";
   const std::string ids_file = b.dir + "/ids";

@@ -125,27 +125,38 @@ flakeid::worker_assignment leased(std::shared_ptr<flakeid::lease_fence> fence,
   return {flakeid::node_id{1, 7}, not_after, std::move(fence), "lease"};
 }
 
-TEST(worker_id_test, a_lost_lease_stops_minting_until_it_is_held_again) {
+TEST(worker_id_test, the_fence_is_a_deadline_on_each_ids_timestamp) {
   auto fence = std::make_shared<flakeid::lease_fence>();
+  fence->deadline_unix_ms = start_ms + 2;  // IDs of ticks start_ms and start_ms + 1 only
   flakeid::manual_clock clock{start_time};
   classic gen{leased(fence), clock};
   EXPECT_EQ(gen.node_source(), "lease");
   EXPECT_EQ(gen.next_id(), twitter_id(ticks0, 1, 7, 0));
   EXPECT_EQ(fence->last_unix_ms.load(), start_ms);
+  clock.advance(1ms);
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0 + 1, 1, 7, 0));
 
-  fence->valid = false;
-  clock.advance(2ms);
+  clock.advance(1ms);
   EXPECT_EQ(error_of<flakeid::lease_lost_error>([&] { (void)gen.next_id(); }),
-            "flakeid: the worker-id lease is not confirmed; minting stops until it is held again");
+            "flakeid: the worker-id lease does not cover timestamp " +
+                std::to_string(start_ms + 2) + " (Unix ms): it holds until " +
+                std::to_string(start_ms + 2) +
+                " and its renewal is not confirmed; minting stops until it is");
   std::uint64_t out[2];
   EXPECT_THROW(gen.next_ids(out), flakeid::lease_lost_error);
-  EXPECT_EQ(fence->last_unix_ms.load(), start_ms);  // nothing minted, nothing published
+  EXPECT_EQ(fence->last_unix_ms.load(), start_ms + 1);  // nothing minted, nothing published
 
-  fence->valid = true;
+  fence->deadline_unix_ms = start_ms + 10;  // a renewal confirmed
   EXPECT_EQ(gen.next_id(), twitter_id(ticks0 + 2, 1, 7, 0));
   EXPECT_EQ(fence->last_unix_ms.load(), start_ms + 2);
   EXPECT_EQ(gen.next_id(), twitter_id(ticks0 + 2, 1, 7, 1));
-  EXPECT_EQ(fence->last_unix_ms.load(), start_ms + 2);
+
+  fence->deadline_unix_ms = INT64_MIN;  // released or lost
+  EXPECT_EQ(error_of<flakeid::lease_lost_error>([&] { (void)gen.next_id(); }),
+            "flakeid: the worker-id lease does not cover timestamp " +
+                std::to_string(start_ms + 2) +
+                " (Unix ms): the lease was released or lost, or this is a forked child; take a "
+                "new lease");
 }
 
 TEST(worker_id_test, lease_fence_publishes_the_newest_tick_of_a_gene_generator) {

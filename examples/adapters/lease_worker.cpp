@@ -33,7 +33,7 @@ int main() {
     return 1;
 #endif
   } else {
-    lease = std::make_unique<flakeid::file_lease>(options);  // $XDG_RUNTIME_DIR or /tmp
+    lease = std::make_unique<flakeid::file_lease>(options);  // /dev/shm/flakeid
   }
 
   try {

@@ -141,7 +141,9 @@ class file_lease_store final : public lease_store {
     if (!single_.empty()) return single_;
     return "flakeid-" + ns_ + "-" + std::to_string(id) + ".lease";
   }
-  [[nodiscard]] std::string path_of(std::uint64_t id) const { return (dir_ / name_of(id)).string(); }
+  [[nodiscard]] std::string path_of(std::uint64_t id) const {
+    return (dir_ / name_of(id)).string();
+  }
 
   [[noreturn]] static void fail(const std::string& what) {
     throw lease_store_error("flakeid: " + what + ": " + std::strerror(errno));
@@ -297,8 +299,7 @@ class file_lease : public lease {
  public:
   explicit file_lease(const lease_options& options = {},
                       std::filesystem::path directory = default_lease_directory())
-      : lease(std::make_unique<detail::file_lease_store>(std::move(directory), options),
-              options) {}
+      : lease(std::make_unique<detail::file_lease_store>(std::move(directory), options), options) {}
 };
 
 }  // namespace flakeid

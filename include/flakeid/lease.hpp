@@ -347,10 +347,9 @@ class lease {
     // its memory, above any deadline it forgot.
     const std::int64_t after_record =
         previous_last_ == INT64_MIN ? INT64_MIN : previous_last_ + opt_.safe_guard.count();
-    const std::int64_t after_loss =
-        lost_memory_at_ == INT64_MIN
-            ? INT64_MIN
-            : lost_memory_at_ + (opt_.ttl + opt_.safe_guard).count();
+    const std::int64_t after_loss = lost_memory_at_ == INT64_MIN
+                                        ? INT64_MIN
+                                        : lost_memory_at_ + (opt_.ttl + opt_.safe_guard).count();
     not_after_ = std::max(after_record, after_loss);
     const std::int64_t ahead = after_record - opt_.now_ms() + 1;
     if (after_record != INT64_MIN && ahead > opt_.max_wait.count()) {
@@ -359,12 +358,14 @@ class lease {
         store_->release(id_, holder_, previous_last_);
       } catch (const std::exception&) {  // it expires on its own
       }
-      throw clock_backwards_error(
-          "flakeid: worker id " + std::to_string(id_) + " in namespace " + opt_.name_space +
-              " was last used up to Unix ms " + std::to_string(previous_last_) + ", " +
-              std::to_string(ahead) + " ms ahead of this clock (safe_guard included); the lease "
-              "waits up to " + std::to_string(opt_.max_wait.count()) + " ms",
-          std::chrono::milliseconds{ahead});
+      throw clock_backwards_error("flakeid: worker id " + std::to_string(id_) + " in namespace " +
+                                      opt_.name_space + " was last used up to Unix ms " +
+                                      std::to_string(previous_last_) + ", " +
+                                      std::to_string(ahead) +
+                                      " ms ahead of this clock (safe_guard included); the lease "
+                                      "waits up to " +
+                                      std::to_string(opt_.max_wait.count()) + " ms",
+                                  std::chrono::milliseconds{ahead});
     }
     claimed_ = true;
     deadline_ = req.deadline_unix_ms;
@@ -378,8 +379,8 @@ class lease {
            left = not_after_ - opt_.now_ms() + 1)
         opt_.sleep(std::chrono::milliseconds{left});
     }
-    for (int attempt = 0;
-         opt_.now_ms() >= fence_->deadline_unix_ms.load(std::memory_order_acquire); ++attempt) {
+    for (int attempt = 0; opt_.now_ms() >= fence_->deadline_unix_ms.load(std::memory_order_acquire);
+         ++attempt) {
       lk.lock();
       if (lost_ || stop_)
         detail::reject_worker("worker id " + std::to_string(id_) + " was lost while waiting (" +
@@ -388,8 +389,8 @@ class lease {
         lk.unlock();
         release();
         throw lease_store_error("flakeid: worker id " + std::to_string(id_) +
-                                " could not be confirmed after waiting for the clock (" +
-                                where() + ")");
+                                " could not be confirmed after waiting for the clock (" + where() +
+                                ")");
       }
       renew_now_ = true;
       cv_.notify_all();

@@ -43,8 +43,8 @@
 #define FLAKEID_HAS_FILE_SEGMENT_STORE 1
 #endif
 
-#include "errors.hpp"
 #include "detail/posix_file.hpp"
+#include "errors.hpp"
 #include "segment.hpp"
 
 namespace flakeid {
@@ -256,8 +256,8 @@ class file_distributor {
     (void)std::snprintf(out, sizeof out, "%020llu\n", static_cast<unsigned long long>(next));
     std::size_t done = 0;
     while (done < detail::segment_file_width) {
-      const ssize_t w =
-          ::pwrite(f.get(), out + done, detail::segment_file_width - done, static_cast<off_t>(done));
+      const ssize_t w = ::pwrite(f.get(), out + done, detail::segment_file_width - done,
+                                 static_cast<off_t>(done));
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) fail("cannot write");
       done += static_cast<std::size_t>(w);

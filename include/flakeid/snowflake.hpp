@@ -53,8 +53,9 @@ namespace detail {
   std::string msg = "flakeid: the worker-id lease does not cover timestamp " +
                     std::to_string(ts_ms) + " (Unix ms): ";
   msg += deadline_ms == INT64_MIN
-             ? std::string("the lease was released or lost, or this is a forked child; take a "
-                           "new lease")
+             ? std::string(
+                   "the lease was released or lost, or this is a forked child; take a "
+                   "new lease")
              : "it holds until " + std::to_string(deadline_ms) +
                    " and its renewal is not confirmed; minting stops until it is";
   throw lease_lost_error(msg);

@@ -105,8 +105,10 @@ class striped_snowflake {
   /// of `base_layout()`, whose worker field is `StripeBits` narrower. A lease's time fence
   /// then covers every stripe.
   template <worker_id_source Source>
-  requires(!std::is_same_v<std::remove_cvref_t<Source>, worker_assignment>) explicit striped_snowflake(
-      Source&& source, const Clock& clock = Clock{})
+  requires(
+      !std::is_same_v<std::remove_cvref_t<Source>,
+                      worker_assignment>) explicit striped_snowflake(Source&& source,
+                                                                     const Clock& clock = Clock{})
       : striped_snowflake(worker_assignment(source.assign(base_layout())), clock) {}
 
   /// Base ids from an assignment already made for `base_layout()`.

@@ -17,10 +17,10 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
-#include <cstring>
-#include <filesystem>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <flakeid/flakeid.hpp>
 #include <flakeid/lease.hpp>
 #include <memory>

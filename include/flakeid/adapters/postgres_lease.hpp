@@ -102,9 +102,9 @@ class postgres_lease_store final : public lease_store {
       }
       // Nothing free: either every id below the count exists, or another session added the
       // same new id first (then try again).
-      result full = exec("SELECT COALESCE(MAX(id), -1) + 1 >= $1::bigint FROM " + table_ +
-                             " WHERE id >= 0",
-                         {n.c_str()});
+      result full =
+          exec("SELECT COALESCE(MAX(id), -1) + 1 >= $1::bigint FROM " + table_ + " WHERE id >= 0",
+               {n.c_str()});
       if (std::string_view(PQgetvalue(full.get(), 0, 0)) == "t") return std::nullopt;
     }
     return std::nullopt;
@@ -157,15 +157,17 @@ class postgres_lease_store final : public lease_store {
 
   void ensure_table() {
     if (ready_) return;
-    (void)exec("BEGIN; SELECT pg_advisory_xact_lock(7079434571962427438); "
-               "CREATE TABLE IF NOT EXISTS " +
-                   table_ +
-                   " (id bigint PRIMARY KEY, holder text, "
-                   "last_unix_ms bigint, expires_at timestamptz NOT NULL DEFAULT '-infinity'); "
-                   "INSERT INTO " +
-                   table_ + " (id, expires_at) VALUES (-1, now()) ON CONFLICT (id) DO NOTHING; "
-                   "COMMIT;",
-               {});
+    (void)exec(
+        "BEGIN; SELECT pg_advisory_xact_lock(7079434571962427438); "
+        "CREATE TABLE IF NOT EXISTS " +
+            table_ +
+            " (id bigint PRIMARY KEY, holder text, "
+            "last_unix_ms bigint, expires_at timestamptz NOT NULL DEFAULT '-infinity'); "
+            "INSERT INTO " +
+            table_ +
+            " (id, expires_at) VALUES (-1, now()) ON CONFLICT (id) DO NOTHING; "
+            "COMMIT;",
+        {});
     ready_ = true;
   }
 

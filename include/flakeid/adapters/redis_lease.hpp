@@ -122,10 +122,10 @@ class redis_lease_store final : public lease_store {
 
   std::optional<lease_claim> claim(const claim_request& q) override {
     const std::string run = run_id();
-    reply r = eval(redis_claim_script, {},
-                   {prefix_, std::to_string(q.count), q.holder, hold_ms_,
-                    std::to_string(q.deadline_unix_ms), std::to_string(q.settled_unix_ms),
-                    std::to_string(q.skip_above_unix_ms), run, hold_ms_});
+    reply r = eval(
+        redis_claim_script, {},
+        {prefix_, std::to_string(q.count), q.holder, hold_ms_, std::to_string(q.deadline_unix_ms),
+         std::to_string(q.settled_unix_ms), std::to_string(q.skip_above_unix_ms), run, hold_ms_});
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
         r->element[0]->type != REDIS_REPLY_INTEGER)
       fail_reply("unexpected answer to the claim script");
