@@ -16,6 +16,7 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 #include "adapters/lease_scenarios.hpp"
 #include "adapters/test_servers.hpp"
@@ -88,13 +89,33 @@ bool wait_for(const std::function<bool()>& cond, std::chrono::milliseconds limit
 
 std::int64_t ms_of(const flakeid::manual_clock& c) { return c.now().time_since_epoch().count(); }
 
-TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at_release) {
-  auto store = std::make_unique<scripted_store>();
-  auto s = store->s;
+/// Makes the scripted store unreachable: no renewal is confirmed from now on.
+void cut(const std::shared_ptr<scripted_store::state>& s) {
+  std::lock_guard lk(s->m);
+  s->reachable = false;
+}
+
+/// A lease on a scripted store, reading a manual clock that starts at the wall clock's time.
+struct scripted {
+  std::unique_ptr<scripted_store> store = std::make_unique<scripted_store>();
+  std::shared_ptr<scripted_store::state> s = store->s;
   flakeid::manual_clock clk = clock_at_wall();
-  auto o = engine_options();
-  o.use_clock(clk);
-  flakeid::lease l{std::move(store), o};
+  flakeid::lease l;
+
+  explicit scripted(flakeid::lease_options o = engine_options())
+      : l(std::move(store), o.use_clock(clk)) {}
+  /// The state, the clock and the lease.
+  std::tuple<std::shared_ptr<scripted_store::state>&, flakeid::manual_clock&, flakeid::lease&>
+  parts() {
+    return {s, clk, l};
+  }
+  /// No renewal is confirmed from now on.
+  void cut() { ::cut(s); }
+};
+
+TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at_release) {
+  scripted t;
+  auto [s, clk, l] = t.parts();
   manual_gen gen{l, clk};
   EXPECT_EQ(gen.node(), (flakeid::node_id{0, 3}));
   const std::int64_t t0 = ms_of(clk);
@@ -123,17 +144,11 @@ TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at
 
 // A holder whose renewals stop is refused from its deadline onward, on every generator kind.
 template <class Gen>
-void refused_from_the_deadline(flakeid::manual_clock clk) {
-  auto store = std::make_unique<scripted_store>();
-  auto s = store->s;
-  auto o = engine_options();
-  o.use_clock(clk);
-  flakeid::lease l{std::move(store), o};
+void refused_from_the_deadline() {
+  scripted t;
+  auto [s, clk, l] = t.parts();
   Gen gen{l, clk};
-  {
-    std::lock_guard lk(s->m);
-    s->reachable = false;  // no renewal is ever confirmed again
-  }
+  t.cut();  // no renewal is ever confirmed again
   const std::int64_t deadline = l.deadline_unix_ms();
   std::set<std::uint64_t> ids;
   bool refused = false;
@@ -166,27 +181,20 @@ using holding = flakeid::basic_snowflake<
                       flakeid::hold_on_backwards<10'000>, flakeid::multi_threaded>>;
 
 TEST(lease_fence_test, classic_is_refused_from_its_deadline) {
-  refused_from_the_deadline<manual_gen>(clock_at_wall());
+  refused_from_the_deadline<manual_gen>();
 }
 TEST(lease_fence_test, cosid_reset_is_refused_from_its_deadline) {
-  refused_from_the_deadline<cosid_manual>(clock_at_wall());
+  refused_from_the_deadline<cosid_manual>();
 }
 TEST(lease_fence_test, hold_on_backwards_is_refused_from_its_deadline) {
-  refused_from_the_deadline<holding>(clock_at_wall());
+  refused_from_the_deadline<holding>();
 }
 
 TEST(lease_fence_test, borrowing_stops_at_the_deadline_although_the_clock_is_behind_it) {
-  auto store = std::make_unique<scripted_store>();
-  auto s = store->s;
-  flakeid::manual_clock clk = clock_at_wall();
-  auto o = engine_options();
-  o.use_clock(clk);
-  flakeid::lease l{std::move(store), o};
+  scripted t;
+  auto [s, clk, l] = t.parts();
   borrowing gen{l, clk};
-  {
-    std::lock_guard lk(s->m);
-    s->reachable = false;
-  }
+  t.cut();
   const std::int64_t deadline = l.deadline_unix_ms();
   std::uint64_t last = 0;
   // The clock stands still; 4,096 IDs a tick: the generator borrows ahead, up to the deadline.
@@ -202,17 +210,10 @@ TEST(lease_fence_test, borrowing_stops_at_the_deadline_although_the_clock_is_beh
 
 TEST(lease_fence_test, gene_generator_is_refused_from_its_deadline) {
   using gene_manual = flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock>;
-  auto store = std::make_unique<scripted_store>();
-  auto s = store->s;
-  flakeid::manual_clock clk = clock_at_wall();
-  auto o = engine_options();
-  o.use_clock(clk);
-  flakeid::lease l{std::move(store), o};
+  scripted t;
+  auto [s, clk, l] = t.parts();
   gene_manual gen{l, clk};
-  {
-    std::lock_guard lk(s->m);
-    s->reachable = false;
-  }
+  t.cut();
   const std::int64_t deadline = l.deadline_unix_ms();
   clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{deadline - 1}});
   const std::uint64_t id = gen.next_id(12345);
@@ -229,19 +230,12 @@ TEST(lease_fence_test, gene_generator_is_refused_from_its_deadline) {
 
 TEST(lease_fence_test, striped_stripes_share_the_fence) {
   using striped = flakeid::striped_snowflake<flakeid::layouts::twitter, flakeid::manual_clock, 2>;
-  auto store = std::make_unique<scripted_store>();
-  auto s = store->s;
-  flakeid::manual_clock clk = clock_at_wall();
-  auto o = engine_options();
-  o.use_clock(clk);
-  flakeid::lease l{std::move(store), o};
+  scripted t;
+  auto [s, clk, l] = t.parts();
   striped gen{l, clk};
   EXPECT_EQ(gen.stripe(0).node(), (flakeid::node_id{0, 3 << 2}));
   EXPECT_EQ(gen.stripe(3).node(), (flakeid::node_id{0, (3 << 2) | 3}));
-  {
-    std::lock_guard lk(s->m);
-    s->reachable = false;
-  }
+  t.cut();
   clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{l.deadline_unix_ms()}});
   for (std::size_t i = 0; i < striped::stripe_count; ++i)
     EXPECT_THROW((void)gen.stripe(i).next_id(), flakeid::lease_lost_error) << i;
@@ -256,10 +250,7 @@ TEST(lease_fence_test, tick_generator_is_refused_from_its_deadline) {
   o.use_clock(tc);
   flakeid::lease l{std::move(store), o};
   flakeid::tick_snowflake<> gen{l, tc};
-  {
-    std::lock_guard lk(s->m);
-    s->reachable = false;
-  }
+  cut(s);
   const std::int64_t deadline = l.deadline_unix_ms();
   std::uint64_t last = 0;
   bool refused = false;
@@ -276,17 +267,13 @@ TEST(lease_fence_test, tick_generator_is_refused_from_its_deadline) {
 }
 
 TEST(lease_fence_test, a_new_holder_mints_only_above_the_old_deadline_plus_safe_guard) {
-  auto store = std::make_unique<scripted_store>();
-  auto s = store->s;
-  flakeid::manual_clock clk = clock_at_wall();
+  scripted t;
+  auto [s, clk, l] = t.parts();
   const std::int64_t old_deadline = ms_of(clk) + 500;
   {
     std::lock_guard lk(s->m);
     s->recorded = old_deadline;
   }
-  auto o = engine_options();
-  o.use_clock(clk);
-  flakeid::lease l{std::move(store), o};
   manual_gen gen{l, clk};
   EXPECT_EQ(l.not_after_unix_ms(), old_deadline + 100);
   EXPECT_EQ(ts_of(gen.next_id()), old_deadline + 101) << "waited for the clock to pass it";
@@ -294,17 +281,13 @@ TEST(lease_fence_test, a_new_holder_mints_only_above_the_old_deadline_plus_safe_
 }
 
 TEST(lease_fence_test, a_store_that_lost_its_memory_makes_the_claimer_wait_ttl_plus_guard) {
-  auto store = std::make_unique<scripted_store>();
-  auto s = store->s;
-  flakeid::manual_clock clk = clock_at_wall();
+  scripted t;
+  auto [s, clk, l] = t.parts();
   const std::int64_t lost_at = ms_of(clk) - 50;
   {
     std::lock_guard lk(s->m);
     s->lost_memory_at = lost_at;
   }
-  auto o = engine_options();
-  o.use_clock(clk);
-  flakeid::lease l{std::move(store), o};
   manual_gen gen{l, clk};
   EXPECT_EQ(l.not_after_unix_ms(), lost_at + 300 + 100);
   EXPECT_EQ(ts_of(gen.next_id()), lost_at + 401);
@@ -313,16 +296,12 @@ TEST(lease_fence_test, a_store_that_lost_its_memory_makes_the_claimer_wait_ttl_p
 TEST(lease_fence_test, acquire_never_returns_on_an_expired_fence) {
   // The previous deadline lies 900 ms ahead: longer than ttl - margin (240 ms). The claim's
   // own deadline has passed when the wait ends, so acquire renews before returning.
-  auto store = std::make_unique<scripted_store>();
-  auto s = store->s;
-  flakeid::manual_clock clk = clock_at_wall();
+  scripted t;
+  auto [s, clk, l] = t.parts();
   {
     std::lock_guard lk(s->m);
     s->recorded = ms_of(clk) + 800;
   }
-  auto o = engine_options();
-  o.use_clock(clk);
-  flakeid::lease l{std::move(store), o};
   (void)l.acquire(1);
   EXPECT_GT(l.deadline_unix_ms(), ms_of(clk));
   EXPECT_TRUE(l.valid());
@@ -330,13 +309,10 @@ TEST(lease_fence_test, acquire_never_returns_on_an_expired_fence) {
 
 TEST(lease_fence_test, a_release_racing_a_renewal_leaves_the_fence_down) {
   for (int round = 0; round < 20; ++round) {
-    auto store = std::make_unique<scripted_store>();
-    auto s = store->s;
-    flakeid::manual_clock clk = clock_at_wall();
     auto o = engine_options();
     o.ttl = 30ms;  // renewals every 10 ms
-    o.use_clock(clk);
-    flakeid::lease l{std::move(store), o};
+    scripted t{o};
+    auto [s, clk, l] = t.parts();
     manual_gen gen{l, clk};
     // The renewal answers "held" only after release() has dropped the fence.
     std::atomic<bool> in_renew{false};
@@ -355,24 +331,18 @@ TEST(lease_fence_test, a_release_racing_a_renewal_leaves_the_fence_down) {
 }
 
 TEST(lease_test, refuses_when_unconfirmed_and_resumes_when_renewed_again) {
-  auto store = std::make_unique<scripted_store>();
-  auto s = store->s;
   std::vector<flakeid::lease_event> events;
   std::mutex em;
-  flakeid::manual_clock clk = clock_at_wall();
   auto o = engine_options();
-  o.use_clock(clk);
   o.on_event = [&](flakeid::lease_event e, const std::string&) {
     std::lock_guard lk(em);
     events.push_back(e);
   };
-  flakeid::lease l{std::move(store), o};
+  scripted t{o};
+  auto [s, clk, l] = t.parts();
   manual_gen gen{l, clk};
   (void)gen.next_id();
-  {
-    std::lock_guard lk(s->m);
-    s->reachable = false;
-  }
+  t.cut();
   clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{l.deadline_unix_ms()}});
   EXPECT_FALSE(l.valid());
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
