@@ -91,7 +91,10 @@ class file_lease_store final : public lease_store {
       }
       if (pass == 1 && best_id < count) {
         opened f = open_lock(best_id);
-        if (f.fd) return take(best_id, std::move(f), read(f.fd.get()), r);
+        if (f.fd) {
+          const std::int64_t rec = read(f.fd.get());
+          return take(best_id, std::move(f), rec, r);
+        }
       }
     }
     if (!single_.empty())
@@ -288,7 +291,7 @@ class file_lease_store final : public lease_store {
 /// The default directory of `file_lease`: `/dev/shm/flakeid`, the same for every process and
 /// user of the host whatever their environment (see the file comment).
 [[nodiscard]] inline std::filesystem::path default_lease_directory() {
-  return std::filesystem::path("/dev/shm/flakeid");
+  return {"/dev/shm/flakeid"};
 }
 
 /// A worker-id lease held with `flock` on a lock file per id in `directory` (see the file

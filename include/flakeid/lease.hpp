@@ -229,7 +229,9 @@ struct lease_registry {
   std::mutex m;
   std::unordered_set<lease*> leases;
   static lease_registry& get() {
-    static lease_registry* r = new lease_registry;  // never destroyed: used from atfork handlers
+    // Never destroyed: the atfork handlers may run during or after static destruction.
+    // NOLINTNEXTLINE(cppcoreguidelines-owning-memory,cppcoreguidelines-avoid-non-const-global-variables)
+    static auto* r = new lease_registry;
     return *r;
   }
 };

@@ -474,7 +474,7 @@ class basic_snowflake {
   node_id node_;
   std::uint64_t node_bits_ = 0;
   std::shared_ptr<lease_fence> fence_;
-  const lease_fence* fence_ptr_;
+  const lease_fence* fence_ptr_ = nullptr;  // fence_, or a fence without a deadline
   std::string source_;
   typename Policies::threading::template word<std::uint64_t> at_counter_{0};
   alignas(64) std::array<word, gene_count> states_{};

@@ -137,8 +137,7 @@ class striped_snowflake {
         fs[n++] = f;
       }
     }
-    return flakeid::layout(std::span<const field>(fs, n), L.epoch_ms,
-                           std::chrono::milliseconds{L.tick_ms});
+    return {std::span<const field>(fs, n), L.epoch_ms, std::chrono::milliseconds{L.tick_ms}};
   }
 
   striped_snowflake(const striped_snowflake&) = delete;
