@@ -82,13 +82,17 @@ TEST(redis_lease_unreachable, a_silent_address_times_out_within_the_connect_time
 }
 
 TEST(redis_lease_address, parses_host_and_port) {
-  EXPECT_EQ(flakeid::detail::split_address("10.0.0.1:7000", 6379),
-            (std::pair<std::string, int>{"10.0.0.1", 7000}));
-  EXPECT_EQ(flakeid::detail::split_address("cache", 6379),
-            (std::pair<std::string, int>{"cache", 6379}));
-  EXPECT_EQ(flakeid::detail::split_address("[::1]:7000", 6379),
-            (std::pair<std::string, int>{"::1", 7000}));
-  EXPECT_THROW((void)flakeid::detail::split_address("cache:x", 6379), std::invalid_argument);
+  const auto a = flakeid::redis_options::parse("10.0.0.1:7000");
+  EXPECT_EQ(a.host, "10.0.0.1");
+  EXPECT_EQ(a.port, 7000);
+  const auto c = flakeid::redis_options::parse("cache");
+  EXPECT_EQ(c.host, "cache");
+  EXPECT_EQ(c.port, 6379);
+  const auto v6 = flakeid::redis_options::parse("[::1]:7000");
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 7000);
+  EXPECT_EQ(v6.where(), "redis [::1]:7000");
+  EXPECT_THROW((void)flakeid::redis_options::parse("cache:x"), std::invalid_argument);
 }
 
 }  // namespace
