@@ -11,7 +11,7 @@ using namespace flakeid_test;
 struct redis_backend {
   redis_server server;
   std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
-    return std::make_unique<flakeid::redis_lease>(server.address(), o);
+    return std::make_unique<flakeid::redis_lease>(server.options(), o);
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -34,6 +34,21 @@ TEST_F(redis_lease_test, refuses_while_server_is_down_and_resumes) { server_outa
 TEST_F(redis_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
   restart_with_clock_back(b);
 }
+
+#if defined(FLAKEID_REDIS_TLS)
+/// The same scenarios over TLS (CA and certificate made at test time).
+class redis_tls_lease_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  redis_backend b{redis_server{redis_config{.tls = true}}};
+};
+
+TEST_F(redis_tls_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
+TEST_F(redis_tls_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b); }
+#endif
 
 TEST_F(redis_lease_test, assigns_datacenter_and_worker_from_the_layout) {
   auto o = quick_options(unique_ns("layout"));

@@ -38,24 +38,24 @@ struct redis_options {
   /// TCP port.
   int port = 6379;
   /// A Unix socket path; when set, `host` and `port` are not used.
-  std::string unix_socket;
+  std::string unix_socket{};
   /// ACL user (Redis 6+); empty: `AUTH <password>` as the default user.
-  std::string user;
+  std::string user{};
   /// Password sent with `AUTH` after connecting; empty: no `AUTH` unless `user` is set.
-  std::string password;
+  std::string password{};
   /// Database number selected with `SELECT` after connecting (0: none sent).
   int db = 0;
   /// Speak TLS (needs the `flakeid::redis_tls` target, which defines `FLAKEID_REDIS_TLS`).
   bool tls = false;
   /// PEM file of the CA certificates that sign the server's certificate; empty: the system
   /// store.
-  std::string tls_ca_file;
+  std::string tls_ca_file{};
   /// PEM client certificate (chain) for mutual TLS; empty: none.
-  std::string tls_cert_file;
+  std::string tls_cert_file{};
   /// PEM private key of `tls_cert_file`.
-  std::string tls_key_file;
+  std::string tls_key_file{};
   /// The name the server certificate must carry (and the SNI sent); empty: `host`.
-  std::string tls_server_name;
+  std::string tls_server_name{};
   /// Bound on connecting, TLS handshake included (0: the store's own `connect_timeout`).
   std::chrono::milliseconds connect_timeout{0};
   /// Bound on one command (0: the store's own `io_timeout`).

@@ -133,7 +133,8 @@ class redis_connection {
     log_in();
   }
 
-  /// AUTH and SELECT on a new connection; a refusal closes it and names user, server and db.
+  /// AUTH and SELECT on a new connection; a refusal closes it. The message names the user,
+  /// server and db (`where()`), never the password.
   void log_in() {
     if (!options_.user.empty() || !options_.password.empty()) {
       std::vector<std::string> auth{"AUTH"};
@@ -142,10 +143,9 @@ class redis_connection {
       const redis_reply r = send(auth);
       if (r->type == REDIS_REPLY_ERROR) {
         reset();
-        throw store_connection_error("cannot log in to " + where() + " as " +
-                                     (options_.user.empty() ? std::string("the default user")
-                                                            : "user '" + options_.user + "'") +
-                                     ": " + std::string(r->str, r->len));
+        throw store_connection_error("cannot log in to " + where() +
+                                     (options_.user.empty() ? " (default user): " : ": ") +
+                                     std::string(r->str, r->len));
       }
     }
     if (options_.db != 0) {

@@ -19,6 +19,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -34,6 +36,45 @@
 
 namespace flakeid::detail {
 
+/// Keeps a write to a socket the server closed from killing the process with SIGPIPE
+/// (OpenSSL writes with `write`, not `send(MSG_NOSIGNAL)`): blocks SIGPIPE in this thread for
+/// its lifetime and discards one raised meanwhile. The write itself then fails with EPIPE.
+class sigpipe_guard {
+ public:
+  sigpipe_guard() noexcept {
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    sigset_t pending;
+    sigemptyset(&pending);
+    (void)sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    (void)pthread_sigmask(SIG_BLOCK, &pipe, &old_);
+  }
+  sigpipe_guard(const sigpipe_guard&) = delete;
+  sigpipe_guard& operator=(const sigpipe_guard&) = delete;
+  ~sigpipe_guard() {
+    if (!was_pending_) {
+      sigset_t pending;
+      sigemptyset(&pending);
+      (void)sigpending(&pending);
+      if (sigismember(&pending, SIGPIPE) == 1) {
+        sigset_t pipe;
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        const timespec zero{0, 0};
+        while (::sigtimedwait(&pipe, nullptr, &zero) == -1 && errno == EINTR) {
+        }
+      }
+    }
+    (void)pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+
+ private:
+  sigset_t old_{};
+  bool was_pending_ = false;
+};
+
 /// One TLS connection to a Redis server. Throws `std::runtime_error` with the reason (no server
 /// name, no secret); the caller adds where it was going.
 class redis_tls_stream {
@@ -42,6 +83,7 @@ class redis_tls_stream {
 
   /// Connects to `o.host:o.port` and completes the TLS handshake before `connect_timeout`.
   redis_tls_stream(const redis_options& o, std::chrono::milliseconds connect_timeout) {
+    const sigpipe_guard no_sigpipe;
     const auto deadline = steady::now() + connect_timeout;
     ctx_.reset(SSL_CTX_new(TLS_client_method()));
     if (!ctx_) fail_ssl("cannot create a TLS context");
@@ -99,12 +141,14 @@ class redis_tls_stream {
   redis_tls_stream(const redis_tls_stream&) = delete;
   redis_tls_stream& operator=(const redis_tls_stream&) = delete;
   ~redis_tls_stream() {
+    const sigpipe_guard no_sigpipe;
     if (ssl_) (void)SSL_shutdown(ssl_.get());  // best effort, non-blocking
   }
 
   /// Sends one command and returns its reply (never null) before `timeout`.
   redisReply* command(int argc, const char** argv, const std::size_t* lens,
                       std::chrono::milliseconds timeout) {
+    const sigpipe_guard no_sigpipe;
     const auto deadline = steady::now() + timeout;
     char* raw = nullptr;
     const int len = redisFormatCommandArgv(&raw, argc, argv, lens);
