@@ -9,7 +9,7 @@ namespace {
 using namespace flakeid_test;
 
 struct postgres_backend {
-  postgres_cluster server;
+  postgres_cluster server{};
   std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
     return std::make_unique<flakeid::postgres_lease>(server.conninfo(), o);
   }
@@ -35,6 +35,19 @@ TEST_F(postgres_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
   restart_with_clock_back(b);
 }
 
+/// The same scenarios with a password and SSL (sslmode=verify-full, CA made at test time).
+class postgres_ssl_lease_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  postgres_backend b{postgres_cluster{postgres_config{.password = "S3cr3tPw", .ssl = true}}};
+};
+
+TEST_F(postgres_ssl_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
+TEST_F(postgres_ssl_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b); }
+
 TEST_F(postgres_lease_test, assigns_datacenter_and_worker_from_the_layout) {
   auto o = quick_options(unique_ns("layout"));
   o.max_ids = 64;
@@ -56,7 +69,7 @@ TEST(postgres_lease_unreachable, fails_with_a_clear_error_within_the_connect_tim
   } catch (const flakeid::lease_store_error& e) {
     const std::string expected =
         "flakeid: cannot connect to postgresql 127.0.0.1:" + std::to_string(port) +
-        " within 500 ms: ";
+        " user x db x within 500 ms: ";
     EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
   }
   EXPECT_LT(steady::now() - t0, 2s);

@@ -4,10 +4,8 @@
 #include <flakeid/adapters/redis_lease.hpp>
 #include <flakeid/adapters/redis_segment.hpp>
 
-#include <condition_variable>
-#include <mutex>
-
 #include "lease_scenarios.hpp"
+#include "secret_messages.hpp"
 #include "test_servers.hpp"
 
 namespace {
@@ -17,51 +15,6 @@ using namespace flakeid_test;
 const std::string password = "S3cr3t-pw";     // requirepass
 const std::string acl_password = "Al1ce-pw";  // user alice
 const std::string wrong_password = "Wr0ng-pw";
-
-/// Every exception message, `where()` and lease event text seen by the tests of this file.
-class seen_messages {
- public:
-  void add(const std::string& m) {
-    const std::lock_guard lk(m_);
-    all_.push_back(m);
-    cv_.notify_all();
-  }
-  /// Waits (up to a minute, not a timing assert) until a message holds `part`.
-  bool wait_for(const std::string& part) {
-    std::unique_lock lk(m_);
-    return cv_.wait_for(lk, 60s, [&] {
-      return std::any_of(all_.begin(), all_.end(),
-                         [&](const std::string& m) { return m.find(part) != std::string::npos; });
-    });
-  }
-  [[nodiscard]] std::vector<std::string> all() {
-    const std::lock_guard lk(m_);
-    return all_;
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::vector<std::string> all_;
-};
-
-seen_messages& seen() {
-  static seen_messages s;
-  return s;
-}
-
-/// The message of the exception `f` throws (recorded); fails the test when it throws none.
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    seen().add(e.what());
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception";
-  return {};
-}
 
 flakeid::lease_options recorded(const std::string& ns) {
   auto o = quick_options(ns);
