@@ -33,8 +33,8 @@ int main() {
   if (address != nullptr && *address != '\0') {
 #ifdef FLAKEID_EXAMPLE_HAVE_REDIS
     try {  // messages name user, host, port and db, never the password
-      lease = std::make_unique<flakeid::redis_lease>(flakeid::redis_options::parse(address),
-                                                     options);
+      lease =
+          std::make_unique<flakeid::redis_lease>(flakeid::redis_options::parse(address), options);
     } catch (const std::invalid_argument& e) {
       std::cerr << e.what() << '\n';
       return 2;
