@@ -24,13 +24,19 @@ foreach(adapter redis postgres)
       if(feature STREQUAL "auth")
         set(labels "lease;segment;server")
       endif()
-      add_executable(${adapter}_${feature}_test
-                     "${CMAKE_CURRENT_LIST_DIR}/${adapter}_${feature}_test.cpp")
-      target_link_libraries(${adapter}_${feature}_test PRIVATE ${link} ${flakeid_gtest_main})
-      target_include_directories(${adapter}_${feature}_test PRIVATE "${CMAKE_CURRENT_LIST_DIR}")
-      flakeid_set_warnings(${adapter}_${feature}_test)
-      gtest_discover_tests(${adapter}_${feature}_test DISCOVERY_TIMEOUT 120
-                           PROPERTIES LABELS "${labels}" TIMEOUT 90)
+      set(exe ${adapter}_${feature}_test)
+      add_executable(${exe} "${CMAKE_CURRENT_LIST_DIR}/${exe}.cpp")
+      target_link_libraries(${exe} PRIVATE ${link} ${flakeid_gtest_main})
+      target_include_directories(${exe} PRIVATE "${CMAKE_CURRENT_LIST_DIR}")
+      flakeid_set_warnings(${exe})
+      gtest_discover_tests(${exe} DISCOVERY_TIMEOUT 120 TEST_LIST ${exe}_TESTS
+                           PROPERTIES TIMEOUT 90)
+      # Labels are set after discovery, from the list it made: gtest_discover_tests splits a
+      # list-valued property into separate words, so "lease;server" given there is lost.
+      file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake"
+           "if(${exe}_TESTS)\n  set_tests_properties(\${${exe}_TESTS} PROPERTIES LABELS \"${labels}\")\nendif()\n")
+      set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES
+                   "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake")
     endforeach()
   else()
     if(adapter STREQUAL "redis")

@@ -64,6 +64,9 @@ class redis_connection {
       throw std::invalid_argument("flakeid: " + options_.where() +
                                   ": TLS was not built in: link the CMake target "
                                   "flakeid::redis_tls (OpenSSL) instead of flakeid::redis");
+    if (options_.tls && !options_.unix_socket.empty())
+      throw std::invalid_argument("flakeid: " + options_.where() +
+                                  ": TLS runs over TCP, not over a Unix socket");
     if (options_.unix_socket.empty() && options_.host.empty())
       throw std::invalid_argument("flakeid: a Redis server needs a host or a unix_socket");
     if (options_.port <= 0 || options_.port > 65535)
