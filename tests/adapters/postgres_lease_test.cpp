@@ -10,8 +10,12 @@ using namespace flakeid_test;
 
 struct postgres_backend {
   postgres_cluster server{};
-  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
-    return std::make_unique<flakeid::postgres_lease>(server.conninfo(), o);
+  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
+  /// machine that may be busy: generous, as it bounds the wait only, not the result.
+  std::chrono::milliseconds connect_timeout{0};
+  std::unique_ptr<flakeid::lease> make(flakeid::lease_options o) {
+    if (connect_timeout.count() > 0) o.connect_timeout = connect_timeout;
+    return std::make_unique<flakeid::postgres_lease>(server.conninfo(), std::move(o));
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -42,7 +46,7 @@ class postgres_ssl_lease_test : public ::testing::Test {
     FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
     b.start();
   }
-  postgres_backend b{postgres_cluster{postgres_config{.password = "S3cr3tPw", .ssl = true}}};
+  postgres_backend b{postgres_cluster{postgres_config{.password = "S3cr3tPw", .ssl = true}}, 10s};
 };
 
 TEST_F(postgres_ssl_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }

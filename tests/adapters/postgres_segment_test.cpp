@@ -15,9 +15,14 @@ struct postgres_backend {
   using store_type = flakeid::postgres_segment_store;
   using distributor_type = flakeid::postgres_distributor;
   postgres_cluster server{true};
+  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
+  /// machine that may be busy: generous, as it bounds the wait only, not the result.
+  std::chrono::milliseconds connect_timeout{0};
   store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
     return store_type{server.conninfo(),
-                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
+                      {.name_space = ns,
+                       .connect_timeout = std::max(timeout, connect_timeout),
+                       .io_timeout = timeout}};
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -56,7 +61,7 @@ class postgres_ssl_segment_test : public ::testing::Test {
     b.start();
   }
   postgres_backend b{
-      postgres_cluster{postgres_config{.durable = true, .password = "S3cr3tPw", .ssl = true}}};
+      postgres_cluster{postgres_config{.durable = true, .password = "S3cr3tPw", .ssl = true}}, 10s};
 };
 
 TEST_F(postgres_ssl_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {

@@ -10,8 +10,12 @@ using namespace flakeid_test;
 
 struct redis_backend {
   redis_server server;
-  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
-    return std::make_unique<flakeid::redis_lease>(server.options(), o);
+  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
+  /// machine that may be busy: generous, as it bounds the wait only, not the result.
+  std::chrono::milliseconds connect_timeout{0};
+  std::unique_ptr<flakeid::lease> make(flakeid::lease_options o) {
+    if (connect_timeout.count() > 0) o.connect_timeout = connect_timeout;
+    return std::make_unique<flakeid::redis_lease>(server.options(), std::move(o));
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -43,7 +47,7 @@ class redis_tls_lease_test : public ::testing::Test {
     FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
     b.start();
   }
-  redis_backend b{redis_server{redis_config{.tls = true}}};
+  redis_backend b{redis_server{redis_config{.tls = true}}, 10s};
 };
 
 TEST_F(redis_tls_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }

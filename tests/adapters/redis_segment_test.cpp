@@ -15,9 +15,14 @@ struct redis_backend {
   using store_type = flakeid::redis_segment_store;
   using distributor_type = flakeid::redis_distributor;
   redis_server server{true};
+  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
+  /// machine that may be busy: generous, as it bounds the wait only, not the result.
+  std::chrono::milliseconds connect_timeout{0};
   store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
     return store_type{server.options(),
-                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
+                      {.name_space = ns,
+                       .connect_timeout = std::max(timeout, connect_timeout),
+                       .io_timeout = timeout}};
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -54,7 +59,7 @@ class redis_tls_segment_test : public ::testing::Test {
     FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
     b.start();
   }
-  redis_backend b{redis_server{redis_config{.durable = true, .tls = true}}};
+  redis_backend b{redis_server{redis_config{.durable = true, .tls = true}}, 10s};
 };
 
 TEST_F(redis_tls_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
