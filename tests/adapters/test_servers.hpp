@@ -12,9 +12,11 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -64,6 +66,18 @@ inline bool port_open(int port) {
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   a.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool ok = ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(s);
+  return ok;
+}
+
+/// Whether something accepts connections on the Unix socket `path`.
+inline bool unix_socket_open(const std::string& path) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  if (path.size() >= sizeof a.sun_path) return false;
+  const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  std::copy(path.begin(), path.end(), a.sun_path);
   const bool ok = ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
   ::close(s);
   return ok;
@@ -298,7 +312,9 @@ class redis_server {
  private:
   void wait_ready() {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
-    while (!port_open(port_)) {
+    // Ready once it accepts connections on every listener asked for (the Unix socket may come
+    // up after the TCP port).
+    while (!port_open(port_) || (config_.unix_socket && !unix_socket_open(socket_path()))) {
       if (std::chrono::steady_clock::now() > deadline)
         throw std::runtime_error("redis-server did not start: " + read_file(dir_ + "/redis.log"));
       std::this_thread::sleep_for(std::chrono::milliseconds{10});
