@@ -1,11 +1,16 @@
 # Adapters that need a client library, each its own INTERFACE target, built when the library is
 # found (pkg-config first, then find_library):
-#   flakeid::redis     include/flakeid/adapters/redis_lease.hpp, redis_segment.hpp
-#                      hiredis (libhiredis-dev)
+#   flakeid::redis     include/flakeid/adapters/redis_lease.hpp, redis_segment.hpp,
+#                      redis_options.hpp; hiredis (libhiredis-dev)
+#   flakeid::redis_tls flakeid::redis plus rediss:// (TLS over OpenSSL, libssl-dev), for hiredis
+#                      versions without TLS; defines FLAKEID_REDIS_TLS. Option FLAKEID_REDIS_TLS
+#                      (ON when OpenSSL is found). Link it everywhere in a program that uses
+#                      Redis, or nowhere.
 #   flakeid::postgres  include/flakeid/adapters/postgres_lease.hpp, postgres_segment.hpp
 #                      libpq (libpq-dev)
 # Their shared connection code is in include/flakeid/adapters/detail/.
-# FLAKEID_REDIS_FOUND / FLAKEID_POSTGRES_FOUND tell whether each target exists.
+# FLAKEID_REDIS_FOUND / FLAKEID_REDIS_TLS_FOUND / FLAKEID_POSTGRES_FOUND tell whether each
+# target exists.
 
 find_package(PkgConfig QUIET)
 
@@ -48,11 +53,36 @@ if(FLAKEID_REDIS_FOUND)
   target_sources(flakeid_redis INTERFACE FILE_SET HEADERS BASE_DIRS include FILES
                  "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/redis_lease.hpp"
                  "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/redis_segment.hpp"
+                 "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/redis_options.hpp"
                  "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/detail/redis_connection.hpp"
                  "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/detail/store_connection_error.hpp")
   message(STATUS "flakeid: Redis adapter (flakeid::redis) enabled")
 else()
   message(STATUS "flakeid: hiredis not found; flakeid::redis is not built")
+endif()
+
+set(FLAKEID_REDIS_TLS_FOUND FALSE)
+if(FLAKEID_REDIS_FOUND)
+  find_package(OpenSSL 1.1.1 QUIET COMPONENTS SSL)
+  option(FLAKEID_REDIS_TLS "Build flakeid::redis_tls (rediss:// over OpenSSL)" ${OpenSSL_FOUND})
+  if(FLAKEID_REDIS_TLS AND NOT OpenSSL_FOUND)
+    message(FATAL_ERROR "flakeid: FLAKEID_REDIS_TLS needs OpenSSL (Debian: libssl-dev)")
+  endif()
+  if(FLAKEID_REDIS_TLS)
+    add_library(flakeid_redis_tls INTERFACE)
+    add_library(flakeid::redis_tls ALIAS flakeid_redis_tls)
+    set_target_properties(flakeid_redis_tls PROPERTIES EXPORT_NAME redis_tls)
+    target_link_libraries(flakeid_redis_tls INTERFACE flakeid_redis OpenSSL::SSL)
+    target_compile_definitions(flakeid_redis_tls INTERFACE FLAKEID_REDIS_TLS=1)
+    target_sources(flakeid_redis_tls INTERFACE FILE_SET HEADERS BASE_DIRS include FILES
+                   "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/detail/redis_tls.hpp")
+    list(APPEND FLAKEID_ADAPTER_TARGETS flakeid_redis_tls)
+    set(FLAKEID_REDIS_TLS_FOUND TRUE)
+    message(STATUS "flakeid: Redis over TLS (flakeid::redis_tls) enabled")
+  else()
+    message(STATUS "flakeid: OpenSSL not found or FLAKEID_REDIS_TLS off; flakeid::redis_tls is "
+                   "not built")
+  endif()
 endif()
 
 if(FLAKEID_POSTGRES_FOUND)
@@ -99,3 +129,7 @@ if(NOT TARGET flakeid_client_${prefix})
 endif()")
   endif()
 endforeach()
+if(FLAKEID_REDIS_TLS_FOUND)
+  string(APPEND FLAKEID_ADAPTER_CONFIG_CODE "
+find_dependency(OpenSSL COMPONENTS SSL)")
+endif()

@@ -99,7 +99,7 @@ constexpr std::string_view gen_help =
     "usage: flakeid gen [-n N] [--layout L] [--generator classic|gene|cosid|tick]\n"
     "                   [--worker W] [--datacenter D] [--gene K] [--to FORM]\n"
     "       flakeid gen --generator segment --store memory|file|redis|postgres [--key K]\n"
-    "                   [--step S] [--redis HOST:PORT] [--postgres CONNINFO] [-n N] [--to FORM]\n"
+    "                   [--step S] [--redis ADDRESS] [--postgres CONNINFO] [-n N] [--to FORM]\n"
     "\n"
     "Mints N IDs (default 1), one per line, in decimal or in the text form FORM\n"
     "(radix62, radix36, base32, friendly).\n"
@@ -126,10 +126,14 @@ constexpr std::string_view gen_help =
     "                file      a counter file in FLAKEID_SEGMENT_DIR (default\n"
     "                          $XDG_STATE_HOME/flakeid/segments or "
     "~/.local/state/flakeid/segments)\n"
-    "                redis     INCRBY on a Redis key (--redis HOST:PORT, else the environment\n"
-    "                          variable FLAKEID_REDIS_ADDRESS, else 127.0.0.1:6379)\n"
+    "                redis     INCRBY on a Redis key (--redis ADDRESS, else the environment\n"
+    "                          variable FLAKEID_REDIS_URL, else FLAKEID_REDIS_ADDRESS, else\n"
+    "                          127.0.0.1:6379). ADDRESS is HOST:PORT or a URI:\n"
+    "                          redis[s]://[user[:password]@]host[:port][/db] or unix:///path\n"
     "                postgres  a row in PostgreSQL (--postgres CONNINFO, else the environment\n"
     "                          variable FLAKEID_POSTGRES_CONNINFO, else libpq's defaults)\n"
+    "  --store URI   redis://..., rediss://... (TLS), unix://... or postgresql://...: that\n"
+    "                store at that address. Messages never show the password.\n"
     "  --key         the counter's name (default 'default')\n"
     "  --step        numbers reserved per store call, 1 to 2147483648 (default N): a run hands\n"
     "                out the first N of what it reserved, the next run goes on above it\n"
@@ -455,6 +459,17 @@ std::filesystem::path segment_directory() {
   return std::string(fallback);
 }
 
+/// `text` with the password of a URI in it (user info after its first ':') shown as `***`.
+std::string hide_password(std::string_view text) {
+  const auto scheme = text.find("://");
+  const auto at = text.rfind('@');
+  if (scheme == std::string_view::npos || at == std::string_view::npos || at < scheme)
+    return std::string(text);
+  const auto colon = text.find(':', scheme + 3);
+  if (colon == std::string_view::npos || colon > at) return std::string(text);
+  return std::string(text.substr(0, colon + 1)) + "***" + std::string(text.substr(at));
+}
+
 /// Draws `count` numbers from a segment generator on `d` and prints them.
 template <class Distributor>
 void draw_segment(Distributor d, std::uint64_t step, std::uint64_t count, text_form to) {
@@ -488,33 +503,47 @@ int run_gen_segment(const arguments& a, std::uint64_t count) {
           "flakeid gen: --to friendly needs a snowflake layout; segment numbers are written in "
           "decimal, radix62, radix36 or base32");
   }
-  const auto store = a.get("--store");
-  if (!store) fail("flakeid gen: --generator segment needs --store memory|file|redis|postgres");
+  const auto store_arg = a.get("--store");
+  if (!store_arg) fail("flakeid gen: --generator segment needs --store memory|file|redis|postgres");
+  // A URI names the store and where it is: redis://, rediss://, unix://, postgresql://.
+  std::string_view store = *store_arg;
+  std::string store_uri;
+  for (const std::string_view scheme : {"redis://", "rediss://", "unix://"})
+    if (store.starts_with(scheme)) store = "redis";
+  for (const std::string_view scheme : {"postgresql://", "postgres://"})
+    if (store.starts_with(scheme)) store = "postgres";
+  if (store != *store_arg) store_uri = std::string(*store_arg);
   const std::string key(a.get("--key").value_or("default"));
   if (key.empty()) fail("flakeid gen: --key must not be empty");
   const std::uint64_t step =
       a.get("--step") ? read_number("gen", "--step", *a.get("--step"), flakeid::max_segment_step)
                       : std::min(count, flakeid::max_segment_step);
   if (step == 0) fail("flakeid gen: --step 0 reserves nothing; give a step of at least 1");
-  if (a.get("--redis") && *store != "redis")
+  if (a.get("--redis") && store != "redis")
     fail("flakeid gen: --redis applies only to --store redis");
-  if (a.get("--postgres") && *store != "postgres")
+  if (a.get("--postgres") && store != "postgres")
     fail("flakeid gen: --postgres applies only to --store postgres");
+  if (!store_uri.empty() && (a.get("--redis") || a.get("--postgres")))
+    fail("flakeid gen: --store " + quote(hide_password(store_uri)) +
+         " already says where the server is; drop --redis/--postgres");
 
-  if (*store == "memory") {
+  if (store == "memory") {
     const flakeid::memory_segment_store s;
     draw_segment(s.distributor(key), step, count, to);
-  } else if (*store == "file") {
+  } else if (store == "file") {
 #if defined(FLAKEID_HAS_FILE_SEGMENT_STORE)
     const flakeid::file_segment_store s{segment_directory()};
     draw_segment(s.distributor(key), step, count, to);
 #else
     fail("flakeid gen: the file store needs a POSIX system");
 #endif
-  } else if (*store == "redis") {
+  } else if (store == "redis") {
 #if defined(FLAKEID_HAS_REDIS)
+    const char* address = std::getenv("FLAKEID_REDIS_ADDRESS");
     const flakeid::redis_segment_store s{
-        server_of(a, "--redis", "FLAKEID_REDIS_ADDRESS", "127.0.0.1:6379"),
+        !store_uri.empty() ? store_uri
+                           : server_of(a, "--redis", "FLAKEID_REDIS_URL",
+                                       address != nullptr ? address : "127.0.0.1:6379"),
         {.name_space = segment_namespace()}};
     draw_segment(s.distributor(key), step, count, to);
 #else
@@ -522,10 +551,11 @@ int run_gen_segment(const arguments& a, std::uint64_t count) {
         "flakeid gen: this flakeid was built without the Redis adapter (hiredis was not found); "
         "stores available: memory, file" FLAKEID_CLI_POSTGRES_NOTE);
 #endif
-  } else if (*store == "postgres") {
+  } else if (store == "postgres") {
 #if defined(FLAKEID_HAS_POSTGRES)
     const flakeid::postgres_segment_store s{
-        server_of(a, "--postgres", "FLAKEID_POSTGRES_CONNINFO", ""),
+        !store_uri.empty() ? store_uri
+                           : server_of(a, "--postgres", "FLAKEID_POSTGRES_CONNINFO", ""),
         {.name_space = segment_namespace()}};
     draw_segment(s.distributor(key), step, count, to);
 #else
@@ -534,8 +564,9 @@ int run_gen_segment(const arguments& a, std::uint64_t count) {
         "found); stores available: memory, file" FLAKEID_CLI_REDIS_NOTE);
 #endif
   } else {
-    fail("flakeid gen: store " + quote(*store) +
-         " is unknown; allowed: memory, file, redis, postgres");
+    fail("flakeid gen: store " + quote(hide_password(store)) +
+         " is unknown; allowed: memory, file, redis, postgres, or a redis://, rediss://, "
+         "unix:// or postgresql:// URI");
   }
   return exit_ok;
 }

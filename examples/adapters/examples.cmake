@@ -1,7 +1,11 @@
-# The lease example: Redis when flakeid::redis is built and FLAKEID_REDIS_ADDRESS is set at run
-# time, else the host-local file lease. Built and run by CTest (label "demo").
+# The lease example: Redis when flakeid::redis is built and FLAKEID_REDIS_URL or
+# FLAKEID_REDIS_ADDRESS is set at run time (rediss:// with flakeid::redis_tls), else the
+# host-local file lease. Built and run by CTest (label "demo").
 add_executable(example_lease_worker "${CMAKE_CURRENT_LIST_DIR}/lease_worker.cpp")
-if(TARGET flakeid::redis)
+if(TARGET flakeid::redis_tls)
+  target_link_libraries(example_lease_worker PRIVATE flakeid::redis_tls)
+  target_compile_definitions(example_lease_worker PRIVATE FLAKEID_EXAMPLE_HAVE_REDIS=1)
+elseif(TARGET flakeid::redis)
   target_link_libraries(example_lease_worker PRIVATE flakeid::redis)
   target_compile_definitions(example_lease_worker PRIVATE FLAKEID_EXAMPLE_HAVE_REDIS=1)
 else()

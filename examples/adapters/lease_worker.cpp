@@ -1,7 +1,9 @@
-// A worker that takes its worker id from a lease: from Redis when FLAKEID_REDIS_ADDRESS
-// ("host:port") is set, else from a lock file on this host. Run several at once: each gets its
-// own id, and an id comes back only after its holder released it or its lease expired.
+// A worker that takes its worker id from a lease: from Redis when FLAKEID_REDIS_URL (a
+// redis://, rediss:// or unix:// URI) or FLAKEID_REDIS_ADDRESS ("host:port") is set, else from a
+// lock file on this host. Run several at once: each gets its own id, and an id comes back only
+// after its holder released it or its lease expired.
 //
+//   FLAKEID_REDIS_URL=rediss://app:s3cret@cache.internal:6380/2 ./example_lease_worker
 //   FLAKEID_REDIS_ADDRESS=127.0.0.1:6379 ./example_lease_worker
 //   ./example_lease_worker
 #include <cstdlib>
@@ -9,6 +11,7 @@
 #include <flakeid/flakeid.hpp>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #ifdef FLAKEID_EXAMPLE_HAVE_REDIS
@@ -24,10 +27,18 @@ int main() {
   };
 
   std::unique_ptr<flakeid::lease> lease;
+  const char* url = std::getenv("FLAKEID_REDIS_URL");
   const char* address = std::getenv("FLAKEID_REDIS_ADDRESS");
+  if (url != nullptr && *url != '\0') address = url;
   if (address != nullptr && *address != '\0') {
 #ifdef FLAKEID_EXAMPLE_HAVE_REDIS
-    lease = std::make_unique<flakeid::redis_lease>(address, options);
+    try {  // messages name user, host, port and db, never the password
+      lease =
+          std::make_unique<flakeid::redis_lease>(flakeid::redis_options::parse(address), options);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << e.what() << '\n';
+      return 2;
+    }
 #else
     std::cerr << "this build has no Redis adapter (hiredis was not found)\n";
     return 1;

@@ -10,8 +10,12 @@ using namespace flakeid_test;
 
 struct postgres_backend {
   postgres_cluster server{true};  // a lease store must keep what it confirmed
-  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
-    return std::make_unique<flakeid::postgres_lease>(server.conninfo(), o);
+  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
+  /// machine that may be busy: generous, as it bounds the wait only, not the result.
+  std::chrono::milliseconds connect_timeout{0};
+  std::unique_ptr<flakeid::lease> make(flakeid::lease_options o) {
+    if (connect_timeout.count() > 0) o.connect_timeout = connect_timeout;
+    return std::make_unique<flakeid::postgres_lease>(server.conninfo(), std::move(o));
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -35,6 +39,20 @@ TEST_F(postgres_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_
 TEST_F(postgres_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
   restart_with_clock_back(b);
 }
+
+/// The same scenarios with a password and SSL (sslmode=verify-full, CA made at test time).
+class postgres_ssl_lease_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  postgres_backend b{
+      postgres_cluster{postgres_config{.durable = true, .password = "S3cr3tPw", .ssl = true}}, 10s};
+};
+
+TEST_F(postgres_ssl_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
+TEST_F(postgres_ssl_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true); }
 
 TEST_F(postgres_lease_test, assigns_datacenter_and_worker_from_the_layout) {
   auto o = quick_options(unique_ns("layout"));
@@ -67,7 +85,7 @@ TEST(postgres_lease_unreachable, fails_with_a_clear_error_within_the_connect_tim
   } catch (const flakeid::lease_store_error& e) {
     const std::string expected =
         "flakeid: cannot connect to postgresql 127.0.0.1:" + std::to_string(port) +
-        " within 500 ms: ";
+        " user x db x within 500 ms: ";
     EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
   }
 }

@@ -15,9 +15,14 @@ struct postgres_backend {
   using store_type = flakeid::postgres_segment_store;
   using distributor_type = flakeid::postgres_distributor;
   postgres_cluster server{true};
+  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
+  /// machine that may be busy: generous, as it bounds the wait only, not the result.
+  std::chrono::milliseconds connect_timeout{0};
   store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
     return store_type{server.conninfo(),
-                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
+                      {.name_space = ns,
+                       .connect_timeout = std::max(timeout, connect_timeout),
+                       .io_timeout = timeout}};
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -48,12 +53,30 @@ TEST_F(postgres_segment_test, grouped_counter_restarts_at_one_after_midnight) {
   grouped_counter_across_midnight(b);
 }
 
+/// The same scenarios with a password and SSL (sslmode=verify-full, CA made at test time).
+class postgres_ssl_segment_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  postgres_backend b{
+      postgres_cluster{postgres_config{.durable = true, .password = "S3cr3tPw", .ssl = true}}, 10s};
+};
+
+TEST_F(postgres_ssl_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
+  forty_processes_on_chains(b);
+}
+TEST_F(postgres_ssl_segment_test, restart_after_sigkill_never_repeats_a_number) {
+  restart_after_sigkill(b);
+}
+
 TEST_F(postgres_segment_test, counts_in_a_table_per_namespace_and_names_the_store) {
   const std::string ns = unique_segment_ns("names");
   auto store = b.store(ns, 2000ms);
   auto d = store.distributor("orders");
-  EXPECT_EQ(d.store_name(),
-            "postgresql 127.0.0.1:" + std::to_string(b.server.port()) + " namespace " + ns);
+  EXPECT_EQ(d.store_name(), "postgresql 127.0.0.1:" + std::to_string(b.server.port()) +
+                                " user flakeid db postgres namespace " + ns);
   EXPECT_EQ(d.table(), "\"flakeid_segment_" + ns + "\"");
   EXPECT_EQ(store.current("orders"), 0u);  // creates the table
   EXPECT_EQ(d.next_max_id(100), 100u);
@@ -82,14 +105,15 @@ TEST_F(postgres_segment_test, a_counter_past_bigint_is_a_clear_error) {
   } catch (const flakeid::segment_store_error& e) {
     const std::string head = "flakeid: segment store " + std::string(d.store_name()) +
                              ", key 'orders': next_max_id(1000) failed: postgresql 127.0.0.1:" +
-                             std::to_string(b.server.port()) + ": ERROR:  bigint out of range";
+                             std::to_string(b.server.port()) +
+                             " user flakeid db postgres: ERROR:  bigint out of range";
     EXPECT_EQ(std::string(e.what()).substr(0, head.size()), head) << e.what();
   }
 }
 
 TEST(postgres_segment_unreachable, fails_within_the_connect_timeout_naming_the_store) {
   const int port = free_port();
-  const std::string where = "postgresql 127.0.0.1:" + std::to_string(port);
+  const std::string where = "postgresql 127.0.0.1:" + std::to_string(port) + " user x db x";
   unreachable(
       [&](std::chrono::milliseconds t) {
         return flakeid::postgres_segment_store{

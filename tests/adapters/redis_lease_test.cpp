@@ -10,8 +10,12 @@ using namespace flakeid_test;
 
 struct redis_backend {
   redis_server server;
-  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
-    return std::make_unique<flakeid::redis_lease>(server.address(), o);
+  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
+  /// machine that may be busy: generous, as it bounds the wait only, not the result.
+  std::chrono::milliseconds connect_timeout{0};
+  std::unique_ptr<flakeid::lease> make(flakeid::lease_options o) {
+    if (connect_timeout.count() > 0) o.connect_timeout = connect_timeout;
+    return std::make_unique<flakeid::redis_lease>(server.options(), std::move(o));
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -50,6 +54,21 @@ TEST_F(redis_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
   restart_with_clock_back(b);
 }
 
+#if defined(FLAKEID_REDIS_TLS)
+/// The same scenarios over TLS (CA and certificate made at test time).
+class redis_tls_lease_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  redis_backend b{redis_server{redis_config{.durable = true, .tls = true}}, 10s};
+};
+
+TEST_F(redis_tls_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
+TEST_F(redis_tls_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true); }
+#endif
+
 TEST_F(redis_lease_test, assigns_datacenter_and_worker_from_the_layout) {
   auto o = quick_options(unique_ns("layout"));
   flakeid::redis_lease a{b.server.address(), o};
@@ -86,13 +105,17 @@ TEST(redis_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeou
 }
 
 TEST(redis_lease_address, parses_host_and_port) {
-  EXPECT_EQ(flakeid::detail::split_address("10.0.0.1:7000", 6379),
-            (std::pair<std::string, int>{"10.0.0.1", 7000}));
-  EXPECT_EQ(flakeid::detail::split_address("cache", 6379),
-            (std::pair<std::string, int>{"cache", 6379}));
-  EXPECT_EQ(flakeid::detail::split_address("[::1]:7000", 6379),
-            (std::pair<std::string, int>{"::1", 7000}));
-  EXPECT_THROW((void)flakeid::detail::split_address("cache:x", 6379), std::invalid_argument);
+  const auto a = flakeid::redis_options::parse("10.0.0.1:7000");
+  EXPECT_EQ(a.host, "10.0.0.1");
+  EXPECT_EQ(a.port, 7000);
+  const auto c = flakeid::redis_options::parse("cache");
+  EXPECT_EQ(c.host, "cache");
+  EXPECT_EQ(c.port, 6379);
+  const auto v6 = flakeid::redis_options::parse("[::1]:7000");
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 7000);
+  EXPECT_EQ(v6.where(), "redis [::1]:7000");
+  EXPECT_THROW((void)flakeid::redis_options::parse("cache:x"), std::invalid_argument);
 }
 
 }  // namespace

@@ -15,9 +15,14 @@ struct redis_backend {
   using store_type = flakeid::redis_segment_store;
   using distributor_type = flakeid::redis_distributor;
   redis_server server{true};
+  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
+  /// machine that may be busy: generous, as it bounds the wait only, not the result.
+  std::chrono::milliseconds connect_timeout{0};
   store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
-    return store_type{server.address(),
-                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
+    return store_type{server.options(),
+                      {.name_space = ns,
+                       .connect_timeout = std::max(timeout, connect_timeout),
+                       .io_timeout = timeout}};
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -45,6 +50,25 @@ TEST_F(redis_segment_test, restart_after_sigkill_never_repeats_a_number) {
 TEST_F(redis_segment_test, grouped_counter_restarts_at_one_after_midnight) {
   grouped_counter_across_midnight(b);
 }
+
+#if defined(FLAKEID_REDIS_TLS)
+/// The same scenarios over TLS (CA and certificate made at test time).
+class redis_tls_segment_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  redis_backend b{redis_server{redis_config{.durable = true, .tls = true}}, 10s};
+};
+
+TEST_F(redis_tls_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
+  forty_processes_on_chains(b);
+}
+TEST_F(redis_tls_segment_test, restart_after_sigkill_never_repeats_a_number) {
+  restart_after_sigkill(b);
+}
+#endif
 
 TEST_F(redis_segment_test, counts_in_a_namespaced_key_and_names_the_store) {
   const std::string ns = unique_segment_ns("names");

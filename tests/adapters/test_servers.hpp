@@ -12,9 +12,11 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -23,7 +25,10 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
+
+#include <flakeid/adapters/redis_options.hpp>
 
 namespace flakeid_test {
 
@@ -61,6 +66,18 @@ inline bool port_open(int port) {
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   a.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool ok = ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(s);
+  return ok;
+}
+
+/// Whether something accepts connections on the Unix socket `path`.
+inline bool unix_socket_open(const std::string& path) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  if (path.size() >= sizeof a.sun_path) return false;
+  const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  std::copy(path.begin(), path.end(), a.sun_path);
   const bool ok = ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
   ::close(s);
   return ok;
@@ -133,30 +150,139 @@ inline std::string make_temp_dir(const std::string& stem) {
   return t;
 }
 
+/// A test CA and certificates signed by it, made with `openssl` in `dir`: `server` for
+/// localhost and 127.0.0.1, `other` for other.example only, `client` for mutual TLS. Each
+/// `<name>.crt` with its `<name>.key`; the CA is `ca.crt`.
+struct test_certs {
+  std::string dir{};
+  [[nodiscard]] std::string ca() const { return dir + "/ca.crt"; }
+  [[nodiscard]] std::string crt(const std::string& name) const { return dir + "/" + name + ".crt"; }
+  [[nodiscard]] std::string key(const std::string& name) const { return dir + "/" + name + ".key"; }
+};
+
+inline std::string openssl_program() { return find_program("openssl", {"/usr/bin"}); }
+
+/// Makes the CA and the certificates of `test_certs` in `dir` (which exists). Throws when
+/// openssl fails.
+inline test_certs make_test_certs(const std::string& dir) {
+  const std::string openssl = openssl_program();
+  if (openssl.empty()) throw std::runtime_error("openssl was not found (apt-get install openssl)");
+  const std::string cnf = dir + "/certs.cnf";
+  {
+    std::ofstream f(cnf);
+    f << "[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = flakeid test\n"
+         "[ca]\nbasicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign,cRLSign\n"
+         "subjectKeyIdentifier = hash\n"
+         "[server]\nsubjectAltName = DNS:localhost,IP:127.0.0.1\nextendedKeyUsage = serverAuth\n"
+         "[other]\nsubjectAltName = DNS:other.example\nextendedKeyUsage = serverAuth\n"
+         "[client]\nextendedKeyUsage = clientAuth\n";
+  }
+  const std::string log = dir + "/openssl.log";
+  auto must = [&](const std::vector<std::string>& argv) {
+    if (run(argv, log) != 0) throw std::runtime_error("openssl failed: " + read_file(log));
+  };
+  const std::vector<std::string> ec{"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                    "-nodes"};
+  auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  must(with({openssl, "req", "-x509", "-config", cnf, "-extensions", "ca", "-days", "3"},
+            with(ec, {"-keyout", dir + "/ca.key", "-out", dir + "/ca.crt", "-subj",
+                      "/CN=flakeid test CA"})));
+  int serial = 1;
+  for (const std::string name : {"server", "other", "client"}) {
+    const std::string cn = name == "server"  ? "localhost"
+                           : name == "other" ? "other.example"
+                                             : "flakeid client";
+    must(with({openssl, "req", "-new", "-config", cnf},
+              with(ec, {"-keyout", dir + "/" + name + ".key", "-out", dir + "/" + name + ".csr",
+                        "-subj", "/CN=" + cn})));
+    must({openssl, "x509", "-req", "-in", dir + "/" + name + ".csr", "-CA", dir + "/ca.crt",
+          "-CAkey", dir + "/ca.key", "-set_serial", std::to_string(serial++), "-days", "3",
+          "-extfile", cnf, "-extensions", name, "-out", dir + "/" + name + ".crt"});
+  }
+  return test_certs{dir};
+}
+
+/// How a `redis_server` is set up beyond the defaults.
+struct redis_config {
+  /// Every acknowledged write in the append-only file (`appendfsync always`).
+  bool durable = false;
+  /// `requirepass` (the default user's password).
+  std::string requirepass{};
+  /// An ACL user `acl_user on >acl_password ~flakeid:* +@all`; the default user is then off.
+  std::string acl_user{};
+  std::string acl_password{};
+  /// TLS only (`--tls-port`, `--port 0`), with a certificate for localhost and 127.0.0.1, or
+  /// for other.example only when `other_host_cert`.
+  bool tls = false;
+  bool other_host_cert = false;
+  /// The server asks for a client certificate signed by the test CA.
+  bool tls_client_cert = false;
+  /// Also listen on a Unix socket (`redis.sock` in the server's directory).
+  bool unix_socket = false;
+};
+
 /// A redis-server on a free loopback port; without persistence, or with `durable` every
 /// acknowledged write in the append-only file (`appendfsync always`), so a restart after
 /// SIGKILL keeps it.
 class redis_server {
  public:
-  explicit redis_server(bool durable = false)
-      : exe_(find_program("redis-server", {"/usr/sbin", "/usr/local/bin"})), durable_(durable) {}
+  explicit redis_server(bool durable = false) : redis_server(redis_config{.durable = durable}) {}
+  explicit redis_server(redis_config config)
+      : exe_(find_program("redis-server", {"/usr/sbin", "/usr/local/bin"})),
+        durable_(config.durable),
+        config_(std::move(config)) {}
   ~redis_server() {
     stop();
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
-  [[nodiscard]] bool available() const { return !exe_.empty(); }
+  [[nodiscard]] bool available() const {
+    return !exe_.empty() && (!config_.tls || !openssl_program().empty());
+  }
   [[nodiscard]] std::string missing() const {
-    return "redis-server was not found (Debian: apt-get install redis-server)";
+    return exe_.empty() ? "redis-server was not found (Debian: apt-get install redis-server)"
+                        : "openssl was not found (Debian: apt-get install openssl)";
   }
 
   /// Starts the server (on the same port as before after a stop).
   void start() {
-    if (dir_.empty()) dir_ = make_temp_dir("flakeid-redis");
+    if (dir_.empty()) {
+      dir_ = make_temp_dir("flakeid-redis");
+      if (config_.tls) certs_ = make_test_certs(dir_);
+    }
     if (port_ == 0) port_ = free_port();
-    pid_ = spawn({exe_, "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "",
-                  "--appendonly", durable_ ? "yes" : "no", "--appendfsync", "always",
-                  "--protected-mode", "no", "--dir", dir_},
-                 dir_ + "/redis.log");
+    std::vector<std::string> argv{exe_,
+                                  "--bind",
+                                  "127.0.0.1",
+                                  "--save",
+                                  "",
+                                  "--appendonly",
+                                  durable_ ? "yes" : "no",
+                                  "--appendfsync",
+                                  "always",
+                                  "--protected-mode",
+                                  "no",
+                                  "--dir",
+                                  dir_};
+    if (config_.tls) {
+      const std::string cert = config_.other_host_cert ? "other" : "server";
+      argv.insert(argv.end(),
+                  {"--port", "0", "--tls-port", std::to_string(port_), "--tls-cert-file",
+                   certs_.crt(cert), "--tls-key-file", certs_.key(cert), "--tls-ca-cert-file",
+                   certs_.ca(), "--tls-auth-clients", config_.tls_client_cert ? "yes" : "no"});
+    } else {
+      argv.insert(argv.end(), {"--port", std::to_string(port_)});
+    }
+    if (!config_.requirepass.empty())
+      argv.insert(argv.end(), {"--requirepass", config_.requirepass});
+    if (!config_.acl_user.empty())
+      argv.insert(argv.end(), {"--user", config_.acl_user, "on", ">" + config_.acl_password,
+                               "~flakeid:*", "+@all", "--user", "default", "off"});
+    if (config_.unix_socket)
+      argv.insert(argv.end(), {"--unixsocket", socket_path(), "--unixsocketperm", "700"});
+    pid_ = spawn(argv, dir_ + "/redis.log");
     wait_ready();
   }
   void stop() {
@@ -168,19 +294,37 @@ class redis_server {
       std::this_thread::sleep_for(std::chrono::milliseconds{5});
   }
   [[nodiscard]] std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  [[nodiscard]] int port() const { return port_; }
+  /// The Unix socket (with `redis_config::unix_socket`).
+  [[nodiscard]] std::string socket_path() const { return dir_ + "/redis.sock"; }
+  /// The test CA and certificates (with `redis_config::tls`, once started).
+  [[nodiscard]] const test_certs& certs() const { return certs_; }
+  /// Options for a client of this server: TLS with the test CA when the server speaks TLS (no
+  /// login, db 0).
+  [[nodiscard]] flakeid::redis_options options() const {
+    flakeid::redis_options o;
+    o.port = port_;
+    o.tls = config_.tls;
+    if (config_.tls) o.tls_ca_file = certs_.ca();
+    return o;
+  }
 
  private:
   void wait_ready() {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
-    while (!port_open(port_)) {
+    // Ready once it accepts connections on every listener asked for (the Unix socket may come
+    // up after the TCP port).
+    while (!port_open(port_) || (config_.unix_socket && !unix_socket_open(socket_path()))) {
       if (std::chrono::steady_clock::now() > deadline)
         throw std::runtime_error("redis-server did not start: " + read_file(dir_ + "/redis.log"));
       std::this_thread::sleep_for(std::chrono::milliseconds{10});
     }
   }
-  std::string exe_;
+  std::string exe_{};
   bool durable_ = false;
-  std::string dir_;
+  redis_config config_;
+  test_certs certs_;
+  std::string dir_{};
   int port_ = 0;
   pid_t pid_ = -1;
 };
@@ -189,10 +333,23 @@ class redis_server {
 /// loopback port; as 'nobody' when the tests run as root (initdb refuses root). Commits return
 /// before their WAL is written unless `durable` (then a committed row survives an immediate
 /// stop; fsync stays off, as the machine itself does not crash).
+/// How a `postgres_cluster` is set up beyond the defaults.
+struct postgres_config {
+  /// Commits wait for their WAL.
+  bool durable = false;
+  /// The superuser's password; TCP logins then need it (`scram-sha-256` in pg_hba.conf).
+  std::string password{};
+  /// `ssl=on` with a certificate for localhost and 127.0.0.1 signed by a test CA.
+  bool ssl = false;
+};
+
 class postgres_cluster {
  public:
   explicit postgres_cluster(bool durable = false)
-      : durable_(durable),
+      : postgres_cluster(postgres_config{.durable = durable}) {}
+  explicit postgres_cluster(postgres_config config)
+      : durable_(config.durable),
+        config_(std::move(config)),
         initdb_(find_program("initdb", {"/usr/lib/postgresql/*/bin"})),
         pg_ctl_(initdb_.empty()
                     ? std::string()
@@ -210,7 +367,8 @@ class postgres_cluster {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
   [[nodiscard]] bool available() const {
-    return !initdb_.empty() && ::access(pg_ctl_.c_str(), X_OK) == 0;
+    return !initdb_.empty() && ::access(pg_ctl_.c_str(), X_OK) == 0 &&
+           (!config_.ssl || !openssl_program().empty());
   }
   [[nodiscard]] std::string missing() const {
     return "initdb/pg_ctl were not found on PATH or in /usr/lib/postgresql/*/bin (Debian: apt-get "
@@ -224,9 +382,28 @@ class postgres_cluster {
       if (uid_ != static_cast<uid_t>(-1) && ::chown(dir_.c_str(), uid_, gid_) != 0)
         throw std::runtime_error("cannot chown " + dir_);
       port_ = free_port();
-      const int rc = run({initdb_, "-D", dir_ + "/data", "-A", "trust", "-U", "flakeid", "-E",
-                          "UTF8", "--no-sync", "--no-instructions"},
-                         dir_ + "/initdb.log", uid_, gid_, dir_);
+      std::vector<std::string> argv{initdb_, "-D",        dir_ + "/data",     "-U", "flakeid", "-E",
+                                    "UTF8",  "--no-sync", "--no-instructions"};
+      if (config_.password.empty()) {
+        argv.insert(argv.end(), {"-A", "trust"});
+      } else {
+        std::ofstream(dir_ + "/pwfile") << config_.password << "\n";
+        if (uid_ != static_cast<uid_t>(-1) && ::chown((dir_ + "/pwfile").c_str(), uid_, gid_) != 0)
+          throw std::runtime_error("cannot chown the password file");
+        argv.insert(argv.end(), {"--auth-local=trust", "--auth-host=scram-sha-256",
+                                 "--pwfile=" + dir_ + "/pwfile"});
+      }
+      if (config_.ssl) {
+        certs_ = make_test_certs(dir_);
+        for (const std::string& f : {certs_.crt("server"), certs_.key("server"), certs_.ca()}) {
+          if (uid_ != static_cast<uid_t>(-1) && ::chown(f.c_str(), uid_, gid_) != 0)
+            throw std::runtime_error("cannot chown " + f);
+        }
+        ::chmod(certs_.key("server").c_str(), 0600);
+        ssl_options_ = " -c ssl=on -c ssl_cert_file=" + certs_.crt("server") +
+                       " -c ssl_key_file=" + certs_.key("server");
+      }
+      const int rc = run(argv, dir_ + "/initdb.log", uid_, gid_, dir_);
       if (rc != 0) throw std::runtime_error("initdb failed: " + read_file(dir_ + "/initdb.log"));
     }
     const int rc =
@@ -234,7 +411,7 @@ class postgres_cluster {
              "-p " + std::to_string(port_) + " -k " + dir_ +
                  " -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
                  " -c synchronous_commit=" +
-                 (durable_ ? "on" : "off"),
+                 (durable_ ? "on" : "off") + ssl_options_,
              "start"},
             dir_ + "/pg_ctl.log", uid_, gid_, dir_);
     if (rc != 0)
@@ -248,9 +425,25 @@ class postgres_cluster {
               dir_ + "/pg_ctl.log", uid_, gid_, dir_);
     running_ = false;
   }
+  /// A libpq connection string with the password and, with ssl, `sslmode=verify-full`.
   [[nodiscard]] std::string conninfo() const {
-    return "host=127.0.0.1 port=" + std::to_string(port_) + " user=flakeid dbname=postgres";
+    std::string c =
+        "host=127.0.0.1 port=" + std::to_string(port_) + " user=flakeid dbname=postgres";
+    if (!config_.password.empty()) c += " password=" + config_.password;
+    if (config_.ssl) c += " sslmode=verify-full sslrootcert=" + certs_.ca();
+    return c;
   }
+  /// The same as a `postgresql://` URI (the password percent-encoded by the caller's choice:
+  /// tests use passwords without reserved characters).
+  [[nodiscard]] std::string uri() const {
+    std::string u = "postgresql://flakeid";
+    if (!config_.password.empty()) u += ":" + config_.password;
+    u += "@127.0.0.1:" + std::to_string(port_) + "/postgres";
+    if (config_.ssl) u += "?sslmode=verify-full&sslrootcert=" + certs_.ca();
+    return u;
+  }
+  /// The test CA and certificates (with `postgres_config::ssl`, once started).
+  [[nodiscard]] const test_certs& certs() const { return certs_; }
   [[nodiscard]] int port() const { return port_; }
   /// The first column of the first row `sql` returns, through psql (empty on an error).
   [[nodiscard]] std::string query(const std::string& sql) const {
@@ -266,11 +459,14 @@ class postgres_cluster {
 
  private:
   bool durable_ = false;
-  std::string initdb_;
-  std::string pg_ctl_;
+  postgres_config config_;
+  test_certs certs_;
+  std::string ssl_options_{};
+  std::string initdb_{};
+  std::string pg_ctl_{};
   uid_t uid_ = static_cast<uid_t>(-1);
   gid_t gid_ = static_cast<gid_t>(-1);
-  std::string dir_;
+  std::string dir_{};
   int port_ = 0;
   bool running_ = false;
 };

@@ -277,6 +277,50 @@ expect_bad(gen_segment_redis_address "--redis applies only to --store redis"
            gen --generator segment --store memory --redis 127.0.0.1:6379)
 expect_bad(gen_store_without_segment "option '--store' applies only to --generator segment"
            gen --store memory --worker 1)
+expect_bad(gen_segment_bad_store_uri "store 'etcd://u:\\*\\*\\*@cache' is unknown"
+           gen --generator segment --store etcd://u:S3cr3t-cli@cache)
+
+# ---- gen --store <URI>: where the server is, and no password in any message ---------------------
+# expect_no_secret(<name> <exit code> <stderr regex> <env assignment or ""> <args>...): exits
+# with the code, one line on stderr matching the regex, and no "S3cr3t-cli" or "S3cr%ZZcli" in it.
+function(expect_no_secret name code regex env)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID ${env} "${CLI}" ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(FIND "${err}" "S3cr3t-cli" plain)
+  string(FIND "${err}" "S3cr%ZZcli" escaped)
+  if(NOT rc EQUAL code OR NOT out STREQUAL "" OR NOT err MATCHES "^flakeid[^\n]*${regex}"
+     OR NOT plain EQUAL -1 OR NOT escaped EQUAL -1)
+    failed(${name} "flakeid ${ARGN}\n  exit ${rc} (expected ${code})\n  stdout: ${out}\n  stderr: ${err}  expected to match: ${regex}, without the password")
+  endif()
+  set(failures ${failures} PARENT_SCOPE)
+endfunction()
+
+if(CLI_REDIS)
+  expect_no_secret(gen_redis_uri_ipv6 2
+                   "invalid Redis address 'redis://:\\*\\*\\*@::1:6379': an IPv6 address must be written in brackets" ""
+                   gen --generator segment --store redis://:S3cr3t-cli@::1:6379)
+  expect_no_secret(gen_redis_uri_refused 1
+                   "cannot connect to redis 127.0.0.1:1 user u db 3 within 2000 ms: " ""
+                   gen --generator segment --store redis://u:S3cr3t-cli@127.0.0.1:1/3)
+  expect_no_secret(gen_redis_url_env_refused 1
+                   "cannot connect to redis 127.0.0.1:1 user u db 4 within 2000 ms: "
+                   "FLAKEID_REDIS_URL=redis://u:S3cr3t-cli@127.0.0.1:1/4"
+                   gen --generator segment --store redis)
+  expect_no_secret(gen_redis_option_uri_refused 1
+                   "cannot connect to redis 127.0.0.1:1 tls user u within 2000 ms: " ""
+                   gen --generator segment --store redis --redis rediss://u:S3cr3t-cli@127.0.0.1:1)
+  expect_no_secret(gen_redis_uri_and_option 2 "already says where the server is" ""
+                   gen --generator segment --store redis://u:S3cr3t-cli@127.0.0.1:1
+                   --redis 127.0.0.1:2)
+endif()
+if(CLI_POSTGRES)
+  expect_no_secret(gen_postgres_uri_malformed 2
+                   "invalid PostgreSQL connection string: invalid percent-encoded token: \"\\*\\*\\*\"" ""
+                   gen --generator segment --store postgresql://u:S3cr%ZZcli@127.0.0.1:1/app)
+  expect_no_secret(gen_postgres_uri_refused 1
+                   "cannot connect to postgresql 127.0.0.1:1 user u db app within 2000 ms: " ""
+                   gen --generator segment --store postgresql://u:S3cr3t-cli@127.0.0.1:1/app)
+endif()
 
 if(failures GREATER 0)
   message(FATAL_ERROR "${failures} CLI check(s) failed")

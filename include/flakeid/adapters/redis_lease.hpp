@@ -21,10 +21,13 @@
 /// or forgotten by the server) is a lost lease.
 ///
 ///     flakeid::redis_lease lease{"127.0.0.1:6379"};
+///     flakeid::redis_lease managed{"rediss://app:s3cret@cache.internal:6380/2"};
+///     flakeid::redis_lease from_env{flakeid::redis_options::from_env()};  // FLAKEID_REDIS_URL
 ///     flakeid::classic_snowflake<> gen{lease};
 ///
-/// Throws `lease_store_error` when Redis cannot be reached within `connect_timeout` or does
-/// not answer within `io_timeout`.
+/// Throws `lease_store_error` when Redis cannot be reached within `connect_timeout`, refuses
+/// the login or the db, or does not answer within `io_timeout`. Messages name user, host, port
+/// and db, never the password.
 
 #include <algorithm>
 #include <charconv>
@@ -34,10 +37,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../lease.hpp"
 #include "detail/redis_connection.hpp"
+#include "redis_options.hpp"
 
 namespace flakeid {
 
@@ -110,11 +115,11 @@ inline std::int64_t redis_int(const redisReply* r) {
 
 class redis_lease_store final : public lease_store {
  public:
-  redis_lease_store(const std::string& address, const lease_options& o)
+  redis_lease_store(redis_options server, const lease_options& o)
       : prefix_("flakeid:{" + o.name_space + "}:"),
         hold_ms_(std::to_string((o.ttl + o.safe_guard).count())),
         guard_ms_(std::to_string(o.safe_guard.count())),
-        conn_(address, o.connect_timeout,
+        conn_(std::move(server), o.connect_timeout,
               o.io_timeout.count() > 0 ? o.io_timeout
                                        : std::max(std::chrono::milliseconds{10}, o.ttl / 5)) {}
 
@@ -197,11 +202,18 @@ class redis_lease_store final : public lease_store {
 
 }  // namespace detail
 
-/// A worker-id lease in Redis at `address` ("host:port"; see the file comment).
+/// A worker-id lease in Redis (see the file comment).
 class redis_lease : public lease {
  public:
+  /// The server of `server` (address, login, db, TLS); its timeouts, when set, take the place
+  /// of `options.connect_timeout` and `options.io_timeout`. Does not connect. Throws
+  /// `std::invalid_argument` when `server` asks for TLS and it was not built in.
+  explicit redis_lease(redis_options server, lease_options options = {})
+      : lease(std::make_unique<detail::redis_lease_store>(std::move(server), options), options) {}
+  /// The server at `address`: a `redis://`, `rediss://` or `unix://` URI, or `host[:port]` (see
+  /// `redis_options::parse`, which throws `std::invalid_argument`).
   explicit redis_lease(const std::string& address, lease_options options = {})
-      : lease(std::make_unique<detail::redis_lease_store>(address, options), options) {}
+      : redis_lease(redis_options::parse(address), std::move(options)) {}
 };
 
 }  // namespace flakeid

@@ -15,6 +15,7 @@
 /// the repeated range (`segment_store_error`), a generator started after it cannot know.
 ///
 ///     flakeid::redis_segment_store store{"127.0.0.1:6379", {.name_space = "shop"}};
+///     // or "rediss://app:s3cret@cache.internal:6380/2", or redis_options::from_env()
 ///     flakeid::segment_chain_generator gen{store.distributor("orders"), {.step = 1000}};
 ///     gen.next_id();  // 1, 2, 3 ... across every process on the counter
 ///
@@ -36,6 +37,7 @@
 #include "../segment.hpp"
 #include "../segment_stores.hpp"
 #include "detail/redis_connection.hpp"
+#include "redis_options.hpp"
 
 namespace flakeid {
 
@@ -60,16 +62,16 @@ struct redis_segment_options {
 /// distributor take turns on its connection).
 class redis_distributor {
  public:
-  /// Counter `key` on the server at `address` ("host:port", port 6379 when absent). Does not
-  /// connect. Throws `std::invalid_argument` for a bad address, namespace, timeout or an empty
-  /// key.
-  redis_distributor(const std::string& address, std::string key, redis_segment_options options = {})
+  /// Counter `key` on the server of `server` (address, login, db, TLS; its timeouts, when set,
+  /// take the place of those in `options`). Does not connect. Throws `std::invalid_argument`
+  /// for a bad namespace, timeout, an empty key, or TLS asked for and not built in.
+  redis_distributor(redis_options server, std::string key, redis_segment_options options = {})
       : options_(std::move(options)), key_(std::move(key)) {
     detail::check_segment_key(key_);
     detail::check_segment_namespace(options_.name_space);
     detail::check_store_timeout("connect_timeout", options_.connect_timeout);
     detail::check_store_timeout("io_timeout", options_.io_timeout);
-    s_ = std::make_unique<state>(address, options_);
+    s_ = std::make_unique<state>(std::move(server), options_);
     name_ = s_->conn.where() + " namespace " + options_.name_space;
     redis_key_ = "flakeid:{" + options_.name_space + "}:segment:" + key_;
   }
@@ -79,7 +81,7 @@ class redis_distributor {
         key_(o.key_),
         name_(o.name_),
         redis_key_(o.redis_key_),
-        s_(std::make_unique<state>(o.s_->conn.address(), options_)) {}
+        s_(std::make_unique<state>(o.s_->conn.options(), options_)) {}
   redis_distributor(redis_distributor&&) noexcept = default;
   redis_distributor& operator=(const redis_distributor& o) {
     if (this != &o) *this = redis_distributor(o);
@@ -114,7 +116,12 @@ class redis_distributor {
     return v;
   }
 
-  /// `redis host:port namespace <ns>`.
+  /// Counter `key` on the server at `address`: a `redis://`, `rediss://` or `unix://` URI, or
+  /// `host[:port]` (see `redis_options::parse`).
+  redis_distributor(const std::string& address, std::string key, redis_segment_options options = {})
+      : redis_distributor(redis_options::parse(address), std::move(key), std::move(options)) {}
+
+  /// `redis host:port namespace <ns>` (with ` tls`, ` user <name>`, ` db <n>` when they apply).
   [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
   /// The counter's key (without the namespace prefix).
   [[nodiscard]] std::string_view key() const noexcept { return key_; }
@@ -123,13 +130,13 @@ class redis_distributor {
   /// A distributor for counter `key` of the same server and namespace, on a connection of its
   /// own.
   [[nodiscard]] redis_distributor with_key(const std::string& key) const {
-    return {s_->conn.address(), key, options_};
+    return {s_->conn.options(), key, options_};
   }
 
  private:
   struct state {
-    state(const std::string& address, const redis_segment_options& o)
-        : conn(address, o.connect_timeout, o.io_timeout) {}
+    state(redis_options server, const redis_segment_options& o)
+        : conn(std::move(server), o.connect_timeout, o.io_timeout) {}
     std::mutex mutex;  // one request at a time on the connection
     detail::redis_connection conn;
   };
@@ -164,33 +171,40 @@ class redis_distributor {
 ///     flakeid::segment_chain_generator gen{store.distributor("orders")};
 class redis_segment_store {
  public:
-  /// Counters on the server at `address` ("host:port") under `options.name_space`. Does not
-  /// connect. Throws `std::invalid_argument` for a bad address, namespace or timeout.
-  explicit redis_segment_store(std::string address, redis_segment_options options = {})
-      : address_(std::move(address)), options_(std::move(options)) {
-    (void)detail::split_address(address_, 6379);
-    detail::check_segment_namespace(options_.name_space);
-    detail::check_store_timeout("connect_timeout", options_.connect_timeout);
-    detail::check_store_timeout("io_timeout", options_.io_timeout);
+  /// Counters on the server of `server` (address, login, db, TLS) under
+  /// `options.name_space`. Does not connect. Throws `std::invalid_argument` for a bad
+  /// namespace or timeout, or TLS asked for and not built in.
+  explicit redis_segment_store(redis_options server, redis_segment_options options = {})
+      : server_(std::move(server)), options_(std::move(options)) {
+    (void)redis_distributor(server_, "check", options_);
   }
+  /// Counters on the server at `address`: a `redis://`, `rediss://` or `unix://` URI, or
+  /// `host[:port]` (see `redis_options::parse`, which throws `std::invalid_argument`).
+  explicit redis_segment_store(const std::string& address, redis_segment_options options = {})
+      : redis_segment_store(redis_options::parse(address), std::move(options)) {}
+  /// Same as the `std::string` form.
+  explicit redis_segment_store(const char* address, redis_segment_options options = {})
+      : redis_segment_store(std::string(address), std::move(options)) {}
 
   /// A distributor for counter `key` (created at 0 on first use). Throws
   /// `std::invalid_argument` for an empty key.
   [[nodiscard]] redis_distributor distributor(const std::string& key) const {
-    return {address_, key, options_};
+    return {server_, key, options_};
   }
   /// The counter's value: the largest ID reserved so far (0 when unused). Opens a connection
   /// for the call. Throws `segment_store_error`.
   [[nodiscard]] std::uint64_t current(const std::string& key) const {
     return distributor(key).current();
   }
-  /// The server address, as given.
-  [[nodiscard]] const std::string& address() const noexcept { return address_; }
+  /// Where the server is: `redis host:port` (see `redis_options::where`; no password).
+  [[nodiscard]] std::string where() const { return server_.where(); }
+  /// The server's options (they hold the password: do not log them).
+  [[nodiscard]] const redis_options& server() const noexcept { return server_; }
   /// The options.
   [[nodiscard]] const redis_segment_options& options() const noexcept { return options_; }
 
  private:
-  std::string address_;
+  redis_options server_;
   redis_segment_options options_;
 };
 

@@ -1,21 +1,82 @@
 #pragma once
 /// \file adapters/detail/postgres_connection.hpp
 /// Internal: one libpq connection with bounded connect and statement times, shared by the
-/// PostgreSQL adapters (`postgres_lease`, `postgres_distributor`). Not part of the public API.
+/// PostgreSQL adapters (`postgres_lease`, `postgres_distributor`), and the redaction that keeps
+/// the password out of every message they make. Not part of the public API.
 
 #include <libpq-fe.h>
 #include <poll.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "store_connection_error.hpp"
 
 namespace flakeid::detail {
+
+/// The passwords a libpq connection string may hold, found without parsing it (it may not
+/// parse): in a URI, the user info after its first ':' (up to the last '@'), raw and
+/// percent-decoded; the value of a `password` keyword or query parameter. Longest first.
+inline std::vector<std::string> postgres_secrets(std::string_view conninfo) {
+  std::vector<std::string> out;
+  const auto add = [&](std::string_view v) {
+    if (!v.empty()) out.emplace_back(v);
+  };
+  if (const auto scheme = conninfo.find("://"); scheme != std::string_view::npos) {
+    const auto at = conninfo.rfind('@');
+    const auto colon = conninfo.find(':', scheme + 3);
+    if (at != std::string_view::npos && at > scheme && colon != std::string_view::npos &&
+        colon < at) {
+      const std::string_view raw = conninfo.substr(colon + 1, at - colon - 1);
+      add(raw);
+      std::string decoded;
+      for (std::size_t i = 0; i < raw.size(); ++i) {
+        int v = 0;
+        if (raw[i] == '%' && i + 2 < raw.size() &&
+            std::from_chars(raw.data() + i + 1, raw.data() + i + 3, v, 16).ptr ==
+                raw.data() + i + 3) {
+          decoded += static_cast<char>(v);
+          i += 2;
+        } else {
+          decoded += raw[i];
+        }
+      }
+      add(decoded);
+    }
+  }
+  for (std::size_t k = conninfo.find("password"); k != std::string_view::npos;
+       k = conninfo.find("password", k + 1)) {
+    std::size_t i = k + 8;
+    while (i < conninfo.size() && conninfo[i] == ' ') ++i;
+    if (i >= conninfo.size() || conninfo[i] != '=') continue;
+    ++i;
+    while (i < conninfo.size() && conninfo[i] == ' ') ++i;
+    std::string_view v = conninfo.substr(i);
+    if (v.starts_with('\'')) v.remove_prefix(1);
+    add(v.substr(0, v.find_first_of(" \t\n'")));
+    add(v.substr(0, v.find('&')));
+    add(v.substr(0, v.find('\'')));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return out;
+}
+
+/// `text` with every one of `secrets` replaced by `***`.
+inline std::string redact(std::string text, const std::vector<std::string>& secrets) {
+  for (const auto& s : secrets)
+    for (auto p = text.find(s); p != std::string::npos; p = text.find(s, p + 3))
+      text.replace(p, s.size(), "***");
+  return text;
+}
 
 struct pg_result_deleter {
   void operator()(PGresult* r) const noexcept { PQclear(r); }
@@ -30,30 +91,43 @@ using pg_result = std::unique_ptr<PGresult, pg_result_deleter>;
 /// and the next one reconnects. Not thread-safe: one caller at a time.
 class postgres_connection {
  public:
-  /// Throws `std::invalid_argument` when `conninfo` does not parse.
+  /// Throws `std::invalid_argument` when `conninfo` (key=value pairs or a `postgresql://` URI)
+  /// does not parse; the message has the password replaced by `***`.
   postgres_connection(std::string conninfo, std::chrono::milliseconds connect_timeout,
                       std::chrono::milliseconds io_timeout)
-      : conninfo_(std::move(conninfo)), connect_timeout_(connect_timeout), io_timeout_(io_timeout) {
+      : conninfo_(std::move(conninfo)),
+        connect_timeout_(connect_timeout),
+        io_timeout_(io_timeout),
+        secrets_(postgres_secrets(conninfo_)) {
     std::string host = "localhost";
     std::string port = "5432";
+    std::string user;
+    std::string db;
     char* err = nullptr;
     PQconninfoOption* opts = PQconninfoParse(conninfo_.c_str(), &err);
     if (opts == nullptr) {
       const std::string why = err != nullptr ? err : "out of memory";
       PQfreemem(err);
-      throw std::invalid_argument("flakeid: invalid PostgreSQL connection string: " + trim(why));
+      throw std::invalid_argument("flakeid: invalid PostgreSQL connection string: " +
+                                  redact(trim(why), secrets_));
     }
     for (auto* p = opts; p->keyword != nullptr; ++p) {
       if (p->val == nullptr || *p->val == '\0') continue;
       const std::string k = p->keyword;
       if (k == "host" || (k == "hostaddr" && host == "localhost")) host = p->val;
       if (k == "port") port = p->val;
+      if (k == "user") user = p->val;
+      if (k == "dbname") db = p->val;
+      if (k == "password") secrets_.insert(secrets_.begin(), p->val);
     }
     PQconninfoFree(opts);
     where_ = "postgresql " + host + ":" + port;
+    if (!user.empty()) where_ += " user " + user;
+    if (!db.empty()) where_ += " db " + db;
   }
 
-  /// `postgresql host:port`.
+  /// `postgresql host:port`, then ` user <name>` and ` db <name>` when the connection string
+  /// names them; never the password.
   [[nodiscard]] const std::string& where() const noexcept { return where_; }
 
   /// Runs `sql` (with text parameters `$1`...; several statements when `params` is empty)
@@ -115,7 +189,7 @@ class postgres_connection {
 
   [[noreturn]] void fail(const std::string& why) {
     conn_.reset();  // reconnect next time
-    throw store_connection_error(where_ + ": " + trim(why));
+    throw store_connection_error(where_ + ": " + redact(trim(why), secrets_));
   }
 
   /// Waits until the socket is readable (or writable); false at the deadline.
@@ -137,7 +211,7 @@ class postgres_connection {
     if (!conn_ || PQstatus(conn_.get()) == CONNECTION_BAD) {
       const std::string why = conn_ ? trim(PQerrorMessage(conn_.get())) : "out of memory";
       conn_.reset();
-      throw store_connection_error(head + why);
+      throw store_connection_error(head + redact(why, secrets_));
     }
     PostgresPollingStatusType st = PGRES_POLLING_WRITING;
     for (;;) {
@@ -145,7 +219,7 @@ class postgres_connection {
       if (st == PGRES_POLLING_FAILED) {
         const std::string why = trim(PQerrorMessage(conn_.get()));
         conn_.reset();
-        throw store_connection_error(head + why);
+        throw store_connection_error(head + redact(why, secrets_));
       }
       if (!wait_socket(st == PGRES_POLLING_WRITING, deadline)) {
         conn_.reset();
@@ -161,6 +235,7 @@ class postgres_connection {
   std::string conninfo_;
   std::chrono::milliseconds connect_timeout_;
   std::chrono::milliseconds io_timeout_;
+  std::vector<std::string> secrets_;  // kept out of every message
   std::string where_;
   std::unique_ptr<PGconn, conn_deleter> conn_;
 };

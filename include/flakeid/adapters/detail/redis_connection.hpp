@@ -1,12 +1,13 @@
 #pragma once
 /// \file adapters/detail/redis_connection.hpp
-/// Internal: one hiredis connection with bounded connect and I/O timeouts, shared by the Redis
-/// adapters (`redis_lease`, `redis_distributor`). Not part of the public API.
+/// Internal: one connection to Redis with bounded connect and I/O timeouts, AUTH and SELECT,
+/// shared by the Redis adapters (`redis_lease`, `redis_distributor`). Plain TCP and Unix sockets
+/// go through hiredis; TLS through `redis_tls.hpp` when `FLAKEID_REDIS_TLS` is defined (CMake
+/// target `flakeid::redis_tls`). Not part of the public API.
 
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
 
-#include <charconv>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -15,7 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "../redis_options.hpp"
 #include "store_connection_error.hpp"
+#if defined(FLAKEID_REDIS_TLS)
+#include "redis_tls.hpp"
+#endif
 
 namespace flakeid::detail {
 
@@ -26,41 +31,6 @@ inline timeval to_timeval(std::chrono::milliseconds d) {
   return tv;
 }
 
-/// Splits "host:port" (`default_port` when absent; "[v6]:port" for IPv6). Throws
-/// `std::invalid_argument` for anything else.
-inline std::pair<std::string, int> split_address(const std::string& address, int default_port) {
-  std::string host = address;
-  std::string port_text;
-  bool has_port = false;
-  if (!address.empty() && address.front() == '[') {  // [v6] or [v6]:port
-    const auto close = address.find(']');
-    if (close == std::string::npos)
-      throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
-    host = address.substr(1, close - 1);
-    if (close + 1 < address.size()) {
-      if (address[close + 1] != ':')
-        throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
-      port_text = address.substr(close + 2);
-      has_port = true;
-    }
-  } else if (const auto colon = address.find(':');
-             colon != std::string::npos && address.rfind(':') == colon) {
-    host = address.substr(0, colon);
-    port_text = address.substr(colon + 1);
-    has_port = true;
-  }
-  int port = default_port;
-  if (has_port) {
-    const auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-    if (r.ec != std::errc{} || r.ptr != port_text.data() + port_text.size() || port <= 0 ||
-        port > 65535)
-      throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
-  }
-  if (host.empty())
-    throw std::invalid_argument("flakeid: '" + address + "' is not a host:port address");
-  return {host, port};
-}
-
 struct redis_reply_deleter {
   void operator()(redisReply* r) const noexcept { freeReplyObject(r); }
 };
@@ -68,30 +38,131 @@ struct redis_reply_deleter {
 /// A Redis reply, freed on scope exit.
 using redis_reply = std::unique_ptr<redisReply, redis_reply_deleter>;
 
-/// One connection to a Redis server at "host:port", opened on first use within
-/// `connect_timeout`, with every request bounded by `io_timeout`. A request that fails on the
+#if defined(FLAKEID_REDIS_TLS)
+inline constexpr bool redis_tls_built = true;
+#else
+inline constexpr bool redis_tls_built = false;
+class redis_tls_stream;
+inline void redis_tls_delete(redis_tls_stream*) noexcept {}
+#endif
+
+/// One connection to a Redis server (see `redis_options`: TCP, Unix socket or TLS), opened on
+/// first use within the connect timeout, then logged in (`AUTH`) and on its database
+/// (`SELECT`); every request is bounded by the command timeout. A request that fails on the
 /// connection (refused, reset, timed out) drops it, and the next one reconnects.
 /// Not thread-safe: one caller at a time.
 class redis_connection {
  public:
-  redis_connection(const std::string& address, std::chrono::milliseconds connect_timeout,
+  /// The server of `options`; its timeouts, when 0, are `connect_timeout` and `io_timeout`.
+  /// Throws `std::invalid_argument` when `options` ask for TLS and it was not built in.
+  redis_connection(redis_options options, std::chrono::milliseconds connect_timeout,
                    std::chrono::milliseconds io_timeout)
-      : connect_timeout_(connect_timeout), io_timeout_(io_timeout) {
-    auto [h, p] = split_address(address, 6379);
-    host_ = std::move(h);
-    port_ = p;
+      : options_(std::move(options)) {
+    if (options_.connect_timeout.count() <= 0) options_.connect_timeout = connect_timeout;
+    if (options_.command_timeout.count() <= 0) options_.command_timeout = io_timeout;
+    if (options_.tls && !redis_tls_built)
+      throw std::invalid_argument("flakeid: " + options_.where() +
+                                  ": TLS was not built in: link the CMake target "
+                                  "flakeid::redis_tls (OpenSSL) instead of flakeid::redis");
+    if (options_.tls && !options_.unix_socket.empty())
+      throw std::invalid_argument("flakeid: " + options_.where() +
+                                  ": TLS runs over TCP, not over a Unix socket");
+    if (options_.unix_socket.empty() && options_.host.empty())
+      throw std::invalid_argument("flakeid: a Redis server needs a host or a unix_socket");
+    if (options_.port <= 0 || options_.port > 65535)
+      throw std::invalid_argument("flakeid: " + options_.where() + ": port must be 1..65535");
+    if (options_.db < 0) throw std::invalid_argument("flakeid: " + options_.where() + ": db < 0");
   }
 
-  /// `redis host:port`.
-  [[nodiscard]] std::string where() const { return "redis " + host_ + ":" + std::to_string(port_); }
-  /// `host:port`.
-  [[nodiscard]] std::string address() const { return host_ + ":" + std::to_string(port_); }
+  /// The server at `address`: a `redis://`, `rediss://` or `unix://` URI, or `host[:port]`.
+  redis_connection(const std::string& address, std::chrono::milliseconds connect_timeout,
+                   std::chrono::milliseconds io_timeout)
+      : redis_connection(redis_options::parse(address), connect_timeout, io_timeout) {}
+
+  /// `redis host:port` (see `redis_options::where`); never the password.
+  [[nodiscard]] std::string where() const { return options_.where(); }
+  /// The options, with the timeouts in force.
+  [[nodiscard]] const redis_options& options() const noexcept { return options_; }
 
   /// Sends one command (binary-safe arguments) and returns its reply. Throws
-  /// `store_connection_error` when it cannot connect, the connection fails or times out, or the
-  /// server answers with an error.
+  /// `store_connection_error` when it cannot connect or log in, the connection fails or times
+  /// out, or the server answers with an error.
   redis_reply command(const std::vector<std::string>& args) {
     connect();
+    redis_reply r = send(args);
+    if (r->type == REDIS_REPLY_ERROR)
+      throw store_connection_error(where() + ": " + std::string(r->str, r->len));
+    return r;
+  }
+
+  /// Closes the connection (the next command reconnects).
+  void reset() noexcept {
+    ctx_.reset();
+    tls_.reset();
+  }
+
+ private:
+  struct context_deleter {
+    void operator()(redisContext* c) const noexcept { redisFree(c); }
+  };
+
+  [[nodiscard]] bool open() const noexcept { return ctx_ != nullptr || tls_ != nullptr; }
+
+  void connect() {
+    if (open()) return;
+    const std::string head = "cannot connect to " + where() + " within " +
+                             std::to_string(options_.connect_timeout.count()) + " ms: ";
+    if (options_.tls) {
+#if defined(FLAKEID_REDIS_TLS)
+      try {
+        tls_.reset(new redis_tls_stream(options_, options_.connect_timeout));
+      } catch (const std::runtime_error& e) {
+        throw store_connection_error(head + e.what());
+      }
+#endif
+    } else {
+      const timeval tv = to_timeval(options_.connect_timeout);
+      redisContext* c = options_.unix_socket.empty()
+                            ? redisConnectWithTimeout(options_.host.c_str(), options_.port, tv)
+                            : redisConnectUnixWithTimeout(options_.unix_socket.c_str(), tv);
+      if (c == nullptr || c->err != 0) {
+        const std::string why = c == nullptr ? "out of memory" : c->errstr;
+        if (c != nullptr) redisFree(c);
+        throw store_connection_error(head + why);
+      }
+      ctx_.reset(c);
+      if (redisSetTimeout(c, to_timeval(options_.command_timeout)) != REDIS_OK) fail_io();
+    }
+    log_in();
+  }
+
+  /// AUTH and SELECT on a new connection; a refusal closes it. The message names the user,
+  /// server and db (`where()`), never the password.
+  void log_in() {
+    if (!options_.user.empty() || !options_.password.empty()) {
+      std::vector<std::string> auth{"AUTH"};
+      if (!options_.user.empty()) auth.push_back(options_.user);
+      auth.push_back(options_.password);
+      const redis_reply r = send(auth);
+      if (r->type == REDIS_REPLY_ERROR) {
+        reset();
+        throw store_connection_error("cannot log in to " + where() +
+                                     (options_.user.empty() ? " (default user): " : ": ") +
+                                     std::string(r->str, r->len));
+      }
+    }
+    if (options_.db != 0) {
+      const redis_reply r = send({"SELECT", std::to_string(options_.db)});
+      if (r->type == REDIS_REPLY_ERROR) {
+        reset();
+        throw store_connection_error("cannot select db " + std::to_string(options_.db) + " on " +
+                                     where() + ": " + std::string(r->str, r->len));
+      }
+    }
+  }
+
+  /// One round trip on the open connection; any reply, errors included.
+  redis_reply send(const std::vector<std::string>& args) {
     std::vector<const char*> argv;
     std::vector<std::size_t> lens;
     argv.reserve(args.size());
@@ -100,34 +171,21 @@ class redis_connection {
       argv.push_back(s.data());
       lens.push_back(s.size());
     }
+#if defined(FLAKEID_REDIS_TLS)
+    if (tls_) {
+      try {
+        return redis_reply(tls_->command(static_cast<int>(argv.size()), argv.data(), lens.data(),
+                                         options_.command_timeout));
+      } catch (const std::runtime_error& e) {
+        tls_.reset();  // reconnect next time
+        throw store_connection_error(where() + ": " + e.what());
+      }
+    }
+#endif
     auto* raw = static_cast<redisReply*>(
         redisCommandArgv(ctx_.get(), static_cast<int>(argv.size()), argv.data(), lens.data()));
     if (raw == nullptr) fail_io();
-    redis_reply r(raw);
-    if (r->type == REDIS_REPLY_ERROR)
-      throw store_connection_error(where() + ": " + std::string(r->str, r->len));
-    return r;
-  }
-
-  /// Closes the connection (the next command reconnects).
-  void reset() noexcept { ctx_.reset(); }
-
- private:
-  struct context_deleter {
-    void operator()(redisContext* c) const noexcept { redisFree(c); }
-  };
-
-  void connect() {
-    if (ctx_) return;
-    redisContext* c = redisConnectWithTimeout(host_.c_str(), port_, to_timeval(connect_timeout_));
-    if (c == nullptr || c->err != 0) {
-      const std::string why = c == nullptr ? "out of memory" : c->errstr;
-      if (c != nullptr) redisFree(c);
-      throw store_connection_error("cannot connect to " + where() + " within " +
-                                   std::to_string(connect_timeout_.count()) + " ms: " + why);
-    }
-    ctx_.reset(c);
-    if (redisSetTimeout(c, to_timeval(io_timeout_)) != REDIS_OK) fail_io();
+    return redis_reply(raw);
   }
 
   [[noreturn]] void fail_io() {
@@ -135,16 +193,16 @@ class redis_connection {
     // hiredis reports a read past SO_RCVTIMEO as EAGAIN (or, in newer versions, "timed out").
     if (why.find("timed out") != std::string::npos ||
         why.find("Resource temporarily unavailable") != std::string::npos)
-      why = "no answer within " + std::to_string(io_timeout_.count()) + " ms (" + why + ")";
-    ctx_.reset();  // reconnect next time
+      why = "no answer within " + std::to_string(options_.command_timeout.count()) + " ms (" + why +
+            ")";
+    reset();  // reconnect next time
     throw store_connection_error(where() + ": " + why);
   }
 
-  std::chrono::milliseconds connect_timeout_;
-  std::chrono::milliseconds io_timeout_;
-  std::string host_;
-  int port_ = 6379;
+  redis_options options_;
   std::unique_ptr<redisContext, context_deleter> ctx_;
+  std::unique_ptr<redis_tls_stream, void (*)(redis_tls_stream*) noexcept> tls_{nullptr,
+                                                                               redis_tls_delete};
 };
 
 }  // namespace flakeid::detail

@@ -1,0 +1,144 @@
+// PostgreSQL as it is deployed: a password (scram-sha-256 in pg_hba.conf) and ssl=on with
+// sslmode=verify-full against a CA made at test time, against real clusters (see
+// test_servers.hpp). Every message the adapters produce here is checked for the passwords.
+#include <flakeid/adapters/postgres_lease.hpp>
+#include <flakeid/adapters/postgres_segment.hpp>
+
+#include "lease_scenarios.hpp"
+#include "secret_messages.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+const std::string password = "S3cr3tPw";
+const std::string wrong_password = "Wr0ngPw";
+
+flakeid::lease_options recorded(const std::string& ns) {
+  auto o = quick_options(ns);
+  o.io_timeout = 2000ms;
+  o.connect_timeout = 5000ms;
+  o.on_event = [](flakeid::lease_event, const std::string& text) { seen().add(text); };
+  return o;
+}
+
+/// Checks, after each test, that no message holds a password.
+class postgres_auth_test : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const auto& m : seen().all())
+      for (const std::string& secret : {password, wrong_password, std::string("S3cr%ZZtPw")})
+        EXPECT_EQ(m.find(secret), std::string::npos) << "a message shows a password: " << m;
+  }
+};
+
+/// A lease and a segment counter reached with `conninfo` work.
+void expect_works(const std::string& conninfo, const std::string& stem) {
+  const std::string ns = unique_ns(stem);
+  flakeid::postgres_lease lease{conninfo, recorded(ns)};
+  EXPECT_EQ(lease.acquire(8), 0U);
+  seen().add(lease.where());
+  flakeid::postgres_segment_store store{conninfo, {.name_space = ns}};
+  auto d = store.distributor("orders");
+  seen().add(std::string(d.store_name()));
+  EXPECT_EQ(d.next_max_id(5), 5U);
+}
+
+std::string lease_error(const std::string& conninfo) {
+  try {
+    flakeid::postgres_lease lease{conninfo, recorded(unique_ns("refused"))};
+    return error_of([&] { (void)lease.acquire(8); });
+  } catch (const std::exception& e) {
+    seen().add(e.what());
+    return e.what();
+  }
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  for (auto p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
+  return s;
+}
+
+TEST_F(postgres_auth_test, password_right_works_wrong_or_none_is_a_clear_error) {
+  postgres_cluster pg{postgres_config{.password = password}};
+  FLAKEID_REQUIRE_SERVER(pg.available(), pg.missing());
+  pg.start();
+  expect_works(pg.conninfo(), "pw");
+  expect_works(pg.uri(), "pw_uri");
+  const std::string where =
+      "postgresql 127.0.0.1:" + std::to_string(pg.port()) + " user flakeid db postgres";
+  const std::string head = "flakeid: cannot connect to " + where + " within 5000 ms: ";
+  const std::string refused = "password authentication failed for user \"flakeid\"";
+  for (const std::string& wrong : {replace(pg.conninfo(), password, wrong_password),
+                                   replace(pg.uri(), password, wrong_password)}) {
+    const std::string m = lease_error(wrong);
+    EXPECT_EQ(m.substr(0, head.size()), head) << m;
+    EXPECT_NE(m.find(refused), std::string::npos) << m;
+  }
+  const std::string none = lease_error(replace(pg.conninfo(), " password=" + password, ""));
+  EXPECT_EQ(none.substr(0, head.size()), head) << none;
+  flakeid::postgres_segment_store store{replace(pg.uri(), password, wrong_password),
+                                        {.name_space = "refused"}};
+  const std::string m = error_of([&] { (void)store.distributor("orders").next_max_id(1); });
+  const std::string segment_head = "flakeid: segment store " + where +
+                                   " namespace refused, key 'orders': next_max_id(1) failed: "
+                                   "cannot connect to " +
+                                   where;
+  EXPECT_EQ(m.substr(0, segment_head.size()), segment_head) << m;
+}
+
+TEST_F(postgres_auth_test, malformed_connection_strings_are_redacted) {
+  EXPECT_EQ(lease_error("postgresql://u:S3cr%ZZtPw@127.0.0.1:5432/app"),
+            "flakeid: invalid PostgreSQL connection string: invalid percent-encoded token: "
+            "\"***\"");
+  EXPECT_EQ(lease_error("postgresql://u:" + password + "@127.0.0.1:5432/app?sslmode=sometimes"),
+            "flakeid: cannot connect to postgresql 127.0.0.1:5432 user u db app within 5000 ms: "
+            "invalid sslmode value: \"sometimes\"");
+  EXPECT_EQ(lease_error("host=127.0.0.1 password='" + password),
+            "flakeid: invalid PostgreSQL connection string: unterminated quoted string in "
+            "connection info string");
+  EXPECT_EQ(lease_error("host=127.0.0.1 password=" + password + " colour=blue"),
+            "flakeid: invalid PostgreSQL connection string: invalid connection option "
+            "\"colour\"");
+  EXPECT_EQ(error_of([&] {
+              flakeid::postgres_segment_store s{"postgresql://u:S3cr%ZZtPw@db.internal/app"};
+            }),
+            "flakeid: invalid PostgreSQL connection string: invalid percent-encoded token: "
+            "\"***\"");
+  EXPECT_EQ(flakeid::detail::redact("a S3cr%ZZtPw b", flakeid::detail::postgres_secrets(
+                                                          "postgresql://u:S3cr%ZZtPw@h/d")),
+            "a *** b");
+}
+
+TEST_F(postgres_auth_test, unreachable_server_names_user_and_db_not_password) {
+  const int port = free_port();
+  const std::string m =
+      lease_error("postgresql://app:" + password + "@127.0.0.1:" + std::to_string(port) +
+                  "/orders?connect_timeout=2");
+  const std::string head =
+      "flakeid: cannot connect to postgresql 127.0.0.1:" + std::to_string(port) +
+      " user app db orders within 5000 ms: ";
+  EXPECT_EQ(m.substr(0, head.size()), head) << m;
+}
+
+TEST_F(postgres_auth_test, ssl_verify_full_against_the_test_ca) {
+  postgres_cluster pg{postgres_config{.password = password, .ssl = true}};
+  FLAKEID_REQUIRE_SERVER(pg.available(), pg.missing());
+  pg.start();
+  expect_works(pg.conninfo(), "ssl");
+  expect_works(pg.uri(), "ssl_uri");
+  // The certificate names localhost and 127.0.0.1, not other.example.
+  const std::string other =
+      replace(pg.conninfo(), "host=127.0.0.1", "host=other.example hostaddr=127.0.0.1");
+  const std::string m = lease_error(other);
+  EXPECT_NE(m.find("does not match host name \"other.example\""), std::string::npos) << m;
+  // Without the CA, verify-full has nothing to check the certificate against.
+  EXPECT_NE(lease_error(replace(pg.conninfo(), "sslrootcert=" + pg.certs().ca(),
+                                "sslrootcert=" + pg.certs().crt("other")))
+                .find("certificate verify failed"),
+            std::string::npos);
+}
+
+}  // namespace

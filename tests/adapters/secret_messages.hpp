@@ -1,0 +1,62 @@
+#pragma once
+// The messages the adapters produce in a test (exceptions, where(), lease events), kept so a
+// test can check that none of them shows a password.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace flakeid_test {
+
+/// Every exception message, `where()` and lease event text seen by the tests of this file.
+class seen_messages {
+ public:
+  void add(const std::string& m) {
+    const std::lock_guard lk(m_);
+    all_.push_back(m);
+    cv_.notify_all();
+  }
+  /// Waits (up to a minute, not a timing assert) until a message holds `part`.
+  bool wait_for(const std::string& part) {
+    std::unique_lock lk(m_);
+    return cv_.wait_for(lk, std::chrono::seconds{60}, [&] {
+      return std::any_of(all_.begin(), all_.end(),
+                         [&](const std::string& m) { return m.find(part) != std::string::npos; });
+    });
+  }
+  [[nodiscard]] std::vector<std::string> all() {
+    const std::lock_guard lk(m_);
+    return all_;
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<std::string> all_;
+};
+
+seen_messages& seen() {
+  static seen_messages s;
+  return s;
+}
+
+/// The message of the exception `f` throws (recorded); fails the test when it throws none.
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    seen().add(e.what());
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception";
+  return {};
+}
+
+}  // namespace flakeid_test
