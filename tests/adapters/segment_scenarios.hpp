@@ -178,7 +178,7 @@ void processes_on_segment_generators(Backend& b) {
 template <class Backend>
 void server_outage(Backend& b) {
   const std::string ns = unique_segment_ns("outage");
-  auto store = b.store(ns, 300ms);
+  auto store = b.store(ns, 2000ms);
   auto d = store.distributor("orders");
   const std::string name(d.store_name());
   flakeid::segment_chain_generator gen{
