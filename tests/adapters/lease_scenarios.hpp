@@ -293,6 +293,34 @@ void restart_with_clock_back(Backend& b) {
   EXPECT_EQ(clk.now(), before) << "refusing does not wait";
 }
 
+/// A holder whose clock ran 2 h fast released id 0 (its record lies 2 h ahead): the next
+/// claimer takes id 1 instead of failing, and a claim for id 0 alone is refused, without
+/// waiting.
+template <class Backend>
+void skips_an_id_used_far_ahead(Backend& b) {
+  auto o = quick_options(unique_ns("fast"));
+  o.safe_guard = 0ms;
+  {
+    flakeid::manual_clock fast = clock_at_wall(2h);
+    auto of = o;
+    of.use_clock(fast);
+    auto l = b.make(of);
+    manual_gen gen{*l, fast};
+    (void)gen.next_id();
+  }
+  flakeid::manual_clock clk = clock_at_wall();
+  o.use_clock(clk);
+  o.max_wait = 10'000ms;  // covers a new namespace's first wait, not 2 h
+  auto next = b.make(o);
+  EXPECT_EQ(next->acquire(32), 1U);
+  auto one = o;
+  one.max_ids = 1;
+  auto only = b.make(one);
+  const auto before = clk.now();
+  EXPECT_THROW((void)only->assign(flakeid::layouts::twitter), flakeid::worker_id_error);
+  EXPECT_EQ(clk.now(), before) << "refusing does not wait";
+}
+
 /// IDs a forked child wrote to `fd` as raw 64-bit words, until EOF.
 inline std::vector<std::uint64_t> read_ids(int fd) {
   std::vector<std::uint64_t> ids;

@@ -36,6 +36,9 @@ TEST_F(postgres_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard
 }
 TEST_F(postgres_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true); }
 TEST_F(postgres_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_holder(b); }
+TEST_F(postgres_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
+  skips_an_id_used_far_ahead(b);
+}
 TEST_F(postgres_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
   restart_with_clock_back(b);
 }

@@ -295,7 +295,7 @@ TEST_F(redis_auth_test, tls_client_certificate_is_required_and_accepted) {
   expect_works(o, "mtls");
   o.tls_key_file.clear();
   EXPECT_EQ(lease_error(o), "flakeid: cannot connect to redis " + s.address() +
-                                " tls within 1000 ms: a client certificate needs both tls_cert "
+                                " tls within 10000 ms: a client certificate needs both tls_cert "
                                 "and tls_key");
 }
 

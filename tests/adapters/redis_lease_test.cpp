@@ -44,6 +44,9 @@ TEST(redis_lease_durable, refuses_while_server_is_down_and_resumes_with_persiste
   server_outage(b, true);
 }
 TEST_F(redis_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_holder(b); }
+TEST_F(redis_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
+  skips_an_id_used_far_ahead(b);
+}
 TEST_F(redis_lease_test, restarted_without_persistence_no_duplicate) {
   store_forgets(b, [&] {
     b.stop();
