@@ -473,9 +473,8 @@ class writer {
             " PARTITION OF " + detail::quoted(t, dialect_) + " FOR VALUES IN (" + detail::u64(k) +
             ");");
     } else {
-      // HASH(e) puts a row in partition MOD(e, n); `e` is the ID itself when that is the shard.
-      const std::string hashed = expr.substr(1, expr.rfind(" % ") - 1);
-      out.clause = "PARTITION BY HASH (" + hashed + ") PARTITIONS " + detail::u64(n);
+      out.clause =
+          "PARTITION BY HASH (" + mysql_hash_operand(col, n, by) + ") PARTITIONS " + detail::u64(n);
     }
     // PostgreSQL cannot have a primary key on a table partitioned by an expression.
     finish(out, t, col, columns, dialect_ == dialect::mysql);
@@ -514,6 +513,23 @@ class writer {
   }
 
  private:
+  // HASH(e) puts a row in partition MOD(e, n) for e below 2^63 (larger unsigned values are
+  // read as negative), and partition functions allow no bit operators: the ID itself when
+  // that is the shard, else the field by DIV and MOD, already reduced below n.
+  [[nodiscard]] std::string mysql_hash_operand(const std::string& col, std::uint64_t n,
+                                               shard_by by) const {
+    const field_kind k = by == shard_by::gene ? field_kind::gene : field_kind::worker;
+    const bool lowest = layout_.shift(k) == 0 && (n & (n - 1)) == 0;
+    if (lowest)
+      return type_ == column_type::bigint ? col : "(" + col + " MOD " + detail::u64(n) + ")";
+    const std::string shifted =
+        layout_.shift(k) == 0
+            ? col
+            : "(" + col + " DIV " + detail::u64(std::uint64_t{1} << layout_.shift(k)) + ")";
+    return "((" + shifted + " MOD " + detail::u64(layout_.max_value(k) + 1) + ") MOD " +
+           detail::u64(n) + ")";
+  }
+
   [[nodiscard]] std::string column_name(std::string_view column) const {
     if (column.find('.') != std::string_view::npos)
       detail::sql_fail("column \"" + std::string(column) +

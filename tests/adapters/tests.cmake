@@ -10,6 +10,36 @@ else()
 endif()
 include(GoogleTest)
 
+# flakeid_server_test(<name> <labels> <libraries>...): one test program against real servers.
+function(flakeid_server_test name labels)
+  add_executable(${name} "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.cpp")
+  target_link_libraries(${name} PRIVATE ${ARGN} ${flakeid_gtest_main})
+  target_include_directories(${name} PRIVATE "${CMAKE_CURRENT_FUNCTION_LIST_DIR}")
+  flakeid_set_warnings(${name})
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120 PROPERTIES LABELS "${labels}" TIMEOUT 120)
+endfunction()
+
+# flakeid_missing_client(<test> <what> <package>): a stand-in that fails (see above).
+function(flakeid_missing_client test what package)
+  add_test(NAME ${test}.client_library_found
+           COMMAND "${CMAKE_COMMAND}" "-DWHAT=${what}" "-DPACKAGE=${package}"
+                   -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
+  set_tests_properties(${test}.client_library_found PROPERTIES LABELS "sql;server")
+endfunction()
+
+# The SQL of <flakeid/sql.hpp> on PostgreSQL (libpq) and MariaDB (MariaDB Connector/C, a test
+# dependency only: sql.hpp itself needs no library).
+if(FLAKEID_LIBPQ_FOUND)
+  flakeid_server_test(postgres_sql_test "sql;server" flakeid::flakeid flakeid_client_FLAKEID_LIBPQ)
+else()
+  flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
+endif()
+if(FLAKEID_MARIADB_FOUND)
+  flakeid_server_test(mariadb_sql_test "sql;server" flakeid::flakeid flakeid_client_FLAKEID_MARIADB)
+else()
+  flakeid_missing_client(mariadb_sql_test "MariaDB Connector/C" libmariadb-dev)
+endif()
+
 foreach(adapter redis postgres)
   string(TOUPPER ${adapter} upper)
   if(FLAKEID_${upper}_FOUND)
