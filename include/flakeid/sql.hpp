@@ -268,11 +268,10 @@ class writer {
       detail::sql_fail(
           "mysql: use the BIGINT UNSIGNED column type for a layout that sets bit 63, not numeric");
     if (type == column_type::bigint && !signed_ok)
-      detail::sql_fail(
-          "the layout's IDs reach " + detail::u64(l.max_id()) +
-          ", past a signed BIGINT's 9223372036854775807 (bit 63 is a timestamp bit); " +
-          (d == dialect::postgres ? "use the numeric column type (numeric(20,0))"
-                                  : "use the BIGINT UNSIGNED column type"));
+      detail::sql_fail("the layout's IDs reach " + detail::u64(l.max_id()) +
+                       ", past a signed BIGINT's 9223372036854775807 (the layout uses bit 63); " +
+                       (d == dialect::postgres ? "use the numeric column type (numeric(20,0))"
+                                               : "use the BIGINT UNSIGNED column type"));
   }
 
   [[nodiscard]] const layout& id_layout() const noexcept { return layout_; }
