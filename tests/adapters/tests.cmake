@@ -34,6 +34,13 @@ if(FLAKEID_LIBPQ_FOUND)
 else()
   flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
 endif()
+# The SQL example against a cluster the test starts (the example is built with the examples).
+if(FLAKEID_BUILD_EXAMPLES AND FLAKEID_POSTGRES_FOUND)
+  flakeid_server_test(postgres_sql_example_test "sql;server;demo" flakeid::flakeid)
+  target_compile_definitions(postgres_sql_example_test PRIVATE
+                             "FLAKEID_SQL_EXAMPLE=\"$<TARGET_FILE:example_sql_partitions>\"")
+  add_dependencies(postgres_sql_example_test example_sql_partitions)
+endif()
 if(FLAKEID_MARIADB_FOUND)
   flakeid_server_test(mariadb_sql_test "sql;server" flakeid::flakeid flakeid_client_FLAKEID_MARIADB)
 else()
