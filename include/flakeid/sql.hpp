@@ -218,7 +218,7 @@ struct time_slice {
 /// bounds: `ids.lo` is `l.min_id_at(begin)`, `ids.hi` the next period's `lo`, so the slices tile
 /// the IDs without overlap and an ID's slice is the one holding `l.decompose(id).timestamp`.
 /// Throws `sql_error` when the layout is not time ordered or `from >= to`, and
-/// `timestamp_overflow_error` when `from` is past the layout's range.
+/// `timestamp_overflow_error` when a period starts past the layout's range.
 inline std::vector<time_slice> time_slices(const layout& l, layout::time_point from,
                                            layout::time_point to, period p) {
   using namespace std::chrono;
@@ -305,7 +305,7 @@ class writer {
           s == 0 ? c : "div(" + c + ", " + detail::u64(std::uint64_t{1} << s) + ")";
       return "(mod(" + shifted + ", " + detail::u64(mask + 1) + "))::bigint";
     }
-    const std::string shifted = s == 0 ? c : "(" + c + " >> " + std::to_string(s) + ")";
+    std::string shifted = s == 0 ? c : "(" + c + " >> " + std::to_string(s) + ")";
     // The top field of a 63-bit layout needs no mask: the sign bit is 0.
     if (s + layout_.bits(k) == 63 && layout_.max_id() <= static_cast<std::uint64_t>(INT64_MAX) &&
         type_ == column_type::bigint)
