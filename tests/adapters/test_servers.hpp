@@ -302,9 +302,14 @@ class mariadb_server {
       if (uid_ != static_cast<uid_t>(-1) && ::chown(dir_.c_str(), uid_, gid_) != 0)
         throw std::runtime_error("cannot chown " + dir_);
       port_ = free_port();
-      const int rc = run({install_db_, "--no-defaults", "--datadir=" + dir_ + "/data",
-                          "--auth-root-authentication-method=normal", "--skip-test-db"},
-                         dir_ + "/install.log", uid_, gid_, dir_);
+      // A temporary directory of its own: servers sharing /tmp can collide on temp file names.
+      std::filesystem::create_directory(dir_ + "/tmp");
+      if (uid_ != static_cast<uid_t>(-1) && ::chown((dir_ + "/tmp").c_str(), uid_, gid_) != 0)
+        throw std::runtime_error("cannot chown " + dir_ + "/tmp");
+      const int rc = run(
+          {install_db_, "--no-defaults", "--datadir=" + dir_ + "/data", "--tmpdir=" + dir_ + "/tmp",
+           "--auth-root-authentication-method=normal", "--skip-test-db"},
+          dir_ + "/install.log", uid_, gid_, dir_);
       if (rc != 0)
         throw std::runtime_error("mariadb-install-db failed: " + read_file(dir_ + "/install.log"));
       std::ofstream init(dir_ + "/init.sql");
@@ -314,10 +319,10 @@ class mariadb_server {
     }
     pid_ = spawn({mariadbd_, "--no-defaults", "--datadir=" + dir_ + "/data",
                   "--port=" + std::to_string(port_), "--bind-address=127.0.0.1",
-                  "--socket=" + dir_ + "/mariadb.sock", "--pid-file=" + dir_ + "/mariadb.pid",
-                  "--skip-name-resolve", "--skip-log-bin", "--init-file=" + dir_ + "/init.sql",
-                  "--innodb-buffer-pool-size=32M", "--innodb-flush-log-at-trx-commit=0",
-                  "--log-error=" + dir_ + "/server.log"},
+                  "--tmpdir=" + dir_ + "/tmp", "--socket=" + dir_ + "/mariadb.sock",
+                  "--pid-file=" + dir_ + "/mariadb.pid", "--skip-name-resolve", "--skip-log-bin",
+                  "--init-file=" + dir_ + "/init.sql", "--innodb-buffer-pool-size=32M",
+                  "--innodb-flush-log-at-trx-commit=0", "--log-error=" + dir_ + "/server.log"},
                  dir_ + "/mariadbd.log", uid_, gid_, dir_);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
     while (read_file(dir_ + "/server.log").find("ready for connections") == std::string::npos) {
