@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <flakeid/flakeid.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -145,12 +146,15 @@ void time_partitions_hold_their_rows(Db& db, std::string_view preset, sql::perio
   db.exec(insert_ids(table, {ids.begin(), ids.end()}));
   const std::map<std::uint64_t, std::string> placed = db.partition_of_rows(table, suffixes);
   ASSERT_EQ(placed.size(), ids.size());
-  for (const auto& [id, suffix] : placed) {
+  for (const auto& row : placed) {
+    const std::uint64_t id = row.first;
+    const std::string& suffix = row.second;
     ASSERT_EQ(table + "_" + suffix, router.table_for(id)) << "id " << id;
     const auto created = floor<days>(l.decompose(id).timestamp);
-    const auto& slice = *std::find_if(slices.begin(), slices.end(),
-                                      [&](const auto& s) { return s.suffix == suffix; });
-    ASSERT_TRUE(slice.begin <= created && created < slice.end) << "id " << id;
+    const auto slice = std::find_if(slices.begin(), slices.end(),
+                                    [&suffix](const auto& s) { return s.suffix == suffix; });
+    ASSERT_NE(slice, slices.end()) << "id " << id << " in partition " << suffix;
+    ASSERT_TRUE(slice->begin <= created && created < slice->end) << "id " << id;
   }
   // One day's range touches exactly its own partition.
   const sys_days day = from + days{3};
