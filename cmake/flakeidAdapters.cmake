@@ -10,7 +10,8 @@
 #                      libpq (libpq-dev)
 # Their shared connection code is in include/flakeid/adapters/detail/.
 # FLAKEID_REDIS_FOUND / FLAKEID_REDIS_TLS_FOUND / FLAKEID_POSTGRES_FOUND tell whether each
-# target exists.
+# target exists. FLAKEID_MARIADB_FOUND tells whether MariaDB Connector/C was found for the SQL
+# tests.
 
 find_package(PkgConfig QUIET)
 
@@ -27,7 +28,7 @@ function(flakeid_find_client prefix module header library)
     endif()
   endif()
   if(NOT found)
-    find_path(${prefix}_INCLUDE_DIR ${header} PATH_SUFFIXES postgresql)
+    find_path(${prefix}_INCLUDE_DIR ${header} PATH_SUFFIXES postgresql mariadb)
     find_library(${prefix}_LIBRARY ${library})
     if(${prefix}_INCLUDE_DIR AND ${prefix}_LIBRARY)
       add_library(flakeid_client_${prefix} INTERFACE IMPORTED GLOBAL)
@@ -41,6 +42,11 @@ endfunction()
 
 flakeid_find_client(FLAKEID_HIREDIS hiredis hiredis/hiredis.h hiredis)
 flakeid_find_client(FLAKEID_LIBPQ libpq libpq-fe.h pq)
+# MariaDB Connector/C (libmariadb-dev): only the SQL tests use it, to run what
+# <flakeid/sql.hpp> writes on a real server.
+if(FLAKEID_BUILD_TESTS)
+  flakeid_find_client(FLAKEID_MARIADB libmariadb mysql.h mariadb)
+endif()
 
 set(FLAKEID_REDIS_FOUND ${FLAKEID_HIREDIS_FOUND})
 set(FLAKEID_POSTGRES_FOUND ${FLAKEID_LIBPQ_FOUND})

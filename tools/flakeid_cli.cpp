@@ -7,6 +7,7 @@
 //   flakeid encode --to base32 175928847299117063
 //   flakeid decode --from radix62 Dz7Z5zTg
 //   flakeid gen --generator segment --store file --key orders -n 10
+//   flakeid sql partitions --layout twitter --table orders --from 2026-01-01 --to 2027-01-01
 //
 // Every command has --help. Bad input prints one line on stderr and exits with status 2; any
 // other failure (the clock went back, a lease was lost) exits with status 1.
@@ -88,6 +89,7 @@ constexpr std::string_view main_help =
     "  encode    decimal IDs to radix62, radix36, base32 (Crockford) or the friendly form\n"
     "  decode    IDs in those forms back to decimal\n"
     "  layouts   list the preset layouts and their specs\n"
+    "  sql       SQL that decodes IDs, partitions tables by ID and routes shards by gene\n"
     "\n"
     "A layout (--layout) is a preset name (twitter, discord, sonyflake, ...; see 'flakeid\n"
     "layouts') or a spec such as 'ts:41,worker:10,seq:12;epoch=2024-01-01;tick=1ms'.\n"
@@ -183,6 +185,31 @@ constexpr std::string_view layouts_help =
     "\n"
     "Lists the preset layouts: name, spec (fields high to low; epoch in Unix ms; tick) and the\n"
     "last instant each can encode.\n";
+
+constexpr std::string_view sql_help =
+    "usage: flakeid sql fields     [--layout L] [--dialect D] [--type T] [--column C]\n"
+    "                              [--shards N] [--by gene|worker]\n"
+    "       flakeid sql functions  [--layout L] [--dialect D] [--type T] [--prefix P]\n"
+    "                              [--shards N] [--by gene|worker]\n"
+    "       flakeid sql partitions [--layout L] [--dialect D] [--type T] --table T [--column C]\n"
+    "                              --from TIME --to TIME [--every day|month|year] [--columns SQL]\n"
+    "       flakeid sql shards     [--layout L] [--dialect D] [--type T] --table T [--column C]\n"
+    "                              --shards N [--by gene|worker] [--columns SQL]\n"
+    "\n"
+    "Writes SQL that knows the layout (default twitter):\n"
+    "  fields      one expression per line, 'name expression', decoding the column (default\n"
+    "              id): created_at, unix_ms, ticks, each field, and shard with --shards\n"
+    "  functions   CREATE FUNCTION statements <prefix>created_at(id) ... (default prefix id_)\n"
+    "  partitions  CREATE TABLE ... PARTITION BY RANGE (id), one partition per day, month\n"
+    "              (default) or year from FROM up to TO (UTC; as for 'flakeid range')\n"
+    "  shards      CREATE TABLE ... partitioned into N shards by the gene (or worker):\n"
+    "              PostgreSQL LIST partitions on id % N, MySQL PARTITION BY HASH\n"
+    "\n"
+    "  --dialect   postgres (default) or mysql (MySQL and MariaDB)\n"
+    "  --type      the ID column's type: bigint (default), numeric (PostgreSQL) or unsigned\n"
+    "              (MySQL's BIGINT UNSIGNED); a layout that sets bit 63 needs one of the last two\n"
+    "  --columns   the table's column list (default: the ID column as its primary key)\n"
+    "Identifiers are [A-Za-z_][A-Za-z0-9_]* (a table may be schema.table); they are quoted.\n";
 
 // ---- arguments ---------------------------------------------------------------------------------
 
@@ -692,7 +719,8 @@ int run_parse(std::span<char* const> argv) {
 
 // ---- range -------------------------------------------------------------------------------------
 
-flakeid::layout::time_point read_time(std::string_view what, std::string_view text) {
+flakeid::layout::time_point read_time(std::string_view what, std::string_view text,
+                                      std::string_view command = "range") {
   std::uint64_t ms = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
   if (!text.empty() && ec == std::errc{} && end == text.data() + text.size() &&
@@ -701,7 +729,7 @@ flakeid::layout::time_point read_time(std::string_view what, std::string_view te
   std::int64_t unix_ms = 0;
   if (flakeid::detail::parse_iso_instant(text, unix_ms))
     return flakeid::layout::time_point{std::chrono::milliseconds{unix_ms}};
-  fail("flakeid range: " + std::string(what) + " " + quote(text) +
+  fail("flakeid " + std::string(command) + ": " + std::string(what) + " " + quote(text) +
        " is neither a UTC time (2024-01-01, 2024-01-01T00:00:00Z, 2024-01-01T08:00:00+08:00) "
        "nor Unix milliseconds");
 }
@@ -782,13 +810,103 @@ int run_layouts(std::span<char* const> argv) {
   return exit_ok;
 }
 
+// ---- sql ---------------------------------------------------------------------------------------
+
+flakeid::sql::dialect read_dialect(std::string_view name) {
+  if (name == "postgres" || name == "postgresql") return flakeid::sql::dialect::postgres;
+  if (name == "mysql" || name == "mariadb") return flakeid::sql::dialect::mysql;
+  fail("flakeid sql: --dialect " + quote(name) + " is unknown; use postgres or mysql");
+}
+
+flakeid::sql::column_type read_column_type(std::string_view name) {
+  if (name == "bigint") return flakeid::sql::column_type::bigint;
+  if (name == "numeric") return flakeid::sql::column_type::numeric;
+  if (name == "unsigned") return flakeid::sql::column_type::bigint_unsigned;
+  fail("flakeid sql: --type " + quote(name) + " is unknown; use bigint, numeric or unsigned");
+}
+
+flakeid::sql::shard_by read_shard_by(std::string_view name) {
+  if (name == "gene") return flakeid::sql::shard_by::gene;
+  if (name == "worker") return flakeid::sql::shard_by::worker;
+  fail("flakeid sql: --by " + quote(name) + " is unknown; use gene or worker");
+}
+
+flakeid::sql::period read_period(std::string_view name) {
+  if (name == "day") return flakeid::sql::period::day;
+  if (name == "month") return flakeid::sql::period::month;
+  if (name == "year") return flakeid::sql::period::year;
+  fail("flakeid sql: --every " + quote(name) + " is unknown; use day, month or year");
+}
+
+std::string_view required(const arguments& a, std::string_view option, std::string_view what) {
+  const auto v = a.get(option);
+  if (!v)
+    fail("flakeid sql " + std::string(what) + ": give " + std::string(option) +
+         "; see 'flakeid sql --help'");
+  return *v;
+}
+
+int run_sql(std::span<char* const> argv) {
+  static constexpr option_spec allowed[] = {
+      {"--layout", true}, {"--dialect", true}, {"--type", true},  {"--column", true},
+      {"--prefix", true}, {"--shards", true},  {"--by", true},    {"--table", true},
+      {"--from", true},   {"--to", true},      {"--every", true}, {"--columns", true}};
+  const arguments a = read_arguments("sql", argv, allowed);
+  if (a.help) return print_help(sql_help);
+  if (a.operands.size() != 1)
+    fail(
+        "flakeid sql: give one of fields, functions, partitions, shards; see 'flakeid sql --help'");
+  const std::string_view what = a.operands[0];
+  const flakeid::sql::writer w{read_layout(a, "twitter"),
+                               read_dialect(a.get("--dialect").value_or("postgres")),
+                               read_column_type(a.get("--type").value_or("bigint"))};
+  const std::string_view column = a.get("--column").value_or("id");
+  const std::uint64_t shards =
+      a.get("--shards") ? read_number("sql", "--shards", *a.get("--shards")) : 0;
+  const flakeid::sql::shard_by by = read_shard_by(a.get("--by").value_or("gene"));
+  const std::string_view columns = a.get("--columns").value_or("");
+  std::string out;
+  if (what == "fields") {
+    const auto line = [&](std::string_view name, const std::string& expr) {
+      out += std::string(name) + std::string(12 - name.size(), ' ') + expr + "\n";
+    };
+    if (w.fits_time_type()) line("created_at", w.created_at(column));
+    line("unix_ms", w.unix_ms(column));
+    for (const flakeid::field f : w.id_layout().fields()) {
+      if (f.kind == flakeid::field_kind::reserved) continue;
+      line(f.kind == flakeid::field_kind::timestamp ? "ticks" : flakeid::to_string(f.kind),
+           w.field(f.kind, column));
+    }
+    if (shards != 0) line("shard", w.shard(column, shards, by));
+  } else if (what == "functions") {
+    for (const std::string& s : w.functions(a.get("--prefix").value_or("id_"), shards, by))
+      out += s + "\n";
+  } else if (what == "partitions") {
+    const std::string_view table = required(a, "--table", what);
+    const auto from = read_time("--from", required(a, "--from", what), "sql");
+    const auto to = read_time("--to", required(a, "--to", what), "sql");
+    out = w.time_partitions(table, column, from, to,
+                            read_period(a.get("--every").value_or("month")), columns)
+              .script;
+  } else if (what == "shards") {
+    const std::string_view table = required(a, "--table", what);
+    if (shards == 0) fail("flakeid sql shards: give --shards N (N >= 1)");
+    out = w.shard_partitions(table, column, shards, by, columns).script;
+  } else {
+    fail("flakeid sql: unknown SQL " + quote(what) +
+         "; give fields, functions, partitions or shards");
+  }
+  std::fputs(out.c_str(), stdout);
+  return exit_ok;
+}
+
 // ---- main --------------------------------------------------------------------------------------
 
 int run(std::span<char* const> args) {
   if (args.empty())
     fail(
-        "flakeid: give a command (gen, parse, range, encode, decode, layouts); see 'flakeid "
-        "--help'");
+        "flakeid: give a command (gen, parse, range, encode, decode, layouts, sql); see "
+        "'flakeid --help'");
   const std::string_view command = args[0];
   const std::span<char* const> rest = args.subspan(1);
   if (command == "--help" || command == "-h" || command == "help") {
@@ -806,8 +924,9 @@ int run(std::span<char* const> args) {
   if (command == "encode") return run_encode(rest);
   if (command == "decode") return run_decode(rest);
   if (command == "layouts") return run_layouts(rest);
+  if (command == "sql") return run_sql(rest);
   fail("flakeid: unknown command " + quote(command) +
-       "; commands: gen, parse, range, encode, decode, layouts (see 'flakeid --help')");
+       "; commands: gen, parse, range, encode, decode, layouts, sql (see 'flakeid --help')");
 }
 
 /// The message of `e` on one line, starting with "flakeid".

@@ -14,3 +14,14 @@ endif()
 flakeid_set_warnings(example_lease_worker)
 add_test(NAME example.lease_worker COMMAND example_lease_worker)
 set_tests_properties(example.lease_worker PROPERTIES LABELS "demo")
+
+# The SQL example: PostgreSQL tables set up from the DDL flakeid::sql writes (needs libpq). Run
+# alone it prints that DDL; tests/adapters/postgres_sql_example_test.cpp runs it against a
+# PostgreSQL cluster it starts (label "server").
+if(TARGET flakeid::postgres)
+  add_executable(example_sql_partitions "${CMAKE_CURRENT_LIST_DIR}/sql_partitions.cpp")
+  target_link_libraries(example_sql_partitions PRIVATE flakeid::postgres)
+  flakeid_set_warnings(example_sql_partitions)
+  add_test(NAME example.sql_partitions COMMAND example_sql_partitions)
+  set_tests_properties(example.sql_partitions PROPERTIES LABELS "demo")
+endif()

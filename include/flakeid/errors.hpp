@@ -12,6 +12,8 @@
 ///   lease_lost_error        (std::runtime_error)     the worker-id lease could not be confirmed
 ///   segment_store_error     (std::runtime_error)     a segment store failed; names the store and key
 ///   segment_closed_error    (std::logic_error)       a segment generator used after close()
+///   sql_error               (std::invalid_argument)  SQL a dialect cannot express for a layout,
+///                                                    or an identifier it cannot take
 
 #include <chrono>
 #include <cstdint>
@@ -92,6 +94,14 @@ class segment_store_error : public std::runtime_error {
 class segment_closed_error : public std::logic_error {
  public:
   using std::logic_error::logic_error;
+};
+
+/// SQL that `flakeid::sql` will not write: a layout whose IDs or times the chosen column or
+/// timestamp type cannot hold, a shard count the routing field cannot honour, or an identifier
+/// outside `[A-Za-z_][A-Za-z0-9_]*`. The message names the value and what is allowed.
+class sql_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
 };
 
 }  // namespace flakeid

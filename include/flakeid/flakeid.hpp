@@ -16,6 +16,7 @@
 #include "segment.hpp"
 #include "segment_stores.hpp"
 #include "snowflake.hpp"
+#include "sql.hpp"
 #include "striped.hpp"
 #include "text.hpp"
 #include "tsc_clock.hpp"

@@ -1,7 +1,8 @@
 #pragma once
-// Real servers for the lease tests: a redis-server and a PostgreSQL cluster (initdb + pg_ctl),
-// each in a temporary directory, on a free loopback port, stopped and removed afterwards.
-// Running as root (CI), PostgreSQL runs as the unprivileged user 'nobody'.
+// Real servers for the adapter and SQL tests: a redis-server, a PostgreSQL cluster (initdb +
+// pg_ctl) and a MariaDB server (mariadb-install-db + mariadbd), each in a temporary directory,
+// on a free loopback port, stopped and removed afterwards. Running as root (CI), PostgreSQL and
+// MariaDB run as the unprivileged user 'nobody'.
 // A missing server program fails the test, unless FLAKEID_ALLOW_SKIP_SERVERS=1.
 
 #include <arpa/inet.h>
@@ -469,6 +470,97 @@ class postgres_cluster {
   std::string dir_{};
   int port_ = 0;
   bool running_ = false;
+};
+
+/// A MariaDB server: a data directory made with mariadb-install-db in a temporary directory,
+/// then mariadbd on a free loopback port, as 'nobody' when the tests run as root. Its first
+/// start creates the user 'flakeid'@'127.0.0.1' (no password; every privilege) and the
+/// database 'flakeid' through --init-file; grants stay enforced.
+class mariadb_server {
+ public:
+  mariadb_server()
+      : install_db_(find_program("mariadb-install-db", {"/usr/bin", "/usr/local/mysql/bin"})),
+        mariadbd_(find_program("mariadbd", {"/usr/sbin", "/usr/local/mysql/bin"})) {
+    if (::geteuid() == 0) {
+      const passwd* pw = ::getpwnam("nobody");
+      if (pw != nullptr) {
+        uid_ = pw->pw_uid;
+        gid_ = pw->pw_gid;
+      }
+    }
+  }
+  ~mariadb_server() {
+    stop();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  mariadb_server(const mariadb_server&) = delete;
+  mariadb_server& operator=(const mariadb_server&) = delete;
+
+  [[nodiscard]] bool available() const { return !install_db_.empty() && !mariadbd_.empty(); }
+  [[nodiscard]] std::string missing() const {
+    return "mariadb-install-db/mariadbd were not found (Debian: apt-get install mariadb-server)";
+  }
+
+  /// Creates the data directory on first use, then starts the server and waits until the user
+  /// 'flakeid' can log in.
+  void start() {
+    if (dir_.empty()) {
+      dir_ = make_temp_dir("flakeid-mariadb");
+      if (uid_ != static_cast<uid_t>(-1) && ::chown(dir_.c_str(), uid_, gid_) != 0)
+        throw std::runtime_error("cannot chown " + dir_);
+      port_ = free_port();
+      // A temporary directory of its own: servers sharing /tmp can collide on temp file names.
+      std::filesystem::create_directory(dir_ + "/tmp");
+      if (uid_ != static_cast<uid_t>(-1) && ::chown((dir_ + "/tmp").c_str(), uid_, gid_) != 0)
+        throw std::runtime_error("cannot chown " + dir_ + "/tmp");
+      const int rc = run(
+          {install_db_, "--no-defaults", "--datadir=" + dir_ + "/data", "--tmpdir=" + dir_ + "/tmp",
+           "--auth-root-authentication-method=normal", "--skip-test-db"},
+          dir_ + "/install.log", uid_, gid_, dir_);
+      if (rc != 0)
+        throw std::runtime_error("mariadb-install-db failed: " + read_file(dir_ + "/install.log"));
+      std::ofstream init(dir_ + "/init.sql");
+      init << "CREATE USER IF NOT EXISTS 'flakeid'@'127.0.0.1';\n"
+              "GRANT ALL ON *.* TO 'flakeid'@'127.0.0.1';\n"
+              "CREATE DATABASE IF NOT EXISTS flakeid;\n";
+    }
+    pid_ = spawn({mariadbd_, "--no-defaults", "--datadir=" + dir_ + "/data",
+                  "--port=" + std::to_string(port_), "--bind-address=127.0.0.1",
+                  "--tmpdir=" + dir_ + "/tmp", "--socket=" + dir_ + "/mariadb.sock",
+                  "--pid-file=" + dir_ + "/mariadb.pid", "--skip-name-resolve", "--skip-log-bin",
+                  "--init-file=" + dir_ + "/init.sql", "--innodb-buffer-pool-size=32M",
+                  "--innodb-flush-log-at-trx-commit=0", "--log-error=" + dir_ + "/server.log"},
+                 dir_ + "/mariadbd.log", uid_, gid_, dir_);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+    while (read_file(dir_ + "/server.log").find("ready for connections") == std::string::npos) {
+      int st = 0;
+      if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+        pid_ = -1;
+        throw std::runtime_error("mariadbd exited: " + read_file(dir_ + "/server.log"));
+      }
+      if (std::chrono::steady_clock::now() > deadline)
+        throw std::runtime_error("mariadbd did not start: " + read_file(dir_ + "/server.log"));
+      std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    }
+  }
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] static std::string user() { return "flakeid"; }
+  [[nodiscard]] static std::string database() { return "flakeid"; }
+
+ private:
+  std::string install_db_;
+  std::string mariadbd_;
+  uid_t uid_ = static_cast<uid_t>(-1);
+  gid_t gid_ = static_cast<gid_t>(-1);
+  std::string dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
 };
 
 }  // namespace flakeid_test

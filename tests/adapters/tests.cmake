@@ -10,6 +10,55 @@ else()
 endif()
 include(GoogleTest)
 
+# flakeid_label_discovered(<exe> <labels>): labels for the tests gtest_discover_tests found in
+# <exe>, set after discovery from the list it made (gtest_discover_tests splits a list-valued
+# property given to it into separate words, so "lease;server" given there is lost).
+function(flakeid_label_discovered exe labels)
+  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake"
+       "if(${exe}_TESTS)\n  set_tests_properties(\${${exe}_TESTS} PROPERTIES LABELS \"${labels}\")\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES
+               "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake")
+endfunction()
+
+# flakeid_server_test(<name> <labels> <libraries>...): one test program against real servers.
+function(flakeid_server_test name labels)
+  add_executable(${name} "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.cpp")
+  target_link_libraries(${name} PRIVATE ${ARGN} ${flakeid_gtest_main})
+  target_include_directories(${name} PRIVATE "${CMAKE_CURRENT_FUNCTION_LIST_DIR}")
+  flakeid_set_warnings(${name})
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120 TEST_LIST ${name}_TESTS
+                       PROPERTIES TIMEOUT 120)
+  flakeid_label_discovered(${name} "${labels}")
+endfunction()
+
+# flakeid_missing_client(<test> <what> <package>): a stand-in that fails (see above).
+function(flakeid_missing_client test what package)
+  add_test(NAME ${test}.client_library_found
+           COMMAND "${CMAKE_COMMAND}" "-DWHAT=${what}" "-DPACKAGE=${package}"
+                   -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
+  set_tests_properties(${test}.client_library_found PROPERTIES LABELS "sql;server")
+endfunction()
+
+# The SQL of <flakeid/sql.hpp> on PostgreSQL (libpq) and MariaDB (MariaDB Connector/C, a test
+# dependency only: sql.hpp itself needs no library).
+if(FLAKEID_LIBPQ_FOUND)
+  flakeid_server_test(postgres_sql_test "sql;server" flakeid::flakeid flakeid_client_FLAKEID_LIBPQ)
+else()
+  flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
+endif()
+# The SQL example against a cluster the test starts (the example is built with the examples).
+if(FLAKEID_BUILD_EXAMPLES AND FLAKEID_POSTGRES_FOUND)
+  flakeid_server_test(postgres_sql_example_test "sql;server" flakeid::flakeid)
+  target_compile_definitions(postgres_sql_example_test PRIVATE
+                             "FLAKEID_SQL_EXAMPLE=\"$<TARGET_FILE:example_sql_partitions>\"")
+  add_dependencies(postgres_sql_example_test example_sql_partitions)
+endif()
+if(FLAKEID_MARIADB_FOUND)
+  flakeid_server_test(mariadb_sql_test "sql;server" flakeid::flakeid flakeid_client_FLAKEID_MARIADB)
+else()
+  flakeid_missing_client(mariadb_sql_test "MariaDB Connector/C" libmariadb-dev)
+endif()
+
 # The Redis tests link flakeid::redis_tls when it is built (rediss:// then runs too; without
 # it, redis_auth_test fails unless FLAKEID_ALLOW_SKIP_SERVERS=1).
 foreach(adapter redis postgres)
@@ -31,12 +80,7 @@ foreach(adapter redis postgres)
       flakeid_set_warnings(${exe})
       gtest_discover_tests(${exe} DISCOVERY_TIMEOUT 120 TEST_LIST ${exe}_TESTS
                            PROPERTIES TIMEOUT 90)
-      # Labels are set after discovery, from the list it made: gtest_discover_tests splits a
-      # list-valued property into separate words, so "lease;server" given there is lost.
-      file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake"
-           "if(${exe}_TESTS)\n  set_tests_properties(\${${exe}_TESTS} PROPERTIES LABELS \"${labels}\")\nendif()\n")
-      set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES
-                   "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake")
+      flakeid_label_discovered(${exe} "${labels}")
     endforeach()
   else()
     if(adapter STREQUAL "redis")

@@ -1,0 +1,118 @@
+// The SQL of <flakeid/sql.hpp> on a real PostgreSQL cluster (initdb + pg_ctl, see
+// test_servers.hpp), checked against the C++ codec: field expressions and functions, time
+// partitions, and shard partitions routed by the gene.
+#include <libpq-fe.h>
+
+#include <memory>
+#include <stdexcept>
+
+#include "sql_scenarios.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+/// A libpq connection that throws on any failed statement.
+class postgres_db {
+ public:
+  static constexpr sql::dialect dialect = sql::dialect::postgres;
+
+  explicit postgres_db(const std::string& conninfo) : c_(PQconnectdb(conninfo.c_str()), PQfinish) {
+    if (PQstatus(c_.get()) != CONNECTION_OK)
+      throw std::runtime_error(std::string("connect: ") + PQerrorMessage(c_.get()));
+  }
+  void exec(const std::string& sql) { (void)query(sql); }
+  rows query(const std::string& sql) {
+    const std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(c_.get(), sql.c_str()), PQclear);
+    const ExecStatusType st = PQresultStatus(r.get());
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+      throw std::runtime_error(std::string(PQresultErrorMessage(r.get())) +
+                               "in: " + sql.substr(0, 400));
+    rows out;
+    for (int i = 0; i < PQntuples(r.get()); ++i) {
+      std::vector<std::string> row;
+      for (int j = 0; j < PQnfields(r.get()); ++j)
+        row.emplace_back(PQgetisnull(r.get(), i, j) != 0 ? "NULL" : PQgetvalue(r.get(), i, j));
+      out.push_back(std::move(row));
+    }
+    return out;
+  }
+  static std::string time_probe(const std::string& expr) {
+    return "(extract(epoch from " + expr + ") * 1000000)::bigint";
+  }
+  std::map<std::uint64_t, std::string> partition_of_rows(const std::string& table,
+                                                         const std::vector<std::string>&,
+                                                         bool /*shards*/ = false) {
+    std::map<std::uint64_t, std::string> out;
+    for (const auto& r : query("SELECT id, tableoid::regclass::text FROM " + table))
+      out[std::stoull(r.at(0))] = r.at(1).substr(table.size() + 1);
+    return out;
+  }
+  std::set<std::string> partitions_scanned(const std::string& select) {
+    std::set<std::string> out;
+    for (const auto& r : query("EXPLAIN (COSTS OFF) " + select)) {
+      const std::string& line = r.at(0);
+      const std::size_t on = line.find(" on ");
+      if (on == std::string::npos) continue;
+      std::string name = line.substr(on + 4);
+      name = name.substr(0, name.find(' '));
+      if (name.ends_with("_pkey")) continue;  // "Bitmap Index Scan on <partition>_pkey"
+      const std::size_t us = name.rfind('_');
+      out.insert(name.substr(us + 1));
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<PGconn, decltype(&PQfinish)> c_;
+};
+
+class postgres_sql_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(server.available(), server.missing());
+    server.start();
+    db = std::make_unique<postgres_db>(server.conninfo());
+    db->exec("SET client_min_messages = warning");
+  }
+  postgres_cluster server;
+  std::unique_ptr<postgres_db> db;
+};
+
+TEST_F(postgres_sql_test, fields_and_functions_equal_decompose_for_every_preset) {
+  for (const std::string_view preset : flakeid::preset_names()) {
+    const flakeid::layout& l = flakeid::layout_by_name(preset);
+    fields_match_decompose(*db, preset, column_type_for(l, sql::dialect::postgres));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_F(postgres_sql_test, numeric_columns_decode_63_bit_layouts_too) {
+  fields_match_decompose(*db, "twitter", sql::column_type::numeric);
+}
+
+TEST_F(postgres_sql_test, monthly_partitions_hold_the_rows_of_their_month) {
+  time_partitions_hold_their_rows(*db, "twitter", sql::period::month, sys_days{2026y / 1 / 1},
+                                  sys_days{2027y / 1 / 1});
+}
+
+TEST_F(postgres_sql_test, daily_partitions_with_10_ms_ticks) {
+  time_partitions_hold_their_rows(*db, "sonyflake", sql::period::day, sys_days{2026y / 11 / 1},
+                                  sys_days{2026y / 11 / 15});
+}
+
+TEST_F(postgres_sql_test, yearly_partitions_of_a_full_64_bit_layout) {
+  time_partitions_hold_their_rows(*db, "discord", sql::period::year, sys_days{2024y / 1 / 1},
+                                  sys_days{2028y / 1 / 1});
+}
+
+TEST_F(postgres_sql_test, gene_routing_keeps_orders_with_their_user_in_16_shards) {
+  gene_routing_keeps_orders_with_their_user(*db, 16);
+}
+
+TEST_F(postgres_sql_test, gene_routing_keeps_orders_with_their_user_in_32_shards) {
+  gene_routing_keeps_orders_with_their_user(*db, 32);
+}
+
+}  // namespace

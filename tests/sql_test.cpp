@@ -1,0 +1,215 @@
+// <flakeid/sql.hpp> without a server: the slices and routers the DDL is built from, the exact
+// text of a few expressions, and every refusal with its message. The SQL itself runs on real
+// servers in tests/adapters/postgres_sql_test.cpp and mariadb_sql_test.cpp.
+#include <gtest/gtest.h>
+#include <flakeid/flakeid.hpp>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono;
+using flakeid::field_kind;
+namespace sql = flakeid::sql;
+namespace layouts = flakeid::layouts;
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const flakeid::sql_error& e) {
+    return e.what();
+  }
+  return "no sql_error";
+}
+
+TEST(sql_test, slices_tile_the_ids_with_bounds_from_min_id_at) {
+  const auto& l = layouts::twitter;
+  const auto slices =
+      sql::time_slices(l, sys_days{2026y / 1 / 15}, sys_days{2026y / 4 / 1}, sql::period::month);
+  ASSERT_EQ(slices.size(), 3U);
+  EXPECT_EQ(slices[0].suffix, "202601");
+  EXPECT_EQ(slices[0].begin, sys_days{2026y / 1 / 1});
+  EXPECT_EQ(slices[2].end, sys_days{2026y / 4 / 1});
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    EXPECT_EQ(slices[i].ids.lo, l.min_id_at(slices[i].begin));
+    EXPECT_EQ(slices[i].ids.hi, l.min_id_at(slices[i].end));
+    // With 1 ms ticks a slice is exactly id_range over its period.
+    EXPECT_EQ(slices[i].ids, l.id_range(slices[i].begin, slices[i].end));
+  }
+  EXPECT_EQ(slices[0].ids.hi, slices[1].ids.lo);
+}
+
+TEST(sql_test, slices_of_days_and_years_and_the_edges_of_the_layout) {
+  const auto& l = layouts::sonyflake;  // 10 ms ticks
+  const auto days3 =
+      sql::time_slices(l, sys_days{2026y / 2 / 27}, sys_days{2026y / 3 / 2}, sql::period::day);
+  ASSERT_EQ(days3.size(), 3U);
+  EXPECT_EQ(days3[1].suffix, "20260228");
+  EXPECT_EQ(days3[2].suffix, "20260301");
+  // The first year starts before the epoch (2014-09-01): its IDs start at 0.
+  const auto years =
+      sql::time_slices(l, sys_days{2014y / 9 / 1}, sys_days{2016y / 1 / 1}, sql::period::year);
+  ASSERT_EQ(years.size(), 2U);
+  EXPECT_EQ(years[0].suffix, "2014");
+  EXPECT_EQ(years[0].ids.lo, 0U);
+  // A slice past the layout's end runs to its last ID.
+  const auto last_year = floor<days>(l.expires_at());
+  const auto tail = sql::time_slices(l, last_year, last_year + days{1}, sql::period::year);
+  EXPECT_EQ(tail.back().ids.hi, l.max_id() + 1);
+  EXPECT_NE(error_of([&] {
+              (void)sql::time_slices(l, sys_days{2026y / 1 / 1}, sys_days{2026y / 1 / 1},
+                                     sql::period::day);
+            }).find("time partitions need from < to"),
+            std::string::npos);
+}
+
+TEST(sql_test, time_router_names_the_table_of_the_ids_creation_time) {
+  const auto& l = layouts::twitter;
+  const sql::time_router r{l, "orders", sql::period::month};
+  const auto t = sys_days{2026y / 11 / 23} + hours{10};
+  const std::uint64_t id = l.compose({.timestamp = time_point_cast<milliseconds>(t), .worker = 7});
+  EXPECT_EQ(r.table_for(id), "orders_202611");
+  EXPECT_EQ(r.table_for(l.min_id_at(sys_days{2026y / 12 / 1}) - 1), "orders_202611");
+  EXPECT_EQ(r.table_for(l.min_id_at(sys_days{2026y / 12 / 1})), "orders_202612");
+  EXPECT_EQ(r.tables_for(sys_days{2026y / 11 / 30}, sys_days{2027y / 1 / 2}),
+            (std::vector<std::string>{"orders_202611", "orders_202612", "orders_202701"}));
+  const sql::time_router daily{l, "events", sql::period::day};
+  EXPECT_EQ(daily.table_for(id), "events_20261123");
+  const sql::time_router yearly{l, "events", sql::period::year};
+  EXPECT_EQ(yearly.table_for(id), "events_2026");
+}
+
+TEST(sql_test, shard_router_by_gene_agrees_with_shard_of_and_the_key) {
+  const auto& l = layouts::seed_gene;
+  const sql::shard_router r{l, "orders", 16};
+  EXPECT_EQ(r.table(7), "orders_07");
+  EXPECT_EQ(r.tables().size(), 16U);
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 1000; ++i) {
+    const std::uint64_t key = rng();
+    const std::uint64_t id = l.compose({.ticks = rng() % l.max_ticks(), .gene = key % 32});
+    EXPECT_EQ(r.shard_of(id), l.shard_of(id, 16));
+    EXPECT_EQ(r.table_for(id), r.table_for_key(key));
+  }
+  EXPECT_EQ(error_of([&] { (void)sql::shard_router(l, "orders", 12); }),
+            "flakeid: shard count 12 cannot be honoured by a 5-bit gene: it must be a power of "
+            "two in [1, 32]");
+  EXPECT_EQ(error_of([&] { (void)sql::shard_router(l, "orders", 64); }),
+            "flakeid: shard count 64 cannot be honoured by a 5-bit gene: it must be a power of "
+            "two in [1, 32]");
+}
+
+TEST(sql_test, shard_router_by_worker_or_hash_for_layouts_without_a_gene) {
+  const auto& l = layouts::twitter;
+  EXPECT_EQ(error_of([&] { (void)sql::shard_router(l, "orders", 4); }),
+            "flakeid: shard by gene: the layout has no gene field; route by worker or hash");
+  const sql::shard_router by_worker{l, "orders", 10, sql::shard_by::worker};
+  const std::uint64_t id = l.compose({.ticks = 99, .datacenter = 3, .worker = 27});
+  EXPECT_EQ(by_worker.shard_of(id), 7U);
+  EXPECT_EQ(by_worker.table_for(id), "orders_7");
+  EXPECT_EQ(error_of([&] { (void)sql::shard_router(l, "orders", 33, sql::shard_by::worker); }),
+            "flakeid: shard count 33 is out of range [1, 32] for a 5-bit worker");
+  const sql::shard_router by_hash{l, "orders", 100, sql::shard_by::hash};
+  std::vector<int> counts(100);
+  for (std::uint64_t seq = 0; seq < 4096; ++seq)
+    ++counts[by_hash.shard_of(l.compose({.ticks = 5, .sequence = seq}))];
+  for (const int c : counts) EXPECT_GT(c, 10);  // spread, where id % 100 would not be
+  EXPECT_EQ(by_hash.table(3), "orders_03");
+}
+
+TEST(sql_test, expressions_for_high_and_low_fields) {
+  const sql::writer pg{layouts::sonyflake, sql::dialect::postgres};
+  EXPECT_EQ(pg.field(field_kind::timestamp, "id"), "(id >> 24)");
+  EXPECT_EQ(pg.field(field_kind::sequence, "id"), "((id >> 16) & 255)");
+  EXPECT_EQ(pg.field(field_kind::worker, "id"), "(id & 65535)");
+  EXPECT_EQ(pg.field(field_kind::gene, "id"), "0");
+  EXPECT_EQ(pg.unix_ms("id"), "(((id >> 24) * 10) + 1409529600000)");
+  EXPECT_EQ(pg.shard("id", 16, sql::shard_by::worker), "(id % 16)");
+  EXPECT_EQ(pg.shard("id", 10, sql::shard_by::worker), "((id & 65535) % 10)");
+  EXPECT_EQ(pg.id_type(), "bigint");
+  const sql::writer num{layouts::discord, sql::dialect::postgres, sql::column_type::numeric};
+  EXPECT_EQ(num.field(field_kind::timestamp, "id"),
+            "(mod(div(id, 4194304), 4398046511104))::bigint");
+  EXPECT_EQ(num.id_type(), "numeric(20,0)");
+  const sql::writer my{layouts::discord, sql::dialect::mysql, sql::column_type::bigint_unsigned};
+  EXPECT_EQ(my.field(field_kind::timestamp, "id"), "((id >> 22) & 4398046511103)");
+  EXPECT_EQ(my.id_type(), "BIGINT UNSIGNED");
+  EXPECT_EQ(my.time_type(), "DATETIME(3)");
+}
+
+TEST(sql_test, mysql_hash_partitions_reduce_wide_ids_below_2_pow_63) {
+  // HASH(id) reads an unsigned ID past 2^63 as negative; the shard is taken first.
+  constexpr flakeid::layout wide_gene{
+      {flakeid::fields::timestamp(43), flakeid::fields::sequence(16), flakeid::fields::gene(5)}, 0};
+  const sql::writer wide{wide_gene, sql::dialect::mysql, sql::column_type::bigint_unsigned};
+  EXPECT_EQ(wide.shard_partitions("t", "id", 8).clause,
+            "PARTITION BY HASH ((`id` MOD 8)) PARTITIONS 8");
+  const sql::writer narrow{layouts::twitter, sql::dialect::mysql};
+  EXPECT_EQ(narrow.shard_partitions("t", "id", 8, sql::shard_by::worker).clause,
+            "PARTITION BY HASH ((((`id` DIV 4096) MOD 32) MOD 8)) PARTITIONS 8");
+}
+
+TEST(sql_test, refusals_name_the_value_and_the_fix) {
+  EXPECT_EQ(error_of([] { (void)sql::writer(layouts::discord, sql::dialect::postgres); }),
+            "flakeid: the layout's IDs reach 18446744073709551615, past a signed BIGINT's "
+            "9223372036854775807 (the layout uses bit 63); use the numeric column type "
+            "(numeric(20,0))");
+  EXPECT_EQ(error_of([] { (void)sql::writer(layouts::discord, sql::dialect::mysql); }),
+            "flakeid: the layout's IDs reach 18446744073709551615, past a signed BIGINT's "
+            "9223372036854775807 (the layout uses bit 63); use the BIGINT UNSIGNED column type");
+  EXPECT_NE(error_of([] {
+              (void)sql::writer(layouts::twitter, sql::dialect::postgres,
+                                sql::column_type::bigint_unsigned);
+            }).find("postgres has no unsigned bigint"),
+            std::string::npos);
+  const sql::writer my{layouts::mastodon, sql::dialect::mysql, sql::column_type::bigint_unsigned};
+  EXPECT_FALSE(my.fits_time_type());
+  EXPECT_EQ(error_of([&] { (void)my.created_at("id"); }),
+            "flakeid: mysql: the layout's times run to 10889-08-02T05:31:50.655Z, past "
+            "DATETIME(3)'s last, 9999-12-31T23:59:59.999Z; decode the time in the application, "
+            "or use unix_ms");
+  const sql::writer pg{layouts::twitter, sql::dialect::postgres};
+  EXPECT_NE(error_of([&] { (void)pg.shard("id", 4, sql::shard_by::hash); }).find("no SQL form"),
+            std::string::npos);
+  const auto from = sys_days{2026y / 1 / 1};
+  const auto to = sys_days{2026y / 2 / 1};
+  EXPECT_EQ(error_of([&] {
+              (void)pg.time_partitions("orders; DROP", "id", from, to, sql::period::month);
+            }),
+            "flakeid: table \"orders; DROP\" has ';' at index 6; allowed: [A-Za-z_][A-Za-z0-9_]*, "
+            "one optional '.'");
+  EXPECT_EQ(
+      error_of([&] { (void)pg.time_partitions("a.b.c", "id", from, to, sql::period::month); }),
+      "flakeid: table \"a.b.c\" has more than one '.'; give name or schema.name");
+  EXPECT_EQ(
+      error_of([&] { (void)pg.time_partitions("orders", "o.id", from, to, sql::period::month); }),
+      "flakeid: column \"o.id\" has a '.'; give the column's own name, "
+      "[A-Za-z_][A-Za-z0-9_]*");
+  EXPECT_EQ(error_of([&] { (void)pg.functions("1x_"); }),
+            "flakeid: function name \"1x_created_at\" has '1' at index 0; allowed: "
+            "[A-Za-z_][A-Za-z0-9_]*, one optional '.'");
+  EXPECT_EQ(
+      error_of([&] { (void)pg.time_partitions("orders", "id", from, to, sql::period::month); }),
+      "no sql_error");
+}
+
+TEST(sql_test, identifiers_are_quoted_and_schema_qualified) {
+  const sql::writer pg{layouts::twitter, sql::dialect::postgres};
+  const auto d = pg.time_partitions("app.Orders", "id", sys_days{2026y / 1 / 1},
+                                    sys_days{2026y / 2 / 1}, sql::period::month);
+  EXPECT_EQ(d.clause, "PARTITION BY RANGE (\"id\")");
+  ASSERT_EQ(d.statements.size(), 1U);
+  EXPECT_EQ(d.statements[0],
+            "CREATE TABLE \"app\".\"Orders_202601\" PARTITION OF \"app\".\"Orders\" FOR VALUES "
+            "FROM (2006515713438646272) TO (2017749737272246272);");
+  const sql::writer my{layouts::seed_gene, sql::dialect::mysql};
+  EXPECT_EQ(my.shard_partitions("app.orders", "id", 32).script,
+            "CREATE TABLE `app`.`orders` (`id` BIGINT NOT NULL PRIMARY KEY)\n"
+            "PARTITION BY HASH (`id`) PARTITIONS 32;\n");
+}
+
+}  // namespace
