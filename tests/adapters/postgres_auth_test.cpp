@@ -17,8 +17,9 @@ const std::string wrong_password = "Wr0ngPw";
 
 flakeid::lease_options recorded(const std::string& ns) {
   auto o = quick_options(ns);
-  o.io_timeout = 2000ms;
-  o.connect_timeout = 5000ms;
+  // Generous: they bound waits for a server that is there, so a busy machine changes nothing.
+  o.io_timeout = 30'000ms;
+  o.connect_timeout = 30'000ms;
   o.on_event = [](flakeid::lease_event, const std::string& text) { seen().add(text); };
   return o;
 }
@@ -39,7 +40,8 @@ void expect_works(const std::string& conninfo, const std::string& stem) {
   flakeid::postgres_lease lease{conninfo, recorded(ns)};
   EXPECT_EQ(lease.acquire(8), 0U);
   seen().add(lease.where());
-  flakeid::postgres_segment_store store{conninfo, {.name_space = ns}};
+  flakeid::postgres_segment_store store{
+      conninfo, {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
   auto d = store.distributor("orders");
   seen().add(std::string(d.store_name()));
   EXPECT_EQ(d.next_max_id(5), 5U);
@@ -69,7 +71,7 @@ TEST_F(postgres_auth_test, password_right_works_wrong_or_none_is_a_clear_error) 
   expect_works(pg.uri(), "pw_uri");
   const std::string where =
       "postgresql 127.0.0.1:" + std::to_string(pg.port()) + " user flakeid db postgres";
-  const std::string head = "flakeid: cannot connect to " + where + " within 5000 ms: ";
+  const std::string head = "flakeid: cannot connect to " + where + " within 30000 ms: ";
   const std::string refused = "password authentication failed for user \"flakeid\"";
   for (const std::string& wrong : {replace(pg.conninfo(), password, wrong_password),
                                    replace(pg.uri(), password, wrong_password)}) {
@@ -79,8 +81,9 @@ TEST_F(postgres_auth_test, password_right_works_wrong_or_none_is_a_clear_error) 
   }
   const std::string none = lease_error(replace(pg.conninfo(), " password=" + password, ""));
   EXPECT_EQ(none.substr(0, head.size()), head) << none;
-  flakeid::postgres_segment_store store{replace(pg.uri(), password, wrong_password),
-                                        {.name_space = "refused"}};
+  flakeid::postgres_segment_store store{
+      replace(pg.uri(), password, wrong_password),
+      {.name_space = "refused", .connect_timeout = 30s, .io_timeout = 30s}};
   const std::string m = error_of([&] { (void)store.distributor("orders").next_max_id(1); });
   const std::string segment_head = "flakeid: segment store " + where +
                                    " namespace refused, key 'orders': next_max_id(1) failed: "
@@ -94,7 +97,7 @@ TEST_F(postgres_auth_test, malformed_connection_strings_are_redacted) {
             "flakeid: invalid PostgreSQL connection string: invalid percent-encoded token: "
             "\"***\"");
   EXPECT_EQ(lease_error("postgresql://u:" + password + "@127.0.0.1:5432/app?sslmode=sometimes"),
-            "flakeid: cannot connect to postgresql 127.0.0.1:5432 user u db app within 5000 ms: "
+            "flakeid: cannot connect to postgresql 127.0.0.1:5432 user u db app within 30000 ms: "
             "invalid sslmode value: \"sometimes\"");
   EXPECT_EQ(lease_error("host=127.0.0.1 password='" + password),
             "flakeid: invalid PostgreSQL connection string: unterminated quoted string in "
@@ -119,7 +122,7 @@ TEST_F(postgres_auth_test, unreachable_server_names_user_and_db_not_password) {
                   "/orders?connect_timeout=2");
   const std::string head =
       "flakeid: cannot connect to postgresql 127.0.0.1:" + std::to_string(port) +
-      " user app db orders within 5000 ms: ";
+      " user app db orders within 30000 ms: ";
   EXPECT_EQ(m.substr(0, head.size()), head) << m;
 }
 

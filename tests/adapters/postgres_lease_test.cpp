@@ -55,7 +55,9 @@ class postgres_ssl_lease_test : public ::testing::Test {
 };
 
 TEST_F(postgres_ssl_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
-TEST_F(postgres_ssl_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true); }
+TEST_F(postgres_ssl_lease_test, refuses_while_server_is_down_and_resumes) {
+  server_outage(b, true);
+}
 
 TEST_F(postgres_lease_test, assigns_datacenter_and_worker_from_the_layout) {
   auto o = quick_options(unique_ns("layout"));

@@ -40,7 +40,8 @@ void expect_works(const flakeid::redis_options& server, const std::string& stem)
   flakeid::redis_lease lease{server, recorded(ns)};
   EXPECT_EQ(lease.acquire(32), 0U);
   seen().add(lease.where());
-  flakeid::redis_segment_store store{server, {.name_space = ns}};
+  flakeid::redis_segment_store store{server,
+                                     {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
   auto d = store.distributor("orders");
   seen().add(std::string(d.store_name()));
   EXPECT_EQ(d.next_max_id(5), 5U);
@@ -105,14 +106,17 @@ TEST_F(redis_auth_test, db_numbers_isolate_namespaces) {
   s.start();
   const std::string base = "redis://:" + password + "@" + s.address();
   const std::string ns = unique_ns("db");
-  flakeid::redis_segment_store one{base + "/1", {.name_space = ns}};
-  flakeid::redis_segment_store two{base + "/2?timeout=2s", {.name_space = ns}};
+  flakeid::redis_segment_store one{base + "/1",
+                                   {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
+  flakeid::redis_segment_store two{base + "/2?timeout=30s",
+                                   {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
   EXPECT_EQ(one.where(), "redis " + s.address() + " db 1");
   EXPECT_EQ(one.distributor("orders").next_max_id(5), 5U);
   EXPECT_EQ(two.distributor("orders").next_max_id(7), 7U);
   EXPECT_EQ(one.current("orders"), 5U);
   EXPECT_EQ(two.current("orders"), 7U);
-  flakeid::redis_segment_store zero{base, {.name_space = ns}};
+  flakeid::redis_segment_store zero{base,
+                                    {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
   EXPECT_EQ(zero.current("orders"), 0U);
 
   flakeid::redis_lease a{base + "/1", recorded(ns)};
@@ -150,7 +154,7 @@ TEST_F(redis_auth_test, a_changed_password_shows_in_lease_events_without_it) {
   {
     flakeid::redis_lease lease{o, recorded(unique_ns("events"))};
     EXPECT_EQ(lease.acquire(4), 0U);
-    flakeid::detail::redis_connection admin{o, 1000ms, 1000ms};
+    flakeid::detail::redis_connection admin{o, 30000ms, 30000ms};
     (void)admin.command({"CONFIG", "SET", "requirepass", wrong_password});
     (void)admin.command({"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"});
     // The renewal reconnects and is refused: renew_failed names server and reply.
@@ -255,12 +259,12 @@ TEST_F(redis_auth_test, tls_verifies_the_server_against_the_ca) {
   expect_works(localhost, "tls_dns");
   auto system_store = s.options();
   system_store.tls_ca_file.clear();  // the test CA is not in the system's store
-  system_store.connect_timeout = 2000ms;
+  system_store.connect_timeout = 30000ms;
   // "unable to get local issuer certificate", or "self-signed certificate in certificate
   // chain" when the server sends its CA along: OpenSSL's reason depends on the chain sent.
   const std::string m = lease_error(system_store);
   const std::string expected = "flakeid: cannot connect to redis " + s.address() +
-                               " tls within 2000 ms: TLS handshake failed: server certificate "
+                               " tls within 30000 ms: TLS handshake failed: server certificate "
                                "refused: ";
   EXPECT_EQ(m.substr(0, expected.size()), expected) << m;
   EXPECT_GT(m.size(), expected.size()) << m;
@@ -271,13 +275,13 @@ TEST_F(redis_auth_test, tls_refuses_a_certificate_for_another_host) {
   FLAKEID_REQUIRE_SERVER(s.available(), s.missing());
   s.start();
   auto o = s.options();
-  o.connect_timeout = 2000ms;
+  o.connect_timeout = 30000ms;
   EXPECT_EQ(lease_error(o), "flakeid: cannot connect to redis " + s.address() +
-                                " tls within 2000 ms: TLS handshake failed: server certificate "
+                                " tls within 30000 ms: TLS handshake failed: server certificate "
                                 "refused: IP address mismatch");
   o.tls_server_name = "cache.internal";
   EXPECT_EQ(lease_error(o), "flakeid: cannot connect to redis " + s.address() +
-                                " tls within 2000 ms: TLS handshake failed: server certificate "
+                                " tls within 30000 ms: TLS handshake failed: server certificate "
                                 "refused: hostname mismatch");
   o.tls_server_name = "other.example";  // the name the certificate carries
   expect_works(o, "tls_other");
@@ -305,7 +309,7 @@ TEST_F(redis_auth_test, managed_redis_tls_acl_user_and_db_from_one_uri) {
   s.start();
   const std::string uri = "rediss://alice:" + acl_password +
                           "@localhost:" + std::to_string(s.port()) + "/2?tls_ca=" + s.certs().ca() +
-                          "&timeout=2s";
+                          "&timeout=30s";
   ::setenv("FLAKEID_TEST_REDIS_URL", uri.c_str(), 1);
   const auto o = flakeid::redis_options::from_env("FLAKEID_TEST_REDIS_URL");
   EXPECT_EQ(o.where(), "redis localhost:" + std::to_string(s.port()) + " tls user alice db 2");
