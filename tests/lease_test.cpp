@@ -16,7 +16,6 @@
 #include <functional>
 #include <mutex>
 #include <set>
-#include <tuple>
 
 #include "adapters/lease_scenarios.hpp"
 #include "adapters/test_servers.hpp"
@@ -104,18 +103,15 @@ struct scripted {
 
   explicit scripted(flakeid::lease_options o = engine_options())
       : l(std::move(store), o.use_clock(clk)) {}
-  /// The state, the clock and the lease.
-  std::tuple<std::shared_ptr<scripted_store::state>&, flakeid::manual_clock&, flakeid::lease&>
-  parts() {
-    return {s, clk, l};
-  }
   /// No renewal is confirmed from now on.
   void cut() { ::cut(s); }
 };
 
 TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at_release) {
   scripted t;
-  auto [s, clk, l] = t.parts();
+  auto& s = t.s;
+  auto& clk = t.clk;
+  auto& l = t.l;
   manual_gen gen{l, clk};
   EXPECT_EQ(gen.node(), (flakeid::node_id{0, 3}));
   const std::int64_t t0 = ms_of(clk);
@@ -146,7 +142,8 @@ TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at
 template <class Gen>
 void refused_from_the_deadline() {
   scripted t;
-  auto [s, clk, l] = t.parts();
+  auto& clk = t.clk;
+  auto& l = t.l;
   Gen gen{l, clk};
   t.cut();  // no renewal is ever confirmed again
   const std::int64_t deadline = l.deadline_unix_ms();
@@ -192,7 +189,8 @@ TEST(lease_fence_test, hold_on_backwards_is_refused_from_its_deadline) {
 
 TEST(lease_fence_test, borrowing_stops_at_the_deadline_although_the_clock_is_behind_it) {
   scripted t;
-  auto [s, clk, l] = t.parts();
+  auto& clk = t.clk;
+  auto& l = t.l;
   borrowing gen{l, clk};
   t.cut();
   const std::int64_t deadline = l.deadline_unix_ms();
@@ -211,7 +209,8 @@ TEST(lease_fence_test, borrowing_stops_at_the_deadline_although_the_clock_is_beh
 TEST(lease_fence_test, gene_generator_is_refused_from_its_deadline) {
   using gene_manual = flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock>;
   scripted t;
-  auto [s, clk, l] = t.parts();
+  auto& clk = t.clk;
+  auto& l = t.l;
   gene_manual gen{l, clk};
   t.cut();
   const std::int64_t deadline = l.deadline_unix_ms();
@@ -231,7 +230,8 @@ TEST(lease_fence_test, gene_generator_is_refused_from_its_deadline) {
 TEST(lease_fence_test, striped_stripes_share_the_fence) {
   using striped = flakeid::striped_snowflake<flakeid::layouts::twitter, flakeid::manual_clock, 2>;
   scripted t;
-  auto [s, clk, l] = t.parts();
+  auto& clk = t.clk;
+  auto& l = t.l;
   striped gen{l, clk};
   EXPECT_EQ(gen.stripe(0).node(), (flakeid::node_id{0, 3 << 2}));
   EXPECT_EQ(gen.stripe(3).node(), (flakeid::node_id{0, (3 << 2) | 3}));
@@ -268,7 +268,9 @@ TEST(lease_fence_test, tick_generator_is_refused_from_its_deadline) {
 
 TEST(lease_fence_test, a_new_holder_mints_only_above_the_old_deadline_plus_safe_guard) {
   scripted t;
-  auto [s, clk, l] = t.parts();
+  auto& s = t.s;
+  auto& clk = t.clk;
+  auto& l = t.l;
   const std::int64_t old_deadline = ms_of(clk) + 500;
   {
     std::lock_guard lk(s->m);
@@ -282,7 +284,9 @@ TEST(lease_fence_test, a_new_holder_mints_only_above_the_old_deadline_plus_safe_
 
 TEST(lease_fence_test, a_store_that_lost_its_memory_makes_the_claimer_wait_ttl_plus_guard) {
   scripted t;
-  auto [s, clk, l] = t.parts();
+  auto& s = t.s;
+  auto& clk = t.clk;
+  auto& l = t.l;
   const std::int64_t lost_at = ms_of(clk) - 50;
   {
     std::lock_guard lk(s->m);
@@ -297,7 +301,9 @@ TEST(lease_fence_test, acquire_never_returns_on_an_expired_fence) {
   // The previous deadline lies 900 ms ahead: longer than ttl - margin (240 ms). The claim's
   // own deadline has passed when the wait ends, so acquire renews before returning.
   scripted t;
-  auto [s, clk, l] = t.parts();
+  auto& s = t.s;
+  auto& clk = t.clk;
+  auto& l = t.l;
   {
     std::lock_guard lk(s->m);
     s->recorded = ms_of(clk) + 800;
@@ -312,7 +318,9 @@ TEST(lease_fence_test, a_release_racing_a_renewal_leaves_the_fence_down) {
     auto o = engine_options();
     o.ttl = 30ms;  // renewals every 10 ms
     scripted t{o};
-    auto [s, clk, l] = t.parts();
+    auto& s = t.s;
+    auto& clk = t.clk;
+    auto& l = t.l;
     manual_gen gen{l, clk};
     // The renewal answers "held" only after release() has dropped the fence.
     std::atomic<bool> in_renew{false};
@@ -339,7 +347,9 @@ TEST(lease_test, refuses_when_unconfirmed_and_resumes_when_renewed_again) {
     events.push_back(e);
   };
   scripted t{o};
-  auto [s, clk, l] = t.parts();
+  auto& s = t.s;
+  auto& clk = t.clk;
+  auto& l = t.l;
   manual_gen gen{l, clk};
   (void)gen.next_id();
   t.cut();
