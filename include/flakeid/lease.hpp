@@ -353,8 +353,8 @@ class lease {
                                         ? INT64_MIN
                                         : lost_memory_at_ + (opt_.ttl + opt_.safe_guard).count();
     not_after_ = std::max(after_record, after_loss);
-    const std::int64_t ahead = after_record - opt_.now_ms() + 1;
-    if (after_record != INT64_MIN && ahead > opt_.max_wait.count()) {
+    const std::int64_t ahead = after_record == INT64_MIN ? 0 : after_record - opt_.now_ms() + 1;
+    if (ahead > opt_.max_wait.count()) {
       try {
         std::lock_guard io(io_m_);
         store_->release(id_, holder_, previous_last_);
