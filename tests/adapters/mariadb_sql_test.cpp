@@ -105,36 +105,38 @@ class mariadb_sql_test : public ::testing::Test {
 TEST_F(mariadb_sql_test, fields_and_functions_equal_decompose_for_every_preset) {
   for (const std::string_view preset : flakeid::preset_names()) {
     const flakeid::layout& l = flakeid::layout_by_name(preset);
-    fields_match_decompose(*db, preset, column_type_for(l, sql::dialect::mysql));
-    if (HasFatalFailure()) return;
+    ASSERT_NO_FATAL_FAILURE(
+        fields_match_decompose(*db, preset, column_type_for(l, sql::dialect::mysql)))
+        << preset;
   }
 }
 
 TEST_F(mariadb_sql_test, unsigned_columns_decode_63_bit_layouts_too) {
-  fields_match_decompose(*db, "sonyflake", sql::column_type::bigint_unsigned);
+  ASSERT_NO_FATAL_FAILURE(
+      fields_match_decompose(*db, "sonyflake", sql::column_type::bigint_unsigned));
 }
 
 TEST_F(mariadb_sql_test, monthly_partitions_hold_the_rows_of_their_month) {
-  time_partitions_hold_their_rows(*db, "twitter", sql::period::month, sys_days{2026y / 1 / 1},
-                                  sys_days{2027y / 1 / 1});
+  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
+      *db, "twitter", sql::period::month, sys_days{2026y / 1 / 1}, sys_days{2027y / 1 / 1}));
 }
 
 TEST_F(mariadb_sql_test, daily_partitions_with_10_ms_ticks) {
-  time_partitions_hold_their_rows(*db, "sonyflake", sql::period::day, sys_days{2026y / 11 / 1},
-                                  sys_days{2026y / 11 / 15});
+  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
+      *db, "sonyflake", sql::period::day, sys_days{2026y / 11 / 1}, sys_days{2026y / 11 / 15}));
 }
 
 TEST_F(mariadb_sql_test, yearly_partitions_of_a_full_64_bit_layout) {
-  time_partitions_hold_their_rows(*db, "discord", sql::period::year, sys_days{2024y / 1 / 1},
-                                  sys_days{2028y / 1 / 1});
+  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
+      *db, "discord", sql::period::year, sys_days{2024y / 1 / 1}, sys_days{2028y / 1 / 1}));
 }
 
 TEST_F(mariadb_sql_test, gene_routing_keeps_orders_with_their_user_in_16_shards) {
-  gene_routing_keeps_orders_with_their_user(*db, 16);
+  ASSERT_NO_FATAL_FAILURE(gene_routing_keeps_orders_with_their_user(*db, 16));
 }
 
 TEST_F(mariadb_sql_test, gene_routing_keeps_orders_with_their_user_in_32_shards) {
-  gene_routing_keeps_orders_with_their_user(*db, 32);
+  ASSERT_NO_FATAL_FAILURE(gene_routing_keeps_orders_with_their_user(*db, 32));
 }
 
 }  // namespace
