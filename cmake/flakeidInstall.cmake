@@ -1,19 +1,17 @@
-# flakeid's install rules: the headers, the exported targets (flakeid::flakeid and any adapter
-# that was built), flakeidConfig.cmake with its version file, flakeid.pc and the CLI.
+# flakeid's install rules: the headers, the core target, one package component per adapter that
+# was built, flakeidConfig.cmake with its version file, a .pc file per target, the licence and
+# the CLI when it was built.
 #
-#   cmake --install build --prefix /opt/flakeid
-#   find_package(flakeid 0.1 REQUIRED)                       # then link flakeid::flakeid
-#   pkg-config --cflags flakeid
+#   cmake --install build --prefix /opt/flakeid               # works right after configure
+#   find_package(flakeid 0.1 REQUIRED COMPONENTS postgres)     # then link flakeid::postgres
+#   pkg-config --cflags flakeid        (flakeid-redis, flakeid-redis_tls, flakeid-postgres)
 #
-# Adapters: every target named in FLAKEID_ADAPTER_TARGETS (set by cmake/flakeidAdapters.cmake),
-# plus flakeid_redis and flakeid_postgres when they exist, is installed and exported with the
-# core. A target called flakeid_<name> is exported as flakeid::<name> unless it sets its own
-# EXPORT_NAME; its headers are installed when they are in a FILE_SET HEADERS. Code that a
-# consumer needs to find an adapter's own dependencies (a find_dependency call, a
-# pkg_check_modules with IMPORTED_TARGET) goes in FLAKEID_ADAPTER_CONFIG_CODE and is copied
-# into flakeidConfig.cmake before the targets file is included.
+# Components: every adapter made by flakeid_adapter() (cmake/flakeidAdapters.cmake) is exported
+# in a targets file of its own, flakeid-<component>-targets.cmake, loaded by
+# flakeid-<component>.cmake only when what the adapter links (hiredis, libpq, OpenSSL) is found
+# on the consumer's machine; a component that was asked for and cannot be had makes
+# find_package fail with a message that names what is missing.
 
-include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # Header-only: the package files are architecture independent, so they live under share/.
@@ -23,30 +21,67 @@ set(FLAKEID_INSTALL_PKGCONFIGDIR "${CMAKE_INSTALL_DATADIR}/pkgconfig"
     CACHE STRING "Where flakeid.pc is installed, relative to the prefix")
 mark_as_advanced(FLAKEID_INSTALL_CMAKEDIR FLAKEID_INSTALL_PKGCONFIGDIR)
 
-set(flakeid_install_targets flakeid)
-foreach(adapter IN LISTS FLAKEID_ADAPTER_TARGETS ITEMS flakeid_redis flakeid_postgres)
-  if(NOT TARGET ${adapter})
-    continue()
+# flakeid_install_target(<target> <export set>): the target, its headers and its export set.
+function(flakeid_install_target target export)
+  if(FLAKEID_USE_FILE_SETS)
+    install(TARGETS ${target} EXPORT ${export}
+            FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+  else()
+    install(TARGETS ${target} EXPORT ${export})
   endif()
-  get_target_property(real ${adapter} ALIASED_TARGET)
-  if(real)
-    set(adapter ${real})
+  install(EXPORT ${export} NAMESPACE flakeid:: DESTINATION "${FLAKEID_INSTALL_CMAKEDIR}")
+endfunction()
+
+flakeid_install_target(flakeid flakeidTargets)
+if(NOT FLAKEID_USE_FILE_SETS)
+  # Without file sets the headers are copied as a tree; the adapters' headers go with them.
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/flakeid"
+          DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" FILES_MATCHING PATTERN "*.hpp")
+endif()
+
+# flakeid.pc and the adapters' .pc files find the prefix from their own place, so the installed
+# tree can be moved.
+file(RELATIVE_PATH FLAKEID_PC_TO_PREFIX "/prefix/${FLAKEID_INSTALL_PKGCONFIGDIR}" "/prefix")
+string(REGEX REPLACE "/$" "" FLAKEID_PC_TO_PREFIX "${FLAKEID_PC_TO_PREFIX}")
+# flakeid_install_pc(<name> <description> <requires> <cflags> <libs>)
+function(flakeid_install_pc name description requires cflags libs)
+  set(FLAKEID_PC_NAME "${name}")
+  set(FLAKEID_PC_DESCRIPTION "${description}")
+  set(FLAKEID_PC_REQUIRES "${requires}")
+  set(FLAKEID_PC_CFLAGS "${cflags}")
+  set(FLAKEID_PC_LIBS "${libs}")
+  configure_file("${CMAKE_CURRENT_FUNCTION_LIST_DIR}/flakeid.pc.in"
+                 "${PROJECT_BINARY_DIR}/${name}.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/${name}.pc" DESTINATION "${FLAKEID_INSTALL_PKGCONFIGDIR}")
+endfunction()
+flakeid_install_pc(flakeid "${PROJECT_DESCRIPTION}" "" "-I\${includedir}" "-pthread")
+
+get_property(FLAKEID_COMPONENTS GLOBAL PROPERTY FLAKEID_COMPONENTS)
+foreach(component IN LISTS FLAKEID_COMPONENTS)
+  foreach(key IN ITEMS NEEDS FIND READY PC_REQUIRES)
+    get_property(FLAKEID_COMPONENT_${key} GLOBAL PROPERTY FLAKEID_COMPONENT_${component}_${key})
+  endforeach()
+  set(FLAKEID_COMPONENT "${component}")
+  flakeid_install_target(flakeid_${component} flakeid-${component}-targets)
+  configure_file("${CMAKE_CURRENT_LIST_DIR}/flakeidComponent.cmake.in"
+                 "${PROJECT_BINARY_DIR}/flakeid-${component}.cmake" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/flakeid-${component}.cmake"
+          DESTINATION "${FLAKEID_INSTALL_CMAKEDIR}")
+  get_target_property(definitions flakeid_${component} INTERFACE_COMPILE_DEFINITIONS)
+  set(cflags "")
+  if(definitions)
+    list(TRANSFORM definitions PREPEND "-D")
+    list(JOIN definitions " " cflags)
   endif()
-  get_target_property(export_name ${adapter} EXPORT_NAME)
-  if(NOT export_name AND adapter MATCHES "^flakeid_(.+)$")
-    set_target_properties(${adapter} PROPERTIES EXPORT_NAME ${CMAKE_MATCH_1})
-  endif()
-  list(APPEND flakeid_install_targets ${adapter})
+  list(JOIN FLAKEID_COMPONENT_PC_REQUIRES " " requires)
+  flakeid_install_pc(flakeid-${component} "flakeid's ${component} adapter" "flakeid ${requires}"
+                     "${cflags}" "")
 endforeach()
-list(REMOVE_DUPLICATES flakeid_install_targets)
 
-install(TARGETS ${flakeid_install_targets}
-        EXPORT flakeidTargets
-        FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-install(EXPORT flakeidTargets
-        NAMESPACE flakeid::
-        DESTINATION "${FLAKEID_INSTALL_CMAKEDIR}")
-
+list(JOIN FLAKEID_COMPONENTS ", " FLAKEID_COMPONENTS_TEXT)
+if(NOT FLAKEID_COMPONENTS_TEXT)
+  set(FLAKEID_COMPONENTS_TEXT "none")
+endif()
 configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/flakeidConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/flakeidConfig.cmake"
@@ -57,15 +92,13 @@ write_basic_package_version_file(
   ARCH_INDEPENDENT)
 install(FILES "${PROJECT_BINARY_DIR}/flakeidConfig.cmake"
               "${PROJECT_BINARY_DIR}/flakeidConfigVersion.cmake"
+              "${CMAKE_CURRENT_LIST_DIR}/flakeidFindClient.cmake"
         DESTINATION "${FLAKEID_INSTALL_CMAKEDIR}")
 
-# flakeid.pc finds the prefix from its own place, so the installed tree can be moved.
-file(RELATIVE_PATH FLAKEID_PC_TO_PREFIX
-     "/prefix/${FLAKEID_INSTALL_PKGCONFIGDIR}" "/prefix")
-string(REGEX REPLACE "/$" "" FLAKEID_PC_TO_PREFIX "${FLAKEID_PC_TO_PREFIX}")
-configure_file("${CMAKE_CURRENT_LIST_DIR}/flakeid.pc.in" "${PROJECT_BINARY_DIR}/flakeid.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/flakeid.pc" DESTINATION "${FLAKEID_INSTALL_PKGCONFIGDIR}")
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/flakeid")
 
+# The CLI is installed when it was built: `cmake --install` right after a configure installs
+# the headers and the package files and skips it.
 if(TARGET flakeid_cli)
-  install(TARGETS flakeid_cli RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+  install(TARGETS flakeid_cli RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" OPTIONAL)
 endif()

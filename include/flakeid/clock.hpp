@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file clock.hpp
 /// Clocks a generator reads its time from, and the concept they model.

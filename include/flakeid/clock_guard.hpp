@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file clock_guard.hpp
 /// `clock_guard_file`: a fixed worker id, and a local state file that remembers how far the

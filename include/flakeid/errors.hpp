@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file errors.hpp
 /// The exceptions flakeid throws. Every message is stable and names what failed, the value

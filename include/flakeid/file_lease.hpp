@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file file_lease.hpp
 /// `file_lease`: worker ids for several processes on one host, without a server. One lock file

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file flakeid.hpp
 /// The umbrella header: everything in flakeid's core (the adapters for Redis and PostgreSQL

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file format.hpp
 /// Printing decoded IDs: `to_string(id_parts)`, `operator<<`, and formatters for `std::format`

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file layout.hpp
 /// `flakeid::layout`, the bit-layout descriptor every generator and codec is built on, and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file layout_spec.hpp
 /// Layouts by name or from a one-line text spec, for tools, config files and command lines.

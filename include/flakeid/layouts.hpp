@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file layouts.hpp
 /// Ready-made layouts in `flakeid::layouts`, each with the epoch, tick and field order of the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file lease.hpp
 /// Worker-id leases: a process holds one worker id (or datacenter and worker) for as long as it

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file policies.hpp
 /// The policies of `basic_snowflake`, each a small struct, bundled by `flakeid::policies<...>`.

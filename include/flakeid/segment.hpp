@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file segment.hpp
 /// Segment generators: dense, strictly increasing IDs (1, 2, 3 ...) from a counter in a shared

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file segment_stores.hpp
 /// Stores for segment generators that need no client library, and their distributors

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file snowflake.hpp
 /// `basic_snowflake`, the one engine behind every generator, and the four generators on it:

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file sql.hpp
 /// SQL text that teaches a database a layout: expressions and functions that decode an ID

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file striped.hpp
 /// `striped_snowflake`, a generator made of 2^StripeBits engines, one per thread, so that

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file text.hpp
 /// Text forms of an ID: radix 62 and radix 36 (as CosId writes them), Crockford's base32 (fixed

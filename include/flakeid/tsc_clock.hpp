@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file tsc_clock.hpp
 /// `tsc_steady_clock`, a monotonic clock read from the CPU's time-stamp counter, and

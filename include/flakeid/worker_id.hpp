@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file worker_id.hpp
 /// Where a generator's datacenter and worker ids come from.

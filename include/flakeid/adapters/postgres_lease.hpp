@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file adapters/postgres_lease.hpp
 /// `postgres_lease`: worker-id leases in PostgreSQL (libpq; CMake target `flakeid::postgres`).

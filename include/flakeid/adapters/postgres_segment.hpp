@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file adapters/postgres_segment.hpp
 /// Segment counters in PostgreSQL (libpq; CMake target `flakeid::postgres`):

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file adapters/redis_options.hpp
 /// `redis_options`: where a Redis server is and how to log in, shared by `redis_lease` and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file adapters/redis_segment.hpp
 /// Segment counters in Redis (hiredis; CMake target `flakeid::redis`): `redis_segment_store`

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file detail/posix_file.hpp
 /// Internal: the one owner of a POSIX file descriptor, shared by the file stores.

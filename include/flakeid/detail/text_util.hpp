@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 // Internal: the small parsing and formatting pieces shared by text.hpp and layout_spec.hpp
 // (decimal digits, calendar dates, quoting user input in messages). Everything that cannot fail

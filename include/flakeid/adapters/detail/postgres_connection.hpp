@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file adapters/detail/postgres_connection.hpp
 /// Internal: one libpq connection with bounded connect and statement times, shared by the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file adapters/detail/redis_connection.hpp
 /// Internal: one connection to Redis with bounded connect and I/O timeouts, AUTH and SELECT,

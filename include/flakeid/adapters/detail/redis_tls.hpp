@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file adapters/detail/redis_tls.hpp
 /// Internal: a TLS connection to Redis over OpenSSL, for hiredis versions without TLS (0.14).

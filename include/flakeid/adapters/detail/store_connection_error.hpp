@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file adapters/detail/store_connection_error.hpp
 /// Internal: the error the adapters' connections throw, before each adapter wraps it into its
