@@ -39,6 +39,7 @@ const named_layout all_presets[] = {
     {"baidu", layouts::baidu},
     {"seed_classic", layouts::seed_classic},
     {"seed_gene", layouts::seed_gene},
+    {"newlife", layouts::newlife},
 };
 
 constexpr time_point utc(year_month_day day, hours h = hours{0}, minutes m = minutes{0},
@@ -278,6 +279,11 @@ TEST(codec_test, checked_decompose_rejects_reserved_bits) {
       "keeps them 0");
   // The unchecked form ignores the reserved bit and decodes the rest.
   EXPECT_EQ(t.decompose_unchecked(bit63 | 5), t.decompose(5));
+  // The non-throwing form says no instead.
+  static_assert(noexcept(t.try_decompose(bit63)));
+  static_assert(!t.try_decompose(bit63 | 5).has_value());
+  static_assert(t.try_decompose(5) == t.decompose(5));
+  EXPECT_EQ(t.try_decompose(1741610183685046272U), t.decompose(1741610183685046272U));
 
   constexpr auto& js = layouts::cosid_js;  // 11 reserved high bits
   for (unsigned bit = 53; bit < 64; ++bit) {
@@ -413,6 +419,30 @@ TEST(codec_test, min_and_max_id_at_exact_values) {
       (flakeid::id_bounds{layouts::twitter.min_id_at(layouts::twitter.expires_at()), 1ULL << 63}));
 }
 
+TEST(codec_test, time_helpers_take_any_sys_time_and_round_as_documented) {
+  const auto& l = layouts::twitter;
+  const time_point t = utc(2024y / January / 1);
+  // Finer than a millisecond: floored to the millisecond, the tick an ID minted then carries.
+  const sys_time<nanoseconds> t_ns = t + 999999ns;
+  EXPECT_EQ(l.min_id_at(t_ns), l.min_id_at(t));
+  EXPECT_EQ(l.max_id_at(t_ns), l.max_id_at(t));
+  EXPECT_EQ(l.ticks_at(t_ns), l.ticks_at(t));
+  EXPECT_EQ(l.time_left(t_ns), l.time_left(t));
+  // Coarser: the same as the millisecond it starts.
+  EXPECT_EQ(l.min_id_at(sys_seconds{floor<seconds>(t)}), l.min_id_at(t));
+  EXPECT_EQ(l.id_range(sys_days{2024y / January / 1}, sys_days{2024y / January / 2}),
+            l.id_range(t, t + days{1}));
+  // id_range: from floored, to rounded up, so an ID minted in the to's millisecond, before to,
+  // is inside.
+  const flakeid::id_bounds r = l.id_range(t_ns, t_ns + 1ns);
+  EXPECT_EQ(r, l.id_range(t, t + 1ms));
+  EXPECT_TRUE(r.contains(l.max_id_at(t)));
+  EXPECT_EQ(l.id_range(t_ns, t + 2ms), l.id_range(t, t + 2ms));
+  // system_clock::now() as it is, whatever its period.
+  static_assert(requires { l.id_range(system_clock::now() - 1h, system_clock::now()); });
+  static_assert(requires { l.min_id_at(system_clock::now()); });
+}
+
 TEST(codec_test, times_outside_the_layout_throw_timestamp_overflow) {
   constexpr auto& t = layouts::twitter;
   const time_point before = t.epoch() - 1ms;
@@ -507,7 +537,7 @@ TEST(codec_test, gene_and_shard_agree_with_the_source_for_every_valid_shard_coun
     p.gene = source & 31;
     const std::uint64_t id = g.compose(p);
     ASSERT_EQ(g.gene_of(id), source % 32);
-    for (std::uint64_t n : {1, 2, 4, 8, 16, 32}) {
+    for (const std::uint64_t n : {1U, 2U, 4U, 8U, 16U, 32U}) {
       ASSERT_EQ(g.shard_of(id, n), source % n) << n;
       ASSERT_EQ(id % n, source % n) << n;
     }
@@ -517,7 +547,7 @@ TEST(codec_test, gene_and_shard_agree_with_the_source_for_every_valid_shard_coun
 TEST(codec_test, shard_of_rejects_counts_the_gene_cannot_honour) {
   constexpr auto& g = layouts::seed_gene;
   const std::uint64_t id = g.compose({time_point{}, 1, 0, 0, 0, 13});
-  for (std::uint64_t n : {0, 3, 12, 64}) {
+  for (const std::uint64_t n : {0U, 3U, 12U, 64U}) {
     expect_error<std::invalid_argument>(
         [&] { (void)g.shard_of(id, n); },
         "flakeid: shard count " + std::to_string(n) +

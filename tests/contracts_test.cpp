@@ -147,19 +147,11 @@ static_assert(check_generator<flakeid::cosid_snowflake_st<>>());
 static_assert(check_generator<flakeid::tick_snowflake<>>());
 static_assert(check_generator<flakeid::tick_snowflake_st<>>());
 
-// Gene generators mint with a key; the others without.
-template <class G>
-concept mints_without_key = requires(G& g) {
-  g.next_id();
-};
-template <class G>
-concept mints_with_key = requires(G& g) {
-  g.next_id(std::uint64_t{1});
-};
-static_assert(mints_without_key<flakeid::classic_snowflake<>> &&
-              !mints_with_key<flakeid::classic_snowflake<>>);
-static_assert(mints_with_key<flakeid::gene_snowflake<>> &&
-              !mints_without_key<flakeid::gene_snowflake<>>);
+// Gene generators mint with a key; the others without (calling the other form is a
+// static_assert naming the fix: tests/compile_fail/gene_next_id_without_key.cpp and
+// classic_next_id_with_key.cpp).
+static_assert(flakeid::gene_snowflake<>::has_gene && !flakeid::classic_snowflake<>::has_gene &&
+              !flakeid::cosid_snowflake<>::has_gene && !flakeid::tick_snowflake<>::has_gene);
 
 static_assert(flakeid::classic_snowflake<>::thread_safe &&
               !flakeid::classic_snowflake_st<>::thread_safe);
@@ -174,6 +166,11 @@ static_assert(flakeid::cosid_threshold<>{}.next(2046, 4095) == 2047);
 static_assert(flakeid::cosid_threshold<>{}.next(2047, 4095) == 1);
 static_assert(flakeid::cosid_threshold<>{}.next(511, 1023) == 1);  // 10 bits: threshold 511
 static_assert(flakeid::cosid_threshold<>{}.next(510, 1023) == 511);
+// A threshold above the sequence's maximum: no reset; at the maximum the sequence wraps to 0, as
+// CosId's `(sequence + 1) & maxSequence` does. At or below it, the reset gives 1.
+static_assert(flakeid::cosid_threshold<5000>{}.next(4094, 4095) == 4095);
+static_assert(flakeid::cosid_threshold<5000>{}.next(4095, 4095) == 0);
+static_assert(flakeid::cosid_threshold<4095>{}.next(4095, 4095) == 1);
 
 TEST(contracts_test, hold_at_compile_time) { SUCCEED(); }
 

@@ -29,14 +29,15 @@ using presets =
     ::testing::Types<preset<lay::twitter>, preset<lay::discord>, preset<lay::sonyflake>,
                      preset<lay::sonyflake_v2>, preset<lay::instagram>, preset<lay::mastodon>,
                      preset<lay::cosid>, preset<lay::cosid_seconds>, preset<lay::cosid_js>,
-                     preset<lay::baidu>, preset<lay::seed_classic>, preset<lay::seed_gene>>;
+                     preset<lay::baidu>, preset<lay::seed_classic>, preset<lay::seed_gene>,
+                     preset<lay::newlife>>;
 
 struct preset_names {
   template <class T>
   static std::string GetName(int i) {
-    static const char* const names[] = {"twitter",   "discord",  "sonyflake",    "sonyflake_v2",
-                                        "instagram", "mastodon", "cosid",        "cosid_seconds",
-                                        "cosid_js",  "baidu",    "seed_classic", "seed_gene"};
+    static const char* const names[] = {
+        "twitter",       "discord",  "sonyflake", "sonyflake_v2", "instagram", "mastodon", "cosid",
+        "cosid_seconds", "cosid_js", "baidu",     "seed_classic", "seed_gene", "newlife"};
     return names[i];
   }
 };

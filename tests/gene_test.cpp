@@ -59,7 +59,7 @@ TEST(gene_test, a_shard_count_the_gene_cannot_honour_is_an_error) {
       flakeid::worker_id{5}, clock};
   const std::uint64_t id = gen.next_id(12345);
   const auto& l = gen.layout();
-  for (std::uint64_t n : {0, 3, 6, 12, 64})
+  for (const std::uint64_t n : {0U, 3U, 6U, 12U, 64U})
     EXPECT_THROW((void)l.shard_of(id, n), std::invalid_argument) << n;
   try {
     (void)l.shard_of(id, 64);

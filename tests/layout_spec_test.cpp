@@ -21,7 +21,7 @@ std::string spec_error(std::string_view spec) {
 // ---- compile-time contracts ------------------------------------------------------------------
 
 static_assert(noexcept(flakeid::preset_names()));
-static_assert(flakeid::preset_names().size() == 12);
+static_assert(flakeid::preset_names().size() == 13);
 static_assert(&flakeid::layout_by_name("twitter") == &flakeid::layouts::twitter);
 static_assert(flakeid::parse_layout("ts:41,dc:5,worker:5,seq:12;epoch=1288834974657;tick=1ms") ==
               flakeid::layouts::twitter);
@@ -43,6 +43,7 @@ TEST(layout_spec_test, every_preset_has_a_name) {
       {"baidu", &flakeid::layouts::baidu},
       {"seed_classic", &flakeid::layouts::seed_classic},
       {"seed_gene", &flakeid::layouts::seed_gene},
+      {"newlife", &flakeid::layouts::newlife},
   };
   ASSERT_EQ(flakeid::preset_names().size(), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {
@@ -57,7 +58,7 @@ TEST(layout_spec_test, unknown_names_list_the_known_ones) {
   const std::string known =
       "known: twitter, discord, sonyflake, sonyflake_v2, instagram, mastodon, cosid, "
       "cosid_seconds, "
-      "cosid_js, baidu, seed_classic, seed_gene";
+      "cosid_js, baidu, seed_classic, seed_gene, newlife";
   try {
     (void)flakeid::layout_by_name("Twitter");
     FAIL() << "no exception";
@@ -126,7 +127,7 @@ TEST(layout_spec_test, errors_point_at_the_bad_part) {
   EXPECT_EQ(spec_error(""),
             "flakeid: invalid layout spec \"\": it is empty; give a preset name (twitter, discord, "
             "sonyflake, sonyflake_v2, instagram, mastodon, cosid, cosid_seconds, cosid_js, baidu, "
-            "seed_classic, seed_gene) or fields like "
+            "seed_classic, seed_gene, newlife) or fields like "
             "\"ts:41,worker:10,seq:12;epoch=1577203200000;tick=1ms\"");
   EXPECT_EQ(
       spec_error("ts:41,dc:x,worker:5,seq:12"),

@@ -357,14 +357,14 @@ TEST(segment_generator_test, expired_segment_is_skipped) {
 TEST(segment_generator_test, four_threads_get_distinct_increasing_ids) {
   flakeid::memory_segment_store store;
   flakeid::segment_generator gen{store.distributor("n"), 37};
-  constexpr int threads = 4;
-  constexpr int per_thread = 50'000;
+  constexpr std::size_t threads = 4;
+  constexpr std::size_t per_thread = 50'000;
   std::vector<std::vector<std::uint64_t>> got(threads);
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
+  for (std::size_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       got[t].reserve(per_thread);
-      for (int i = 0; i < per_thread; ++i) {
+      for (std::size_t i = 0; i < per_thread; ++i) {
         if (i % 100 == 0) {
           std::uint64_t few[3];
           gen.next_ids(few);
@@ -497,11 +497,11 @@ TEST(segment_chain_test, four_threads_get_distinct_increasing_ids) {
   flakeid::memory_segment_store store;
   flakeid::segment_chain_generator gen{store.distributor("n"),
                                        {.step = 64, .min_ahead = 2, .max_ahead = 32}};
-  constexpr int threads = 4;
-  constexpr int per_thread = 100'000;
+  constexpr std::size_t threads = 4;
+  constexpr std::size_t per_thread = 100'000;
   std::vector<std::vector<std::uint64_t>> got(threads);
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
+  for (std::size_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       got[t].resize(per_thread);
       for (std::size_t i = 0; i < per_thread; i += 10) {
@@ -524,14 +524,14 @@ TEST(segment_chain_test, thread_blocks_give_distinct_ids_increasing_per_thread) 
   flakeid::memory_segment_store store;
   flakeid::segment_chain_generator gen{store.distributor("blocks"),
                                        {.step = 1000, .min_ahead = 4, .thread_block = 64}};
-  constexpr int threads = 4;
-  constexpr int per_thread = 50'000;
+  constexpr std::size_t threads = 4;
+  constexpr std::size_t per_thread = 50'000;
   std::vector<std::vector<std::uint64_t>> got(threads);
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
+  for (std::size_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       got[t].reserve(per_thread + 8);
-      for (int i = 0; i < per_thread; ++i) {
+      for (std::size_t i = 0; i < per_thread; ++i) {
         if (i % 97 == 0) {  // a batch drains the thread's block first, then goes on above it
           std::uint64_t few[5];
           gen.next_ids(few);
@@ -681,7 +681,7 @@ TEST(grouped_segment_test, four_threads_across_midnight_never_repeat) {
       store.distributor("o"), flakeid::group_period::day, {.step = 16}, clock};
   std::vector<std::vector<flakeid::grouped_id>> got(4);
   std::vector<std::thread> pool;
-  for (int t = 0; t < 4; ++t) {
+  for (std::size_t t = 0; t < 4; ++t) {
     pool.emplace_back([&, t] {
       for (int i = 0; i < 20'000; ++i) {
         got[t].push_back(gen.next());
@@ -705,7 +705,7 @@ TEST(segment_generator_test, step_one_under_four_threads_reuses_slots_safely) {
                                          {.step = 1, .min_ahead = 8, .max_ahead = 64}};
   std::vector<std::vector<std::uint64_t>> got(8);
   std::vector<std::thread> pool;
-  for (int t = 0; t < 8; ++t) {
+  for (std::size_t t = 0; t < 8; ++t) {
     pool.emplace_back([&, t] {
       for (int i = 0; i < 20'000; ++i)
         got[t].push_back(t % 2 == 0 ? plain.next_id() : chain.next_id());
@@ -714,7 +714,7 @@ TEST(segment_generator_test, step_one_under_four_threads_reuses_slots_safely) {
   for (auto& th : pool) th.join();
   std::vector<std::uint64_t> p;
   std::vector<std::uint64_t> c;
-  for (int t = 0; t < 8; ++t) {
+  for (std::size_t t = 0; t < 8; ++t) {
     expect_strictly_increasing(got[t]);
     (t % 2 == 0 ? p : c).insert((t % 2 == 0 ? p : c).end(), got[t].begin(), got[t].end());
   }

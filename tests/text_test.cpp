@@ -2,7 +2,9 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -127,6 +129,26 @@ TEST(text_test, radix62_rejects_bad_text) {
   EXPECT_EQ(id_error([] { return flakeid::from_radix62("zzzzzzzzzzz"); }),
             "flakeid: radix62 text \"zzzzzzzzzzz\" overflows 64 bits; the largest allowed is "
             "\"LygHa16AHYF\"");
+}
+
+TEST(text_test, try_parse_gives_nullopt_where_the_parser_throws) {
+  EXPECT_EQ(flakeid::try_parse(flakeid::from_radix62, "Czks0tP37X"),
+            flakeid::from_radix62("Czks0tP37X"));
+  EXPECT_EQ(flakeid::try_parse(flakeid::from_radix62, "1_"), std::nullopt);
+  EXPECT_EQ(flakeid::try_parse(flakeid::from_radix62, "LygHa16AHYG"), std::nullopt);
+  EXPECT_EQ(flakeid::try_parse(flakeid::from_radix36, "a"), std::nullopt);  // upper case only
+  EXPECT_EQ(flakeid::try_parse(flakeid::from_crockford32, "04W86BB0G4007"),
+            175928847299117063U);
+  EXPECT_EQ(flakeid::try_parse(flakeid::from_crockford32, "U"), std::nullopt);
+  const auto& d = flakeid::layouts::discord;
+  const auto friendly = [&](std::string_view t) { return flakeid::from_friendly(d, t); };
+  EXPECT_EQ(flakeid::try_parse(friendly, flakeid::to_friendly(d, 175928847299117063U)),
+            175928847299117063U);
+  EXPECT_EQ(flakeid::try_parse(friendly, "20160431111825796-1-0-7"), std::nullopt);  // April 31
+  // Errors that are not about the text still throw.
+  EXPECT_THROW((void)flakeid::try_parse(
+                   [](std::string_view) -> std::uint64_t { throw std::runtime_error("disk"); }, "1"),
+               std::runtime_error);
 }
 
 // ---- radix 36 --------------------------------------------------------------------------------

@@ -106,6 +106,43 @@ TEST(worker_id_test, statefulset_ordinal_rejects_names_without_a_usable_ordinal)
                flakeid::field_range_error);
 }
 
+TEST(worker_id_test, private_ipv4_node_takes_the_low_16_bits_as_sonyflake_does) {
+  const auto& sony = flakeid::layouts::sonyflake;
+  const auto worker_of = [&](const char* address) {
+    return flakeid::private_ipv4_node{address}.assign(sony).node.worker;
+  };
+  EXPECT_EQ(worker_of("10.1.2.3"), 2U * 256 + 3);
+  EXPECT_EQ(worker_of("192.168.255.254"), 65534U);
+  EXPECT_EQ(worker_of("172.31.0.1"), 1U);
+  EXPECT_EQ(worker_of("172.16.7.0"), 7U * 256);
+  const auto a = flakeid::private_ipv4_node{"10.0.4.2"}.assign(sony);
+  EXPECT_EQ(a.node, (flakeid::node_id{0, 1026}));
+  EXPECT_EQ(a.source, "low 16 bits of private IPv4 10.0.4.2");
+  for (const char* bad : {"8.8.8.8", "172.32.0.1", "192.169.0.1", "10.1.2", "10.1.2.3.4",
+                          "10.1.2.256", "10..2.3", "ten.1.2.3", "10.1.2.3 "}) {
+    EXPECT_EQ(error_of<flakeid::worker_id_error>(
+                  [&] { (void)flakeid::private_ipv4_node{bad}.assign(sony); }),
+              std::string("flakeid: '") + bad +
+                  "' is not a private IPv4 address (10/8, 172.16/12, 192.168/16)");
+  }
+  // Twitter's 5 worker bits cannot hold 16.
+  EXPECT_EQ(error_of<flakeid::field_range_error>([&] {
+              (void)flakeid::private_ipv4_node{"10.1.2.3"}.assign(flakeid::layouts::twitter);
+            }),
+            "flakeid: worker 515 is out of range [0, 31] for a 5-bit field");
+  // This machine's own address: an id below 2^16 from its first private IPv4, or the error
+  // that says there is none.
+  try {
+    const auto own = flakeid::private_ipv4_node{}.assign(sony);
+    EXPECT_LE(own.node.worker, 65535U);
+    EXPECT_TRUE(own.source.starts_with("low 16 bits of private IPv4 ")) << own.source;
+  } catch (const flakeid::worker_id_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "flakeid: no network interface that is up has a private IPv4 address (10/8, "
+                 "172.16/12, 192.168/16)");
+  }
+}
+
 TEST(worker_id_test, host_pid_guess_stays_within_the_layouts_fields) {
   for (const flakeid::layout* l : {&flakeid::layouts::twitter, &flakeid::layouts::cosid,
                                    &flakeid::layouts::cosid_js, &flakeid::layouts::sonyflake}) {

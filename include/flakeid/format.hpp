@@ -7,18 +7,20 @@
 ///
 ///     {time: 2016-04-30T11:18:25.796Z, ticks: 41944705796, datacenter: 0, worker: 1, sequence: 7, gene: 0}
 ///
-/// The time is UTC with milliseconds; every field is printed, 0 where the layout has none.
+/// The time is UTC with milliseconds. Parts from `decompose` print only the fields their layout
+/// has (`{time: ..., ticks: 250367789554, datacenter: 10, worker: 27, sequence: 0}` for
+/// Twitter's); parts built by hand print every field.
 ///
 /// `std::formatter<flakeid::id_parts>` is defined when the library provides `<format>`
-/// (`__cpp_lib_format`). `fmt::formatter<flakeid::id_parts>` is defined when `FLAKEID_FMT` is
-/// defined before this header is included and `<fmt/format.h>` is found (fmt 9 or later; flakeid
-/// itself does not depend on fmt). Both accept the format spec of a string, so width, fill and
+/// (`__cpp_lib_format`, or libc++ 16 and later with its `<format>` enabled). `fmt::formatter<flakeid::id_parts>` comes with
+/// `<flakeid/fmt.hpp>` (fmt 9 or later; flakeid itself does not depend on fmt). Both accept the format spec of a string, so width, fill and
 /// alignment apply to the whole text: `std::format("{:>120}", parts)`.
 
 #include <chrono>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "detail/time_format.hpp"
 #include "layout.hpp"
@@ -27,15 +29,16 @@
 #include <version>
 #endif
 
-#if defined(__cpp_lib_format) && __has_include(<format>)
+// libc++ 16 has a complete enough <format> (with -fexperimental-library) but does not define
+// __cpp_lib_format; it says it has none with _LIBCPP_HAS_NO_INCOMPLETE_FORMAT.
+#if __has_include(<format>) &&                                             \
+    (defined(__cpp_lib_format) ||                                          \
+     (defined(_LIBCPP_VERSION) && _LIBCPP_VERSION >= 16000 &&              \
+      !defined(_LIBCPP_HAS_NO_INCOMPLETE_FORMAT)))
 #include <format>
 #define FLAKEID_HAS_STD_FORMAT 1
 #endif
 
-#if defined(FLAKEID_FMT) && __has_include(<fmt/format.h>)
-#include <fmt/format.h>
-#define FLAKEID_HAS_FMT 1
-#endif
 
 namespace flakeid {
 
@@ -45,15 +48,20 @@ namespace flakeid {
 }
 
 /// The text of `p`: `{time: <UTC>, ticks: <n>, datacenter: <n>, worker: <n>, sequence: <n>,
-/// gene: <n>}`. Throws `std::bad_alloc` only.
+/// gene: <n>}`, without the fields `p`'s layout lacks (`id_parts::has`). Throws `std::bad_alloc`
+/// only.
 [[nodiscard]] inline std::string to_string(const id_parts& p) {
   std::string s = "{time: ";
   s += detail::format_utc(p.timestamp);
   s += ", ticks: " + std::to_string(p.ticks);
-  s += ", datacenter: " + std::to_string(p.datacenter);
-  s += ", worker: " + std::to_string(p.worker);
-  s += ", sequence: " + std::to_string(p.sequence);
-  s += ", gene: " + std::to_string(p.gene);
+  for (const auto& [kind, value] :
+       {std::pair{field_kind::datacenter, p.datacenter}, std::pair{field_kind::worker, p.worker},
+        std::pair{field_kind::sequence, p.sequence}, std::pair{field_kind::gene, p.gene}}) {
+    if (!p.has(kind)) continue;
+    s += ", ";
+    s += flakeid::to_string(kind);
+    s += ": " + std::to_string(value);
+  }
   s += '}';
   return s;
 }
@@ -75,14 +83,7 @@ struct std::formatter<flakeid::id_parts, char> : std::formatter<std::string_view
 };
 #endif
 
-#if defined(FLAKEID_HAS_FMT)
-/// `fmt::format("{}", parts)`: the text of `flakeid::to_string(parts)`, with a string's spec.
-template <>
-struct fmt::formatter<flakeid::id_parts> : fmt::formatter<fmt::string_view> {
-  template <class FormatContext>
-  auto format(const flakeid::id_parts& p, FormatContext& ctx) const {
-    const std::string s = flakeid::to_string(p);
-    return fmt::formatter<fmt::string_view>::format(fmt::string_view(s.data(), s.size()), ctx);
-  }
-};
+// Deprecated: `#define FLAKEID_FMT` before the first include; include <flakeid/fmt.hpp>.
+#if defined(FLAKEID_FMT) && __has_include(<fmt/format.h>)
+#include "fmt.hpp"
 #endif

@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -85,7 +86,18 @@ struct id_parts {
   std::uint64_t worker = 0;
   std::uint64_t sequence = 0;
   std::uint64_t gene = 0;
-  friend constexpr bool operator==(const id_parts&, const id_parts&) = default;
+  /// The fields of the layout that decoded these parts, one bit per `field_kind`
+  /// (`1 << kind`), so that they print only what the layout has; 0 for parts built by hand,
+  /// which print every field. Not part of `==`.
+  std::uint8_t present = 0;
+  /// Whether field `k` is one the layout has (true for every field when `present` is 0).
+  [[nodiscard]] constexpr bool has(field_kind k) const noexcept {
+    return present == 0 || (present >> static_cast<unsigned>(k) & 1U) != 0;
+  }
+  friend constexpr bool operator==(const id_parts& a, const id_parts& b) noexcept {
+    return a.timestamp == b.timestamp && a.ticks == b.ticks && a.datacenter == b.datacenter &&
+           a.worker == b.worker && a.sequence == b.sequence && a.gene == b.gene;
+  }
 };
 
 /// The half-open range `[lo, hi)` of IDs, for `WHERE id >= lo AND id < hi`.
@@ -344,6 +356,18 @@ struct layout {
       detail::reject_time(ms, epoch_ms, expires_at().time_since_epoch().count());
     return static_cast<std::uint64_t>((ms - epoch_ms) / tick_ms);
   }
+  /// `ticks_at` for any `std::chrono::sys_time` (`system_clock::now()` as it is): floored to the
+  /// millisecond, then to its tick.
+  template <class Duration>
+  [[nodiscard]] constexpr std::uint64_t ticks_at(std::chrono::sys_time<Duration> t) const {
+    return ticks_at(std::chrono::floor<std::chrono::milliseconds>(t));
+  }
+  /// `time_left` for any `std::chrono::sys_time`, floored to the millisecond.
+  template <class Duration>
+  [[nodiscard]] constexpr std::chrono::milliseconds time_left(
+      std::chrono::sys_time<Duration> now) const noexcept {
+    return time_left(std::chrono::floor<std::chrono::milliseconds>(now));
+  }
   /// The start of tick `ticks`. Requires `ticks <= max_ticks()`.
   [[nodiscard]] constexpr time_point time_at(std::uint64_t ticks) const noexcept {
     return time_point{
@@ -369,11 +393,19 @@ struct layout {
     p.worker = extract(id, field_kind::worker);
     p.sequence = extract(id, field_kind::sequence);
     p.gene = extract(id, field_kind::gene);
+    for (const field_kind k : {field_kind::timestamp, field_kind::datacenter, field_kind::worker,
+                               field_kind::sequence, field_kind::gene})
+      if (bits(k) != 0) p.present |= static_cast<std::uint8_t>(1U << static_cast<unsigned>(k));
     return p;
   }
   /// The checked form: decodes `id`, throwing `invalid_id_error` when it sets a reserved bit.
   [[nodiscard]] constexpr id_parts decompose(std::uint64_t id) const {
     if (!is_valid(id)) detail::reject_reserved(id, reserved_mask());
+    return decompose_unchecked(id);
+  }
+  /// The non-throwing form: the parts of `id`, or `std::nullopt` when it sets a reserved bit.
+  [[nodiscard]] constexpr std::optional<id_parts> try_decompose(std::uint64_t id) const noexcept {
+    if (!is_valid(id)) return std::nullopt;
     return decompose_unchecked(id);
   }
   /// Places `value` in field `k` of an ID; throws `field_range_error` when it does not fit.
@@ -431,6 +463,26 @@ struct layout {
       detail::reject_time(to.time_since_epoch().count(), epoch_ms,
                           expires_at().time_since_epoch().count());
     return {lo, last + 1};
+  }
+
+  /// `min_id_at` and `max_id_at` for any `std::chrono::sys_time` (`system_clock::now()` as it
+  /// is): the time is floored to the millisecond, then to its tick, the tick an ID minted at
+  /// `t` carries.
+  template <class Duration>
+  [[nodiscard]] constexpr std::uint64_t min_id_at(std::chrono::sys_time<Duration> t) const {
+    return min_id_at(std::chrono::floor<std::chrono::milliseconds>(t));
+  }
+  template <class Duration>
+  [[nodiscard]] constexpr std::uint64_t max_id_at(std::chrono::sys_time<Duration> t) const {
+    return max_id_at(std::chrono::floor<std::chrono::milliseconds>(t));
+  }
+  /// `id_range` for any `std::chrono::sys_time`: `from` is floored and `to` rounded up to the
+  /// millisecond, so the range still holds every ID minted in `[from, to)`; then whole ticks.
+  template <class FromDuration, class ToDuration>
+  [[nodiscard]] constexpr id_bounds id_range(std::chrono::sys_time<FromDuration> from,
+                                             std::chrono::sys_time<ToDuration> to) const {
+    return id_range(std::chrono::floor<std::chrono::milliseconds>(from),
+                    std::chrono::ceil<std::chrono::milliseconds>(to));
   }
 
   // ---- gene and shard --------------------------------------------------------------------------

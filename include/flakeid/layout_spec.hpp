@@ -30,6 +30,7 @@
 /// `flakeid: invalid layout spec "ts:41,dc:x,worker:5,seq:12": width "x" at index 9 is not a
 /// number in [1, 64]`. All functions are thread-safe (no shared state).
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -65,15 +66,16 @@ inline constexpr named_layout preset_table[] = {
     {"baidu", &layouts::baidu},
     {"seed_classic", &layouts::seed_classic},
     {"seed_gene", &layouts::seed_gene},
+    {"newlife", &layouts::newlife},
 };
 
 inline constexpr std::size_t preset_count = std::size(preset_table);
 
-inline constexpr std::string_view preset_name_list[preset_count] = {
-    preset_table[0].name, preset_table[1].name, preset_table[2].name,  preset_table[3].name,
-    preset_table[4].name, preset_table[5].name, preset_table[6].name,  preset_table[7].name,
-    preset_table[8].name, preset_table[9].name, preset_table[10].name, preset_table[11].name,
-};
+inline constexpr std::array<std::string_view, preset_count> preset_name_list = [] {
+  std::array<std::string_view, preset_count> names{};
+  for (std::size_t i = 0; i < preset_count; ++i) names[i] = preset_table[i].name;
+  return names;
+}();
 
 inline std::string joined_preset_names() {
   std::string s;

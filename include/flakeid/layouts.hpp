@@ -19,6 +19,7 @@
 /// | baidu           | [sign] ts 28, worker 22, seq 13              | 1 s   | 2016-05-20 (+08 midnight) |
 /// | seed_classic    | [sign] ts 41, dc 5, worker 5, seq 12         | 1 ms  | 2014-12-31 16:00         |
 /// | seed_gene       | [sign] ts 41, dc 5, worker 5, seq 7, gene 5  | 1 ms  | 2024-08-24 13:16:04      |
+/// | newlife         | [sign] ts 41, worker 10, seq 12              | 1 ms  | 1970-01-01 (local time)  |
 
 #include <chrono>
 
@@ -42,7 +43,8 @@ inline constexpr layout discord{
     1420070400000};
 
 /// Sonyflake v1 (sony/sonyflake README: 39 bits of 10 ms units since 2014-09-01 00:00:00 UTC,
-/// 8 bits sequence, 16 bits machine id in the lowest bits).
+/// 8 bits sequence, 16 bits machine id in the lowest bits). Sonyflake floors a custom start
+/// time to its 10 ms unit; a custom layout that mirrors one must do the same with its epoch.
 inline constexpr layout sonyflake{
     {fields::timestamp(39), fields::sequence(8), fields::worker(16)}, 1409529600000, 10ms};
 
@@ -72,9 +74,10 @@ inline constexpr layout cosid_seconds{
 
 /// CosId SafeJavaScriptSnowflakeId (41 bits ms, 3 machine, 9 sequence: 53 bits in all, so every
 /// ID is below 2^53 and exact as a JavaScript number). The 11 high bits are reserved.
-/// The epoch is COSID_EPOCH in milliseconds. CosId's own `ofMillisecond` factory passes the
-/// epoch in seconds (1577203200) to a millisecond generator, so its IDs count from 1970-01-19
-/// and run out in 2039; to read such IDs, use a layout with epoch 1577203200.
+/// The epoch is COSID_EPOCH in milliseconds, which CosId's millisecond generators count from
+/// since version 3.2.1. (Before it, the `ofMillisecond` factory passed the epoch in seconds,
+/// 1577203200, so those IDs count from 1970-01-19: read them with a layout of epoch
+/// 1577203200.)
 inline constexpr layout cosid_js{
     {fields::reserved(11), fields::timestamp(41), fields::worker(3), fields::sequence(9)},
     1577203200000};
@@ -96,5 +99,13 @@ inline constexpr layout seed_classic{
 inline constexpr layout seed_gene{{fields::timestamp(41), fields::datacenter(5), fields::worker(5),
                                    fields::sequence(7), fields::gene(5)},
                                   1724505364000};
+
+/// NewLife.Core's `Snowflake` (NewLifeX/X NewLife.Core/Data/Snowflake.cs: 1 reserved bit, 41
+/// bits of milliseconds, 10 bits of worker id, 12 bits of sequence, `StartTimestamp` 1970-01-01).
+/// NewLife counts `DateTime.Now - StartTimestamp`, the server's local time: this preset reads
+/// IDs minted at UTC; on a server west of UTC use a layout with epoch = the UTC offset in ms
+/// (IDs minted east of UTC decode that far ahead). Its sequence never resets (`never_reset`).
+inline constexpr layout newlife{{fields::timestamp(41), fields::worker(10), fields::sequence(12)},
+                                0};
 
 }  // namespace flakeid::layouts

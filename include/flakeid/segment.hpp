@@ -209,7 +209,7 @@ class segment_engine {
         clock_(std::move(clock)),
         step_(step),
         ttl_ms_(ttl == segment_ttl_forever ? -1 : ttl.count()),
-        mask_(ring - 1),
+        mask_(static_cast<std::uint32_t>(ring - 1)),  // ring: a power of two, at most 2^17
         slots_(std::make_unique<segment_slot[]>(ring)) {
     check_step(step);
     if (ttl != segment_ttl_forever && ttl.count() < 1)

@@ -215,7 +215,10 @@ class basic_snowflake {
   basic_snowflake& operator=(const basic_snowflake&) = delete;
 
   /// The next ID. Not for gene layouts (use `next_id(key)`).
-  [[nodiscard]] std::uint64_t next_id() requires(!has_gene) {
+  [[nodiscard]] std::uint64_t next_id() {
+    static_assert(!has_gene,
+                  "flakeid: this generator's IDs carry a gene: call next_id(key) with the key "
+                  "whose gene the ID takes, e.g. orders.next_id(user_id)");
     const grant g = reserve(0, 1);
     return make_id(g.tick, g.seq, 0);
   }
@@ -223,17 +226,26 @@ class basic_snowflake {
   /// The next ID carrying the gene of `key` (`key mod 2^gene_bits` in the lowest bits), so that
   /// `id % n == key % n` and `layout().shard_of(id, n) == key % n` for every `n` dividing
   /// `2^gene_bits`. IDs are strictly increasing per gene value.
-  [[nodiscard]] std::uint64_t next_id(std::uint64_t key) requires has_gene {
+  [[nodiscard]] std::uint64_t next_id(std::uint64_t key) {
+    static_assert(has_gene,
+                  "flakeid: this generator's layout has no gene field: call next_id() without a "
+                  "key, or use gene_snowflake");
     const std::uint64_t gene = key & gene_mask;
     const grant g = reserve(static_cast<std::size_t>(gene), 1);
     return make_id(g.tick, g.seq, gene);
   }
 
   /// Fills `out` with consecutive IDs, with one state update per tick's worth.
-  void next_ids(std::span<std::uint64_t> out) requires(!has_gene) { fill(out, 0); }
+  void next_ids(std::span<std::uint64_t> out) {
+    static_assert(!has_gene, "flakeid: this generator's IDs carry a gene: call next_ids(out, key)");
+    fill(out, 0);
+  }
 
   /// Fills `out` with IDs carrying the gene of `key`.
-  void next_ids(std::span<std::uint64_t> out, std::uint64_t key) requires has_gene {
+  void next_ids(std::span<std::uint64_t> out, std::uint64_t key) {
+    static_assert(
+        has_gene,
+        "flakeid: this generator's layout has no gene field: call next_ids(out) without a key");
     fill(out, key & gene_mask);
   }
 

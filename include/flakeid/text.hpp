@@ -56,10 +56,12 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "detail/text_util.hpp"
 #include "detail/time_format.hpp"
@@ -494,6 +496,21 @@ constexpr std::to_chars_result to_friendly(char* first, char* last, const layout
     detail::reject_friendly_time_range(text, unix_ms, l);
   const auto ticks = static_cast<std::uint64_t>((unix_ms - l.epoch_ms) / l.tick_ms);
   return id | (ticks << l.shift(field_kind::timestamp));
+}
+
+// ---- without exceptions -----------------------------------------------------------------------
+
+/// The ID that `text` spells in a form, or `std::nullopt` where the form's parser would throw
+/// `invalid_id_error`: `try_parse(from_radix62, text)`, `try_parse(from_crockford32, text)`, or
+/// `try_parse([&](std::string_view t) { return from_friendly(layout, t); }, text)`. For input
+/// that is expected to be bad (a URL segment, a search box); every other error still throws.
+template <class Parse>
+[[nodiscard]] std::optional<std::uint64_t> try_parse(Parse&& parse, std::string_view text) {
+  try {
+    return std::forward<Parse>(parse)(text);
+  } catch (const invalid_id_error&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace flakeid

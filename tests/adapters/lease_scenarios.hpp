@@ -346,7 +346,7 @@ inline std::size_t duplicates(const std::vector<std::uint64_t>& a,
   all.insert(all.end(), b.begin(), b.end());
   std::sort(all.begin(), all.end());
   std::size_t d = 0;
-  for (std::size_t i = 1; i < all.size(); ++i) d += all[i] == all[i - 1] ? 1 : 0;
+  for (std::size_t i = 1; i < all.size(); ++i) d += all[i] == all[i - 1] ? 1U : 0U;
   return d;
 }
 
