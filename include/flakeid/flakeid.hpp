@@ -4,16 +4,18 @@
 /// \file flakeid.hpp
 /// The umbrella header: everything in flakeid's core (the adapters for Redis and PostgreSQL
 /// have their own headers and targets).
+///
+/// On Windows it brings the portable core: layouts, codec, text, SQL, clocks, generators,
+/// segment generators with the memory store, and the worker-id sources `fixed_node` and
+/// `env_worker_id`. Leases, the clock guard, the file segment store and the host-derived
+/// worker ids (`statefulset_ordinal`, `private_ipv4_node`, `host_pid_guess`) are POSIX only.
 
 #include "clock.hpp"
-#include "clock_guard.hpp"
 #include "errors.hpp"
-#include "file_lease.hpp"
 #include "format.hpp"
 #include "layout.hpp"
 #include "layout_spec.hpp"
 #include "layouts.hpp"
-#include "lease.hpp"
 #include "policies.hpp"
 #include "segment.hpp"
 #include "segment_stores.hpp"
@@ -23,3 +25,9 @@
 #include "text.hpp"
 #include "tsc_clock.hpp"
 #include "worker_id.hpp"
+
+#if !defined(_WIN32)
+#include "clock_guard.hpp"
+#include "file_lease.hpp"
+#include "lease.hpp"
+#endif

@@ -43,9 +43,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 #define FLAKEID_HAS_FILE_SEGMENT_STORE 1
+#include "detail/posix_file.hpp"
 #endif
 
-#include "detail/posix_file.hpp"
 #include "errors.hpp"
 #include "segment.hpp"
 

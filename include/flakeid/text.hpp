@@ -246,8 +246,11 @@ inline std::string friendly_pattern(const layout& l) {
 }
 
 inline std::string format_offset(std::int64_t minutes) {
-  return std::string(minutes < 0 ? "-" : "+") + std::to_string(minutes < 0 ? -minutes : minutes) +
-         " min";
+  // Appended to one string: GCC 12 at -O3 warns -Wrestrict on `string + string&&` here.
+  std::string s(1, minutes < 0 ? '-' : '+');
+  s += std::to_string(minutes < 0 ? -minutes : minutes);
+  s += " min";
+  return s;
 }
 
 [[noreturn]] inline void reject_utc_offset(std::int64_t minutes) {

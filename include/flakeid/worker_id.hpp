@@ -17,11 +17,14 @@
 /// throws `field_range_error` when one does not fit. Leases from a coordination service plug in
 /// the same way and add a fence that stops the generator when the lease is lost.
 
+#if !defined(_WIN32)
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <unistd.h>
+#define FLAKEID_HAS_HOST_WORKER_IDS 1
+#endif
 
 #include <atomic>
 #include <cerrno>
@@ -166,6 +169,8 @@ struct env_worker_id {
   }
 };
 
+#if defined(FLAKEID_HAS_HOST_WORKER_IDS)
+
 /// The ordinal of a Kubernetes StatefulSet pod, from its host name `<set>-<ordinal>`
 /// (`orders-12` gives worker 12). The host name comes from the constructor, or else from
 /// `gethostname`. Throws `worker_id_error` for a name without a numeric ordinal, and
@@ -285,5 +290,7 @@ struct host_pid_guess {
     return a;
   }
 };
+
+#endif  // FLAKEID_HAS_HOST_WORKER_IDS
 
 }  // namespace flakeid
