@@ -187,10 +187,11 @@ std::string one_line(const context& c, std::string msg) {
 
 /// Whether `msg` names C++ internals (a standard library function or type) rather than input.
 bool names_internals(std::string_view msg) {
-  for (const std::string_view token : {"std::", "basic_string", "_M_", "bad_alloc", "bad_array",
-                                       "vector::", "stoull", "stoll", "__cxx"})
-    if (msg.find(token) != std::string_view::npos) return true;
-  return false;
+  constexpr std::array<std::string_view, 9> tokens{
+      "std::",    "basic_string", "_M_",   "bad_alloc", "bad_array",
+      "vector::", "stoull",       "stoll", "__cxx"};
+  return std::ranges::any_of(
+      tokens, [&](std::string_view t) { return msg.find(t) != std::string_view::npos; });
 }
 
 void report(const context& c, const std::string& msg) { c.io.err << one_line(c, msg) << '\n'; }
@@ -1736,6 +1737,7 @@ constexpr std::array<command_entry, 9> commands{{{"gen", &run_gen, gen_help},
 
 [[noreturn]] void unknown_command(std::string_view name) {
   std::vector<std::string_view> names;
+  names.reserve(commands.size());
   for (const command_entry& e : commands) names.push_back(e.name);
   const std::string_view guess = closest(name, names);
   if (!guess.empty())
