@@ -1,0 +1,27 @@
+# The demo: runs each example and shows its output as a user sees it, then where the
+# command-line tool is and what it prints. Run by the target `demo` (cmake --workflow --preset
+# demo): cmake -DEXAMPLES=<program>|<program>... [-DCLI=<flakeid>] -P demo.cmake
+string(REPLACE "|" ";" EXAMPLES "${EXAMPLES}")
+foreach(program IN LISTS EXAMPLES)
+  get_filename_component(name "${program}" NAME_WE)
+  string(REGEX REPLACE "^example_" "" name "${name}")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E echo "")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E echo "== examples/${name}.cpp")
+  execute_process(COMMAND "${program}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "examples/${name}.cpp exited with ${rc}")
+  endif()
+endforeach()
+if(CLI)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E echo "")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E echo "== the command-line tool: ${CLI}")
+  foreach(args IN ITEMS "parse;175928847299117063;--layout;discord" "range;now-1h;now"
+                        "parse;--bits;1050118621198921728")
+    string(REPLACE ";" " " shown "${args}")
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E echo "$ flakeid ${shown}")
+    execute_process(COMMAND "${CLI}" ${args} RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "flakeid ${shown} exited with ${rc}")
+    endif()
+  endforeach()
+endif()

@@ -1,0 +1,17 @@
+# Checks the man page made by help2man: run as cmake -DMAN=<flakeid.1> -P man_test.cmake.
+if(NOT EXISTS "${MAN}")
+  message(FATAL_ERROR "the man page ${MAN} was not built")
+endif()
+file(READ "${MAN}" page)
+set(missing "")
+foreach(word IN ITEMS ".TH FLAKEID" gen parse range encode decode layouts sql help version
+                      FLAKEID_NOW "EXAMPLES")
+  string(FIND "${page}" "${word}" at)
+  if(at EQUAL -1)
+    list(APPEND missing "${word}")
+  endif()
+endforeach()
+if(missing)
+  message(FATAL_ERROR "the man page lacks: ${missing}")
+endif()
+message(STATUS "the man page names every command")
