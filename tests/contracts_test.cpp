@@ -166,11 +166,9 @@ static_assert(flakeid::cosid_threshold<>{}.next(2046, 4095) == 2047);
 static_assert(flakeid::cosid_threshold<>{}.next(2047, 4095) == 1);
 static_assert(flakeid::cosid_threshold<>{}.next(511, 1023) == 1);  // 10 bits: threshold 511
 static_assert(flakeid::cosid_threshold<>{}.next(510, 1023) == 511);
-// A threshold above the sequence's maximum: no reset; at the maximum the sequence wraps to 0, as
-// CosId's `(sequence + 1) & maxSequence` does. At or below it, the reset gives 1.
-static_assert(flakeid::cosid_threshold<5000>{}.next(4094, 4095) == 4095);
-static_assert(flakeid::cosid_threshold<5000>{}.next(4095, 4095) == 0);
+// The largest threshold a 12-bit sequence allows: at the maximum, the reset gives 1.
 static_assert(flakeid::cosid_threshold<4095>{}.next(4095, 4095) == 1);
+static_assert(flakeid::cosid_threshold<4095>{}.next(4094, 4095) == 4095);
 
 TEST(contracts_test, hold_at_compile_time) { SUCCEED(); }
 

@@ -32,19 +32,9 @@ using presets =
                      preset<lay::baidu>, preset<lay::seed_classic>, preset<lay::seed_gene>,
                      preset<lay::newlife>>;
 
-struct preset_names {
-  template <class T>
-  static std::string GetName(int i) {
-    static const char* const names[] = {
-        "twitter",       "discord",  "sonyflake", "sonyflake_v2", "instagram", "mastodon", "cosid",
-        "cosid_seconds", "cosid_js", "baidu",     "seed_classic", "seed_gene", "newlife"};
-    return names[i];
-  }
-};
-
 template <class P>
 class expiry_test : public ::testing::Test {};
-TYPED_TEST_SUITE(expiry_test, presets, preset_names);
+TYPED_TEST_SUITE(expiry_test, presets);
 
 template <class Gen>
 std::uint64_t mint(Gen& gen) {

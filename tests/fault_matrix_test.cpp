@@ -63,17 +63,6 @@ using fault_cases = ::testing::Types<
     fault_case<gene_row, hold_policy>, fault_case<cosid_row, throw_policy>,
     fault_case<cosid_row, wait_policy>, fault_case<cosid_row, hold_policy>>;
 
-struct fault_case_names {
-  template <class T>
-  static std::string GetName(int i) {
-    static const char* const names[] = {"classic_throw",     "classic_wait",     "classic_hold",
-                                        "classic10ms_throw", "classic10ms_wait", "classic10ms_hold",
-                                        "gene_throw",        "gene_wait",        "gene_hold",
-                                        "cosid_throw",       "cosid_wait",       "cosid_hold"};
-    return names[i];
-  }
-};
-
 // ---- the harness -----------------------------------------------------------------------------
 
 constexpr auto start_time = sys_days{2025y / June / 1} + 12h;
@@ -214,7 +203,7 @@ class harness {
 
 template <class Case>
 class fault_matrix_test : public ::testing::Test {};
-TYPED_TEST_SUITE(fault_matrix_test, fault_cases, fault_case_names);
+TYPED_TEST_SUITE(fault_matrix_test, fault_cases);
 
 constexpr std::size_t run_length = 1'000'000;
 constexpr int faults_per_run = 16;

@@ -8,8 +8,6 @@
 #include <cstdint>
 #include <flakeid/flakeid.hpp>
 #include <span>
-#include <string>
-#include <type_traits>
 
 namespace flakeid_test {
 
@@ -155,22 +153,5 @@ struct tick_like {
 };
 struct tick_case : tick_like<flakeid::tick_snowflake<>> {};
 struct tick_st_case : tick_like<flakeid::tick_snowflake_st<>> {};
-
-/// Short names for the typed tests over these cases (`generator_test/gene_st.first_ids_are_exact`),
-/// so that `ctest -R` can select them.
-struct case_names {
-  template <class T>
-  static std::string GetName(int) {
-    if constexpr (std::is_same_v<T, classic_case>) return "classic";
-    if constexpr (std::is_same_v<T, classic_st_case>) return "classic_st";
-    if constexpr (std::is_same_v<T, gene_case>) return "gene";
-    if constexpr (std::is_same_v<T, gene_st_case>) return "gene_st";
-    if constexpr (std::is_same_v<T, cosid_case>) return "cosid";
-    if constexpr (std::is_same_v<T, cosid_st_case>) return "cosid_st";
-    if constexpr (std::is_same_v<T, tick_case>) return "tick";
-    if constexpr (std::is_same_v<T, tick_st_case>) return "tick_st";
-    return "unnamed";
-  }
-};
 
 }  // namespace flakeid_test

@@ -19,14 +19,14 @@ template <class Case>
 class generator_test : public ::testing::Test {};
 using all_generators = ::testing::Types<classic_case, classic_st_case, gene_case, gene_st_case,
                                         cosid_case, cosid_st_case, tick_case, tick_st_case>;
-TYPED_TEST_SUITE(generator_test, all_generators, case_names);
+TYPED_TEST_SUITE(generator_test, all_generators);
 
 /// Generators on a manual clock: they can wait (the clock advances) and see the clock go back.
 template <class Case>
 class manual_generator_test : public ::testing::Test {};
 using manual_generators = ::testing::Types<classic_case, classic_st_case, gene_case, gene_st_case,
                                            cosid_case, cosid_st_case>;
-TYPED_TEST_SUITE(manual_generator_test, manual_generators, case_names);
+TYPED_TEST_SUITE(manual_generator_test, manual_generators);
 
 constexpr std::uint64_t seq_max_of(const flakeid::layout& l) {
   return l.max_value(flakeid::field_kind::sequence);

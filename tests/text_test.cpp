@@ -137,8 +137,7 @@ TEST(text_test, try_parse_gives_nullopt_where_the_parser_throws) {
   EXPECT_EQ(flakeid::try_parse(flakeid::from_radix62, "1_"), std::nullopt);
   EXPECT_EQ(flakeid::try_parse(flakeid::from_radix62, "LygHa16AHYG"), std::nullopt);
   EXPECT_EQ(flakeid::try_parse(flakeid::from_radix36, "a"), std::nullopt);  // upper case only
-  EXPECT_EQ(flakeid::try_parse(flakeid::from_crockford32, "04W86BB0G4007"),
-            175928847299117063U);
+  EXPECT_EQ(flakeid::try_parse(flakeid::from_crockford32, "04W86BB0G4007"), 175928847299117063U);
   EXPECT_EQ(flakeid::try_parse(flakeid::from_crockford32, "U"), std::nullopt);
   const auto& d = flakeid::layouts::discord;
   const auto friendly = [&](std::string_view t) { return flakeid::from_friendly(d, t); };
@@ -146,9 +145,10 @@ TEST(text_test, try_parse_gives_nullopt_where_the_parser_throws) {
             175928847299117063U);
   EXPECT_EQ(flakeid::try_parse(friendly, "20160431111825796-1-0-7"), std::nullopt);  // April 31
   // Errors that are not about the text still throw.
-  EXPECT_THROW((void)flakeid::try_parse(
-                   [](std::string_view) -> std::uint64_t { throw std::runtime_error("disk"); }, "1"),
-               std::runtime_error);
+  EXPECT_THROW(
+      (void)flakeid::try_parse(
+          [](std::string_view) -> std::uint64_t { throw std::runtime_error("disk"); }, "1"),
+      std::runtime_error);
 }
 
 // ---- radix 36 --------------------------------------------------------------------------------

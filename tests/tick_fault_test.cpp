@@ -113,14 +113,7 @@ struct on {
 using tick_layouts =
     ::testing::Types<on<flakeid::layouts::twitter>, on<flakeid::layouts::sonyflake>>;
 
-struct tick_layout_names {
-  template <class T>
-  static std::string GetName(int i) {
-    static const char* const names[] = {"twitter_1ms", "sonyflake_10ms"};
-    return names[i];
-  }
-};
-TYPED_TEST_SUITE(tick_fault_test, tick_layouts, tick_layout_names);
+TYPED_TEST_SUITE(tick_fault_test, tick_layouts);
 
 constexpr std::size_t run_length = 1'000'000;
 constexpr int faults_per_run = 16;

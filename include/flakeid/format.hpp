@@ -39,7 +39,6 @@
 #define FLAKEID_HAS_STD_FORMAT 1
 #endif
 
-
 namespace flakeid {
 
 /// A time as ISO 8601 UTC with milliseconds: `2016-04-30T11:18:25.796Z`.

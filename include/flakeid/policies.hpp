@@ -54,14 +54,15 @@ struct zero_start {
 /// CosId's sequence-reset threshold: in a new tick the sequence goes on from the previous one
 /// and restarts (at 1) only once it has reached `Threshold`; 0 picks CosId's default,
 /// `2^(sequence_bits - 1) - 1`. The first ID has sequence 1, as in CosId. A `Threshold` above
-/// the sequence's maximum never resets: the sequence runs up to the maximum and wraps to 0, as
-/// CosId's does.
+/// the layout's largest sequence does not compile with the generator: CosId's sequence would
+/// then never reset and wrap to 0, which flakeid's does not follow.
 template <std::uint64_t Threshold = 0>
 struct cosid_threshold {
+  /// The threshold the generator checks against its layout (0: the default, always valid).
+  static constexpr std::uint64_t threshold = Threshold;
   [[nodiscard]] constexpr std::uint64_t next(std::uint64_t prev, std::uint64_t max) noexcept {
     const std::uint64_t t = Threshold != 0 ? Threshold : (max >> 1);
-    if (prev >= t) return 1;  // CosId: reset to 0, then the increment
-    return prev >= max ? 0 : prev + 1;  // CosId: (max + 1) & max == 0
+    return (prev >= t || prev >= max) ? 1 : prev + 1;
   }
 };
 

@@ -113,6 +113,16 @@ class basic_snowflake {
                 "the layout's timestamp must be its most significant field (reserved bits may "
                 "stand above it), or IDs would not sort by time");
 
+  static constexpr bool threshold_fits = [] {
+    if constexpr (requires { Policies::sequence_start::threshold; })
+      return Policies::sequence_start::threshold <= L.max_value(field_kind::sequence);
+    return true;
+  }();
+  static_assert(threshold_fits,
+                "cosid_threshold<T>: T is above the layout's largest sequence, so CosId's "
+                "sequence would never reset and would wrap to 0, which this generator does not "
+                "follow: use a T up to 2^sequence_bits - 1, or 0 for CosId's default");
+
   static constexpr bool needs_gene = [] {
     if constexpr (requires { Policies::requires_gene; }) return Policies::requires_gene;
     return false;

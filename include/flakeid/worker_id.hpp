@@ -217,8 +217,9 @@ struct private_ipv4_node {
     if (text.empty()) {
       text = first_private_ipv4();
       if (text.empty())
-        detail::reject_worker("no network interface that is up has a private IPv4 address "
-                              "(10/8, 172.16/12, 192.168/16)");
+        detail::reject_worker(
+            "no network interface that is up has a private IPv4 address "
+            "(10/8, 172.16/12, 192.168/16)");
     }
     if (!parse(text, ip) || !is_private(ip))
       detail::reject_worker("'" + text +
@@ -262,8 +263,8 @@ struct private_ipv4_node {
                                   static_cast<std::uint8_t>(a >> 16),
                                   static_cast<std::uint8_t>(a >> 8), static_cast<std::uint8_t>(a)};
       if (is_private(ip))
-        found = std::to_string(ip[0]) + "." + std::to_string(ip[1]) + "." +
-                std::to_string(ip[2]) + "." + std::to_string(ip[3]);
+        found = std::to_string(ip[0]) + "." + std::to_string(ip[1]) + "." + std::to_string(ip[2]) +
+                "." + std::to_string(ip[3]);
     }
     ::freeifaddrs(list);
     return found;

@@ -590,7 +590,12 @@ expect_bad(encode_bad_form "--to 'hex' is not a text form" encode --to hex 1)
 expect_bad(encode_not_decimal "ID 'abc' is not a decimal number" encode --to radix62 abc)
 expect_bad(decode_bad_base32 "Crockford base32 text \"0000000000U00\" has 'U'" decode 0000000000U00 --from base32)
 expect_bad(gen_custom_layout "is not a preset; generators take their layout at compile time"
-           gen --layout ts:41,worker:10,seq:12)
+           gen --layout ts:41,worker:9,seq:13)
+# A spec equal to a preset mints as that preset: NewLife's 41/10/12 from 1970.
+run(gen --layout ts:41,worker:10,seq:12 --worker 3 -q)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^[0-9]+\n$")
+  failed(gen_spec_of_a_preset "exit ${rc}\n${out}${err}")
+endif()
 expect_bad(gen_zero "-n 0 asks for no IDs" gen -n 0 --worker 1)
 expect_bad(gen_bad_count "-n 'many' is not a decimal number" gen -n many)
 expect_bad(gen_bad_generator "generator 'fast' is unknown" gen --generator fast)
