@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <flakeid/flakeid.hpp>
@@ -15,7 +16,15 @@ using namespace std::chrono;
 
 namespace {
 
+// The Cpp17Clock requirements, spelled out (libc++ 14 has no std::chrono::is_clock_v).
+static_assert(std::is_same_v<flakeid::tsc_steady_clock::duration,
+                             flakeid::tsc_steady_clock::time_point::duration> &&
+              std::is_same_v<decltype(flakeid::tsc_steady_clock::now()),
+                             flakeid::tsc_steady_clock::time_point> &&
+              std::is_same_v<decltype(flakeid::tsc_steady_clock::is_steady), const bool>);
+#if defined(__cpp_lib_chrono) && __cpp_lib_chrono >= 201907L
 static_assert(std::chrono::is_clock_v<flakeid::tsc_steady_clock>);
+#endif
 static_assert(flakeid::tsc_steady_clock::is_steady);
 static_assert(flakeid::clock_source<flakeid::fast_tick_clock>);
 static_assert(noexcept(flakeid::tsc_steady_clock::now()));

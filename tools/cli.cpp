@@ -190,8 +190,8 @@ bool names_internals(std::string_view msg) {
   constexpr std::array<std::string_view, 9> tokens{
       "std::",    "basic_string", "_M_",   "bad_alloc", "bad_array",
       "vector::", "stoull",       "stoll", "__cxx"};
-  return std::ranges::any_of(
-      tokens, [&](std::string_view t) { return msg.find(t) != std::string_view::npos; });
+  return std::any_of(tokens.begin(), tokens.end(),
+                     [&](std::string_view t) { return msg.find(t) != std::string_view::npos; });
 }
 
 void report(const context& c, const std::string& msg) { c.io.err << one_line(c, msg) << '\n'; }

@@ -215,8 +215,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto raw_offset = static_cast<std::int16_t>(in.byte() | in.byte() << 8);
   const std::uint64_t id = in.u64();
   const std::uint64_t epoch = in.u64();
-  const auto tick = static_cast<std::uint32_t>(in.byte() | in.byte() << 8 | in.byte() << 16 |
-                                               static_cast<std::uint32_t>(in.byte()) << 24);
+  const std::uint32_t tick = std::uint32_t{in.byte()} | std::uint32_t{in.byte()} << 8 |
+                             std::uint32_t{in.byte()} << 16 | std::uint32_t{in.byte()} << 24;
   const std::size_t header = 24;
   const std::string_view text =
       size > header ? std::string_view(reinterpret_cast<const char*>(data + header), size - header)
