@@ -69,6 +69,11 @@ TEST(format_test, stream_operator_honours_width_and_fill) {
                           std::string(110 - discord_docs_text.size(), '.') + "|");
 }
 
+// The C++23 preset (Clang 16, libc++ 16) must find <format>: this test must not vanish there.
+#if defined(FLAKEID_EXPECT_STD_FORMAT) && !defined(FLAKEID_HAS_STD_FORMAT)
+#error "std::format was expected here, but <flakeid/format.hpp> did not detect it"
+#endif
+
 #if defined(FLAKEID_HAS_STD_FORMAT)
 TEST(format_test, std_format_prints_the_same_text) {
   const auto p = flakeid::layouts::discord.decompose(discord_docs_id);
