@@ -33,13 +33,14 @@
 #include <vector>
 
 #include <flakeid/segment.hpp>
-#include <flakeid/segment_stores.hpp>
+#include <flakeid/store/file.hpp>
+#include <flakeid/store/memory.hpp>
 
 #if defined(FLAKEID_BENCH_HAS_REDIS)
-#include <flakeid/adapters/redis_segment.hpp>
+#include <flakeid/adapters/redis.hpp>
 #endif
 #if defined(FLAKEID_BENCH_HAS_POSTGRES)
-#include <flakeid/adapters/postgres_segment.hpp>
+#include <flakeid/adapters/postgres.hpp>
 #endif
 #if defined(FLAKEID_BENCH_HAS_REDIS) || defined(FLAKEID_BENCH_HAS_POSTGRES)
 #include <cstdio>
@@ -57,8 +58,8 @@ constexpr std::uint64_t step = 1000;
 // show as slow_calls.
 constexpr std::uint64_t file_step = 50'000;
 
-flakeid::memory_segment_store& memory_store() {
-  static flakeid::memory_segment_store store;
+flakeid::memory_store& memory_store() {
+  static flakeid::memory_store store;
   return store;
 }
 
@@ -103,12 +104,12 @@ std::unique_ptr<plain_mem> make(std::type_identity<plain_mem>) {
 }
 std::unique_ptr<chain_file> make(std::type_identity<chain_file>) {
   return std::make_unique<chain_file>(
-      flakeid::file_segment_store{file_store_dir()}.distributor("bench.chain"),
+      flakeid::file_store{file_store_dir()}.distributor("bench.chain"),
       flakeid::segment_chain_options{.step = file_step, .min_ahead = 4, .max_ahead = 64});
 }
 std::unique_ptr<plain_file> make(std::type_identity<plain_file>) {
   return std::make_unique<plain_file>(
-      flakeid::file_segment_store{file_store_dir()}.distributor("bench.plain"),
+      flakeid::file_store{file_store_dir()}.distributor("bench.plain"),
       flakeid::segment_options{.step = file_step});
 }
 
@@ -226,7 +227,7 @@ void chain_redis(benchmark::State& st) {
   }
   static const bool started = (server.start(), true);
   (void)started;
-  server_chain(st, flakeid::redis_segment_store{server.address()}.distributor("bench.chain"));
+  server_chain(st, flakeid::redis_store{server.address()}.distributor("bench.chain"));
 }
 #endif
 
@@ -244,7 +245,7 @@ void chain_postgres(benchmark::State& st) {
   }
   static const bool started = (server.start(), true);
   (void)started;
-  server_chain(st, flakeid::postgres_segment_store{server.conninfo()}.distributor("bench.chain"));
+  server_chain(st, flakeid::postgres_store{server.conninfo()}.distributor("bench.chain"));
 }
 #endif
 

@@ -1,14 +1,16 @@
 # Adapters that need a client library, each its own INTERFACE target and its own package
 # component (`find_package(flakeid REQUIRED COMPONENTS redis postgres)`), built when the client
 # library is found (pkg-config first, then find_library):
-#   flakeid::redis     include/flakeid/adapters/redis_lease.hpp, redis_segment.hpp,
+#   flakeid::redis     include/flakeid/adapters/redis.hpp (redis_store: leases and segments),
 #                      redis_options.hpp; hiredis (libhiredis-dev)
 #   flakeid::redis_tls flakeid::redis plus rediss:// (TLS over OpenSSL, libssl-dev), for hiredis
 #                      versions without TLS; defines FLAKEID_REDIS_TLS. Option FLAKEID_REDIS_TLS
 #                      (ON when OpenSSL is found). Link it everywhere in a program that uses
 #                      Redis, or nowhere.
-#   flakeid::postgres  include/flakeid/adapters/postgres_lease.hpp, postgres_segment.hpp
-#                      libpq (libpq-dev)
+#   flakeid::postgres  include/flakeid/adapters/postgres.hpp (postgres_store: leases and
+#                      segments); libpq (libpq-dev)
+# The headers of the names before the stores (redis_lease.hpp, postgres_segment.hpp ...) forward
+# to these for one release.
 # Their shared connection code is in include/flakeid/adapters/detail/.
 # FLAKEID_REDIS_FOUND / FLAKEID_REDIS_TLS_FOUND / FLAKEID_POSTGRES_FOUND tell whether each
 # target exists; flakeid_mariadb_client_FOUND whether MariaDB Connector/C was found for the SQL
@@ -55,8 +57,8 @@ if(FLAKEID_REDIS_FOUND)
     READY "TARGET flakeid::hiredis_client"
     PC_REQUIRES hiredis
     LINK flakeid::flakeid flakeid::hiredis_client
-    HEADERS redis_lease.hpp redis_segment.hpp redis_options.hpp detail/redis_connection.hpp
-            detail/store_connection_error.hpp)
+    HEADERS redis.hpp redis_lease.hpp redis_segment.hpp redis_options.hpp
+            detail/redis_connection.hpp)
 else()
   message(STATUS "flakeid: hiredis not found; flakeid::redis is not built")
 endif()
@@ -91,8 +93,7 @@ if(FLAKEID_POSTGRES_FOUND)
     READY "TARGET flakeid::libpq_client"
     PC_REQUIRES libpq
     LINK flakeid::flakeid flakeid::libpq_client
-    HEADERS postgres_lease.hpp postgres_segment.hpp detail/postgres_connection.hpp
-            detail/store_connection_error.hpp)
+    HEADERS postgres.hpp postgres_lease.hpp postgres_segment.hpp detail/postgres_connection.hpp)
 else()
   message(STATUS "flakeid: libpq not found; flakeid::postgres is not built")
 endif()

@@ -16,7 +16,7 @@ int main() {
 
   // Order numbers restart at 1 every day (UTC+8 here), keyed orders@YYYYMMDD in the store.
   flakeid::manual_clock clock{sys_time<milliseconds>{sys_days{2025y / 3 / 18}} + 15h + 59min + 59s};
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::grouped_segment_generator orders{
       store.distributor("orders"), flakeid::group_period::day, {.step = 50}, clock, 8h};
   std::puts("order numbers, day by day (UTC+8):");
@@ -32,7 +32,7 @@ int main() {
   // Invoice numbers from a file store: a second run picks up above the first run's segment.
   const auto dir = std::filesystem::temp_directory_path() /
                    ("flakeid_segment_ids_" + std::to_string(::getpid()));
-  flakeid::file_segment_store files{dir};
+  flakeid::file_store files{dir};
   for (int run = 1; run <= 2; ++run) {
     flakeid::segment_generator invoices{files.distributor("invoices"), {.step = 100}};
     std::printf("invoice numbers, run %d:", run);

@@ -42,10 +42,10 @@
 
 #include <flakeid/flakeid.hpp>
 #if defined(FLAKEID_HAS_REDIS)
-#include <flakeid/adapters/redis_segment.hpp>
+#include <flakeid/adapters/redis.hpp>
 #endif
 #if defined(FLAKEID_HAS_POSTGRES)
-#include <flakeid/adapters/postgres_segment.hpp>
+#include <flakeid/adapters/postgres.hpp>
 #endif
 
 #ifndef FLAKEID_CLI_VERSION
@@ -1249,11 +1249,11 @@ int run_gen_segment(const context& c, const arguments& a, gen_request& r) {
     fail("flakeid gen: this run may not open stores; use --store memory");
 
   if (store == "memory") {
-    const flakeid::memory_segment_store s;
+    const flakeid::memory_store s;
     draw_segment(s.distributor(key), step, r);
   } else if (store == "file") {
 #if defined(FLAKEID_HAS_FILE_SEGMENT_STORE)
-    const flakeid::file_segment_store s{segment_directory()};
+    const flakeid::file_store s{segment_directory()};
     draw_segment(s.distributor(key), step, r);
 #else
     fail("flakeid gen: the file store needs a POSIX system");
@@ -1261,11 +1261,11 @@ int run_gen_segment(const context& c, const arguments& a, gen_request& r) {
   } else if (store == "redis") {
 #if defined(FLAKEID_HAS_REDIS)
     const char* address = std::getenv("FLAKEID_REDIS_ADDRESS");
-    const flakeid::redis_segment_store s{
-        !store_uri.empty() ? store_uri
-                           : server_of(a, "--redis", "FLAKEID_REDIS_URL",
-                                       address != nullptr ? address : "127.0.0.1:6379"),
-        {.name_space = segment_namespace()}};
+    const flakeid::redis_store s{!store_uri.empty()
+                                     ? store_uri
+                                     : server_of(a, "--redis", "FLAKEID_REDIS_URL",
+                                                 address != nullptr ? address : "127.0.0.1:6379"),
+                                 {.name_space = segment_namespace()}};
     draw_segment(s.distributor(key), step, r);
 #else
     fail(
@@ -1274,7 +1274,7 @@ int run_gen_segment(const context& c, const arguments& a, gen_request& r) {
 #endif
   } else if (store == "postgres") {
 #if defined(FLAKEID_HAS_POSTGRES)
-    const flakeid::postgres_segment_store s{
+    const flakeid::postgres_store s{
         !store_uri.empty() ? store_uri
                            : server_of(a, "--postgres", "FLAKEID_POSTGRES_CONNINFO", ""),
         {.name_space = segment_namespace()}};

@@ -24,8 +24,9 @@
 #include <cstdint>
 #include <memory>
 #include <thread>
+#include "version.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 /// A clock a generator can read Unix time from (see the file comment).
 template <class C>
@@ -243,4 +244,4 @@ inline void cpu_relax() noexcept {
 }
 
 }  // namespace detail
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

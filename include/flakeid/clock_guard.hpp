@@ -26,11 +26,12 @@
 #include <string>
 #include <utility>
 
-#include "file_lease.hpp"
 #include "lease.hpp"
+#include "store/file.hpp"
+#include "version.hpp"
 #include "worker_id.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 /// A fixed node plus a restart clock guard in `file` (see the file comment). Models
 /// `worker_id_source`; serves one generator and must outlive it.
@@ -81,4 +82,4 @@ class clock_guard_file {
   lease lease_;
 };
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -8,9 +8,13 @@
 ///
 ///   invalid_layout_error    (std::invalid_argument)  a layout that cannot work
 ///   invalid_id_error        (std::invalid_argument)  an ID or ID text this layout cannot have produced
+///   invalid_option_error    (std::invalid_argument)  an option a generator, lease or store cannot
+///                                                    work with (a namespace, a timeout, an address)
 ///   field_range_error       (std::out_of_range)      a value that does not fit its field
 ///   timestamp_overflow_error(std::overflow_error)    a time before the epoch or past expires_at()
 ///   clock_backwards_error   (std::runtime_error)     the clock moved back; carries the step
+///   worker_id_error         (std::runtime_error)     no worker id could be determined
+///     lease_store_error     (worker_id_error)        a lease store could not be reached or failed
 ///   lease_lost_error        (std::runtime_error)     the worker-id lease could not be confirmed
 ///   segment_store_error     (std::runtime_error)     a segment store failed; names the store and key
 ///   segment_closed_error    (std::logic_error)       a segment generator used after close()
@@ -22,8 +26,9 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include "version.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 /// A layout whose fields, epoch or tick cannot describe IDs (thrown at run time; a constant
 /// layout fails to compile instead).
@@ -35,6 +40,14 @@ class invalid_layout_error : public std::invalid_argument {
 /// An ID, or the text of one, that the layout cannot have produced (a reserved bit set, a
 /// character outside an alphabet, a value past 64 bits).
 class invalid_id_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// An option that a generator, a lease or a store cannot work with: a namespace with other
+/// characters than letters, digits, '_' and '-', a timeout below its least value, a server
+/// address that does not parse (quoted without its password), an empty segment key.
+class invalid_option_error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
@@ -63,6 +76,22 @@ class clock_backwards_error : public std::runtime_error {
 
  private:
   std::chrono::milliseconds step_;
+};
+
+/// No worker id could be determined (a missing variable, a host name without an ordinal, no
+/// free id in a lease store).
+class worker_id_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A lease store could not be reached or answered with an error (connection refused, a
+/// timeout, an unwritable lock directory). The message names the store and its address,
+/// e.g. `flakeid: cannot connect to redis 127.0.0.1:6390 within 1000 ms: Connection
+/// refused`.
+class lease_store_error : public worker_id_error {
+ public:
+  using worker_id_error::worker_id_error;
 };
 
 /// The worker-id lease behind a generator expired or could not be renewed in time, so the
@@ -106,4 +135,4 @@ class sql_error : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

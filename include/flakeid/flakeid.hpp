@@ -6,8 +6,8 @@
 /// have their own headers and targets).
 ///
 /// On Windows it brings the portable core: layouts, codec, text, SQL, clocks, generators,
-/// segment generators with the memory store, and the worker-id sources `fixed_node` and
-/// `env_worker_id`. Leases, the clock guard, the file segment store and the host-derived
+/// segment generators with the memory store's counters, and the worker-id sources `fixed_node` and
+/// `env_worker_id`. Leases (also the memory store's), the clock guard, the file store and the host-derived
 /// worker ids (`statefulset_ordinal`, `private_ipv4_node`, `host_pid_guess`) are POSIX only.
 
 #include "clock.hpp"
@@ -18,16 +18,17 @@
 #include "layouts.hpp"
 #include "policies.hpp"
 #include "segment.hpp"
-#include "segment_stores.hpp"
 #include "snowflake.hpp"
 #include "sql.hpp"
+#include "store/memory.hpp"
 #include "striped.hpp"
 #include "text.hpp"
 #include "tsc_clock.hpp"
+#include "version.hpp"
 #include "worker_id.hpp"
 
 #if !defined(_WIN32)
 #include "clock_guard.hpp"
-#include "file_lease.hpp"
 #include "lease.hpp"
+#include "store/file.hpp"
 #endif

@@ -24,6 +24,7 @@
 
 #include "detail/time_format.hpp"
 #include "layout.hpp"
+#include "version.hpp"
 
 #if __has_include(<version>)
 #include <version>
@@ -39,7 +40,7 @@
 #define FLAKEID_HAS_STD_FORMAT 1
 #endif
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 /// A time as ISO 8601 UTC with milliseconds: `2016-04-30T11:18:25.796Z`.
 [[nodiscard]] inline std::string to_iso8601(std::chrono::sys_time<std::chrono::milliseconds> t) {
@@ -68,7 +69,7 @@ namespace flakeid {
 /// Writes `to_string(p)` to `os`, honouring its width and fill as for a string.
 inline std::ostream& operator<<(std::ostream& os, const id_parts& p) { return os << to_string(p); }
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
 
 #if defined(FLAKEID_HAS_STD_FORMAT)
 /// `std::format("{}", parts)`: the text of `flakeid::to_string(parts)`, with a string's spec.

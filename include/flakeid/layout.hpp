@@ -38,8 +38,9 @@
 
 #include "detail/time_format.hpp"
 #include "errors.hpp"
+#include "version.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 /// What a field of an ID holds.
 enum class field_kind : std::uint8_t { timestamp, datacenter, worker, sequence, gene, reserved };
@@ -182,23 +183,23 @@ namespace detail {
                          std::to_string(id & reserved_mask) + "); this layout keeps them 0");
 }
 [[noreturn]] inline void reject_parts_mismatch(std::uint64_t ticks, std::uint64_t from_time) {
-  throw std::invalid_argument("flakeid: id_parts disagree: ticks is " + std::to_string(ticks) +
-                              " but timestamp falls in tick " + std::to_string(from_time) +
-                              "; set one of them, or both alike");
+  throw invalid_id_error("flakeid: id_parts disagree: ticks is " + std::to_string(ticks) +
+                         " but timestamp falls in tick " + std::to_string(from_time) +
+                         "; set one of them, or both alike");
 }
 [[noreturn]] inline void reject_shard_count(std::uint64_t n, unsigned gene_bits) {
-  throw std::invalid_argument("flakeid: shard count " + std::to_string(n) +
-                              " cannot be honoured by a " + std::to_string(gene_bits) +
-                              "-bit gene: it must be a power of two in [1, " +
-                              std::to_string(std::uint64_t{1} << gene_bits) + "]");
+  throw invalid_option_error("flakeid: shard count " + std::to_string(n) +
+                             " cannot be honoured by a " + std::to_string(gene_bits) +
+                             "-bit gene: it must be a power of two in [1, " +
+                             std::to_string(std::uint64_t{1} << gene_bits) + "]");
 }
 [[noreturn]] inline void reject_unordered(const char* what) {
-  throw std::invalid_argument(std::string("flakeid: ") + what +
-                              " needs the timestamp to be the most significant field");
+  throw invalid_layout_error(std::string("flakeid: ") + what +
+                             " needs the timestamp to be the most significant field");
 }
 [[noreturn]] inline void reject_time_order(std::int64_t from_ms, std::int64_t to_ms) {
-  throw std::invalid_argument("flakeid: id_range needs from <= to (got from " +
-                              format_utc(from_ms) + ", to " + format_utc(to_ms) + ")");
+  throw invalid_option_error("flakeid: id_range needs from <= to (got from " + format_utc(from_ms) +
+                             ", to " + format_utc(to_ms) + ")");
 }
 }  // namespace detail
 
@@ -420,7 +421,7 @@ struct layout {
   /// set (it is floored to its tick); when both are set they must agree.
   /// Throws `field_range_error` for a value that does not fit its field (or a field the layout
   /// lacks, set non-zero), `timestamp_overflow_error` for a time outside the layout's range,
-  /// `std::invalid_argument` when `ticks` and `timestamp` disagree.
+  /// `invalid_id_error` when `ticks` and `timestamp` disagree.
   [[nodiscard]] constexpr std::uint64_t compose(const id_parts& p) const {
     std::uint64_t ticks = p.ticks;
     if (p.timestamp != time_point{}) {
@@ -436,7 +437,7 @@ struct layout {
   // ---- time ranges (for SQL) ------------------------------------------------------------------
 
   /// The smallest ID that can be minted at `t` (its tick, every other field 0).
-  /// Throws `timestamp_overflow_error` outside the layout's range, `std::invalid_argument` when
+  /// Throws `timestamp_overflow_error` outside the layout's range, `invalid_option_error` when
   /// the timestamp is not the most significant field.
   [[nodiscard]] constexpr std::uint64_t min_id_at(time_point t) const {
     if (!time_ordered()) detail::reject_unordered("min_id_at");
@@ -452,7 +453,7 @@ struct layout {
   /// `WHERE id >= lo AND id < hi`. With ticks longer than 1 ms the range covers whole ticks, so
   /// it may also hold IDs minted in the same tick just before `from` or just after `to`.
   /// Throws `timestamp_overflow_error` when `from` or `to - 1 ms` lies outside the layout's range,
-  /// `std::invalid_argument` when `from > to`.
+  /// `invalid_option_error` when `from > to`.
   [[nodiscard]] constexpr id_bounds id_range(time_point from, time_point to) const {
     if (from > to)
       detail::reject_time_order(from.time_since_epoch().count(), to.time_since_epoch().count());
@@ -493,7 +494,7 @@ struct layout {
   }
   /// The shard of `id` among `n` shards: `gene_of(id) % n`, equal to `source % n` for the key the
   /// gene came from. `n` must divide `2^gene_bits` (a power of two no larger than it); any other
-  /// `n` throws `std::invalid_argument`, because the gene cannot honour it.
+  /// `n` throws `invalid_option_error`, because the gene cannot honour it.
   [[nodiscard]] constexpr std::uint64_t shard_of(std::uint64_t id, std::uint64_t n) const {
     const unsigned g = bits(field_kind::gene);
     if (n == 0 || (n & (n - 1)) != 0 || n > (std::uint64_t{1} << g))
@@ -502,4 +503,4 @@ struct layout {
   }
 };
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

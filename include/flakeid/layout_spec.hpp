@@ -43,8 +43,9 @@
 #include "errors.hpp"
 #include "layout.hpp"
 #include "layouts.hpp"
+#include "version.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 
@@ -348,4 +349,4 @@ constexpr bool spec_tick(std::string_view s, std::int64_t& out) noexcept {
   return s;
 }
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -24,8 +24,9 @@
 #include <chrono>
 
 #include "layout.hpp"
+#include "version.hpp"
 
-namespace flakeid::layouts {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE::layouts {
 
 using namespace std::chrono_literals;
 
@@ -108,4 +109,4 @@ inline constexpr layout seed_gene{{fields::timestamp(41), fields::datacenter(5),
 inline constexpr layout newlife{{fields::timestamp(41), fields::worker(10), fields::sequence(12)},
                                 0};
 
-}  // namespace flakeid::layouts
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::layouts

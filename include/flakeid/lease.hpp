@@ -8,12 +8,17 @@
 ///   lease              the engine every store shares: claim, background renewal, the fence,
 ///                      the recorded last timestamp, release. Models `worker_id_source`.
 ///   lease_store        the small interface a store implements (claim, renew, release).
-///   file_lease         host-local lock files held with flock (flakeid/file_lease.hpp).
-///   clock_guard_file   no lease, a fixed id: remembers the last minted timestamp across
+///
+/// Every store makes leases with `store.lease(options)`:
+///   memory_store       one process (flakeid/store/memory.hpp).
+///   file_store         host-local lock files held with flock (flakeid/store/file.hpp); also
+///                      `file_lease`, the same in the host-wide default directory.
+///   redis_store        Redis (flakeid/adapters/redis.hpp, target flakeid::redis); also
+///                      `redis_lease`.
+///   postgres_store     PostgreSQL (flakeid/adapters/postgres.hpp, target flakeid::postgres);
+///                      also `postgres_lease`.
+///   clock_guard_file   no store, a fixed id: remembers the last minted timestamp across
 ///                      restarts (flakeid/clock_guard.hpp).
-///   redis_lease        Redis (flakeid/adapters/redis_lease.hpp, target flakeid::redis).
-///   postgres_lease     PostgreSQL (flakeid/adapters/postgres_lease.hpp, target
-///                      flakeid::postgres).
 ///
 /// The contract every store keeps:
 /// - Two holders never hold the same id: a claim is one atomic step in the store.
@@ -60,20 +65,13 @@
 #include <utility>
 
 #include "clock.hpp"
+#include "detail/server_store.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
+#include "version.hpp"
 #include "worker_id.hpp"
 
-namespace flakeid {
-
-/// A lease store could not be reached or answered with an error (connection refused, a
-/// timeout, an unwritable lock directory). The message names the store and its address,
-/// e.g. `flakeid: cannot connect to redis 127.0.0.1:6390 within 1000 ms: Connection
-/// refused`.
-class lease_store_error : public worker_id_error {
- public:
-  using worker_id_error::worker_id_error;
-};
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 /// What a lease reports to `lease_options::on_event` (from its renewal thread).
 enum class lease_event {
@@ -213,15 +211,17 @@ inline std::string make_holder_token() {
   return std::string(host) + ":" + std::to_string(::getpid()) + ":" + std::to_string(r);
 }
 
-/// Checks a namespace: 1 to 40 of [A-Za-z0-9_-].
-inline void check_namespace(const std::string& ns) {
-  const bool ok = !ns.empty() && ns.size() <= 40 && std::all_of(ns.begin(), ns.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-';
-  });
-  if (!ok)
-    throw std::invalid_argument("flakeid: lease namespace '" + ns +
-                                "' is invalid: use 1 to 40 letters, digits, '_' or '-'");
+/// The options of a lease that store options `s` make: the store's namespace and timeouts.
+/// Throws `invalid_option_error` when `o` names another namespace than the store's.
+inline lease_options lease_options_for_store(lease_options o, const store_options& s) {
+  if (o.name_space != "default" && o.name_space != s.name_space)
+    throw invalid_option_error("flakeid: lease namespace '" + o.name_space +
+                               "' differs from the store's namespace '" + s.name_space +
+                               "': set it in the store's options");
+  o.name_space = s.name_space;
+  o.connect_timeout = s.connect_timeout;
+  if (s.io_timeout.count() > 0) o.io_timeout = s.io_timeout;
+  return o;
 }
 
 inline std::int64_t system_unix_ms() noexcept { return unix_ms(std::chrono::system_clock::now()); }
@@ -274,24 +274,27 @@ class lease {
  public:
   lease(std::unique_ptr<lease_store> store, lease_options options)
       : store_(std::move(store)), opt_(std::move(options)), holder_(detail::make_holder_token()) {
-    detail::check_namespace(opt_.name_space);
+    detail::check_namespace(opt_.name_space, "lease");
+    detail::check_timeout("lease", "connect_timeout", opt_.connect_timeout,
+                          std::chrono::milliseconds{1});
+    detail::check_timeout("lease", "io_timeout", opt_.io_timeout, std::chrono::milliseconds{0});
     if (opt_.ttl.count() < 30)
-      throw std::invalid_argument("flakeid: lease ttl of " + std::to_string(opt_.ttl.count()) +
-                                  " ms is too short: use at least 30 ms");
+      throw invalid_option_error("flakeid: lease ttl of " + std::to_string(opt_.ttl.count()) +
+                                 " ms is too short: use at least 30 ms");
     if (opt_.safe_guard.count() < 0)
-      throw std::invalid_argument("flakeid: lease safe_guard of " +
-                                  std::to_string(opt_.safe_guard.count()) +
-                                  " ms is negative: use 0 or more");
+      throw invalid_option_error("flakeid: lease safe_guard of " +
+                                 std::to_string(opt_.safe_guard.count()) +
+                                 " ms is negative: use 0 or more");
     if (opt_.max_wait.count() < 0)
-      throw std::invalid_argument("flakeid: lease max_wait of " +
-                                  std::to_string(opt_.max_wait.count()) +
-                                  " ms is negative: use 0 or more");
+      throw invalid_option_error("flakeid: lease max_wait of " +
+                                 std::to_string(opt_.max_wait.count()) +
+                                 " ms is negative: use 0 or more");
     if (opt_.margin.count() <= 0) opt_.margin = opt_.ttl / 5;
     if (opt_.margin >= opt_.ttl * 2 / 3)
-      throw std::invalid_argument(
-          "flakeid: lease margin of " + std::to_string(opt_.margin.count()) +
-          " ms leaves no time to renew a " + std::to_string(opt_.ttl.count()) +
-          " ms lease: use less than ttl * 2 / 3");
+      throw invalid_option_error("flakeid: lease margin of " + std::to_string(opt_.margin.count()) +
+                                 " ms leaves no time to renew a " +
+                                 std::to_string(opt_.ttl.count()) +
+                                 " ms lease: use less than ttl * 2 / 3");
     if (!opt_.now_ms) opt_.now_ms = &detail::system_unix_ms;
     if (!opt_.sleep)
       opt_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
@@ -596,4 +599,4 @@ inline void on_fork_child() noexcept {
 }
 }  // namespace detail
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -38,8 +38,9 @@
 #include <concepts>
 #include <cstdint>
 #include <memory>
+#include "version.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 // ---- sequence start ------------------------------------------------------------------------
 
@@ -244,4 +245,4 @@ concept policy_set = requires {
   typename P::threading;
 };
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -18,9 +18,9 @@
 ///                                  restarts at 1 in every period: business numbers like
 ///                                  `20250318-0001`.
 ///
-/// Distributors for a process-local store and a host-local file are in `segment_stores.hpp`;
-/// Redis and PostgreSQL ones are adapters (`adapters/redis_segment.hpp`,
-/// `adapters/postgres_segment.hpp`) with their own CMake targets.
+/// Every store offers distributors (`store.distributor(key)`): `store/memory.hpp` and
+/// `store/file.hpp` in the core, `adapters/redis.hpp` and `adapters/postgres.hpp` with their own
+/// CMake targets.
 ///
 ///     flakeid::memory_segment_store store;
 ///     flakeid::segment_chain_generator gen{store.distributor("orders"), {.step = 1000}};
@@ -68,8 +68,9 @@
 
 #include "clock.hpp"
 #include "errors.hpp"
+#include "version.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 // ---- the distributor concept ---------------------------------------------------------------
 
@@ -153,9 +154,9 @@ namespace detail {
 
 [[noreturn]] inline void throw_segment_option(const char* what, std::uint64_t value,
                                               std::uint64_t lo, std::uint64_t hi) {
-  throw std::invalid_argument("flakeid: segment option " + std::string(what) + " = " +
-                              std::to_string(value) + " is out of range [" + std::to_string(lo) +
-                              ", " + std::to_string(hi) + "]");
+  throw invalid_option_error("flakeid: segment option " + std::string(what) + " = " +
+                             std::to_string(value) + " is out of range [" + std::to_string(lo) +
+                             ", " + std::to_string(hi) + "]");
 }
 
 [[noreturn]] inline void throw_segment_closed(std::string_view store, std::string_view key) {
@@ -498,7 +499,7 @@ consteval bool check_segment_params() {
 /// one from the store (one `next_max_id(step)` call) while the others wait for it.
 ///
 /// Requirements: `Distributor` models `segment_distributor`; `Clock` models `clock_source` (it
-/// is read only for segments with a time to live). Throws: `std::invalid_argument` from the
+/// is read only for segments with a time to live). Throws: `invalid_option_error` from the
 /// constructor for a bad option; `segment_store_error` from `next_id` when the store fails
 /// (nothing is handed out; the next call tries the store again); `segment_closed_error` after
 /// `close()`. The constructor does not call the store. Thread-safety: all members may be
@@ -564,7 +565,7 @@ class segment_generator {
 /// the store answers again, above every number handed out before.
 ///
 /// Requirements: as `segment_generator`; the distributor is called from the worker thread.
-/// Throws: `std::invalid_argument` from the constructor for a bad option; `segment_store_error`,
+/// Throws: `invalid_option_error` from the constructor for a bad option; `segment_store_error`,
 /// `segment_closed_error` from `next_id`. Thread-safety: all members may be called concurrently.
 /// The destructor closes the generator and joins the worker.
 template <class Distributor, class Clock = wall_clock>
@@ -779,9 +780,9 @@ struct grouped_id {
     }
     if (scale == 0 || number >= scale ||
         stamp > (std::numeric_limits<std::uint64_t>::max() - number) / scale)
-      throw std::overflow_error("flakeid: grouped number " + std::to_string(number) + " of group " +
-                                std::to_string(stamp) + " does not fit " + std::to_string(width) +
-                                " digits");
+      throw timestamp_overflow_error("flakeid: grouped number " + std::to_string(number) +
+                                     " of group " + std::to_string(stamp) + " does not fit " +
+                                     std::to_string(width) + " digits");
     return stamp * scale + number;
   }
 
@@ -945,4 +946,4 @@ class grouped_segment_generator {
   std::vector<std::unique_ptr<group>> groups_;
 };
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -40,9 +40,10 @@
 #include "layout.hpp"
 #include "layouts.hpp"
 #include "policies.hpp"
+#include "version.hpp"
 #include "worker_id.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 [[noreturn]] inline void throw_backwards(std::int64_t step_ms, std::int64_t bound_ms) {
@@ -541,4 +542,4 @@ using tick_snowflake_st =
     basic_snowflake<L, tick_clock,
                     policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>;
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -41,8 +41,9 @@
 
 #include "errors.hpp"
 #include "layout.hpp"
+#include "version.hpp"
 
-namespace flakeid::sql {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE::sql {
 
 /// The SQL dialect to write.
 enum class dialect : std::uint8_t { postgres, mysql };
@@ -642,4 +643,4 @@ class shard_router {
   shard_by by_;
 };
 
-}  // namespace flakeid::sql
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::sql

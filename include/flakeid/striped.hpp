@@ -45,9 +45,10 @@
 #include "layouts.hpp"
 #include "policies.hpp"
 #include "snowflake.hpp"
+#include "version.hpp"
 #include "worker_id.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 [[noreturn]] inline void throw_base_worker(std::uint64_t base, unsigned free_bits,
@@ -195,4 +196,4 @@ class striped_snowflake {
   std::array<slot, stripe_count> slots_{};
 };
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -67,8 +67,9 @@
 #include "detail/time_format.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
+#include "version.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 // ---- JavaScript -------------------------------------------------------------------------------
 
@@ -254,8 +255,8 @@ inline std::string format_offset(std::int64_t minutes) {
 }
 
 [[noreturn]] inline void reject_utc_offset(std::int64_t minutes) {
-  throw std::invalid_argument("flakeid: UTC offset " + std::to_string(minutes) +
-                              " min is outside [-1080, 1080] min");
+  throw invalid_option_error("flakeid: UTC offset " + std::to_string(minutes) +
+                             " min is outside [-1080, 1080] min");
 }
 [[noreturn]] inline void reject_friendly_year(std::int64_t unix_ms, std::int64_t offset_min) {
   throw timestamp_overflow_error("flakeid: time " + format_utc(unix_ms) + " at UTC offset " +
@@ -399,7 +400,7 @@ constexpr std::to_chars_result to_crockford32(char* first, char* last, std::uint
 /// and gene in decimal, each after '-' and only when the layout has it (see the file comment).
 /// Returns as `to_radix62` does; `friendly_max_size` characters always suffice.
 /// Throws `invalid_id_error` when `id` sets a reserved bit of `l`, `timestamp_overflow_error` when
-/// the time falls outside years 0000 to 9999, `std::invalid_argument` for an offset beyond
+/// the time falls outside years 0000 to 9999, `invalid_option_error` for an offset beyond
 /// ±18 h.
 constexpr std::to_chars_result to_friendly(char* first, char* last, const layout& l,
                                            std::uint64_t id,
@@ -450,7 +451,7 @@ constexpr std::to_chars_result to_friendly(char* first, char* last, const layout
 /// Throws `invalid_id_error` when the time is not the layout's 17 (or 14) digits, names an
 /// impossible date or time, or falls outside the layout's range; when the count of numbers after
 /// it differs from the layout's; or when a number is not decimal digits or does not fit its
-/// field. Throws `std::invalid_argument` for an offset beyond ±18 h.
+/// field. Throws `invalid_option_error` for an offset beyond ±18 h.
 [[nodiscard]] constexpr std::uint64_t from_friendly(
     const layout& l, std::string_view text,
     std::chrono::minutes utc_offset = std::chrono::minutes{0}) {
@@ -516,4 +517,4 @@ template <class Parse>
   }
 }
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -36,8 +36,9 @@
 #endif
 
 #include "clock.hpp"
+#include "version.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 /// What `tsc_steady_clock` found at its first use.
 struct tsc_calibration {
@@ -202,4 +203,4 @@ struct tsc_steady_clock {
 /// The tick clock on the TSC: the wall clock read once, then `tsc_steady_clock`.
 using fast_tick_clock = basic_tick_clock<tsc_steady_clock>;
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -42,8 +42,9 @@
 
 #include "detail/text_util.hpp"
 #include "layout.hpp"
+#include "version.hpp"
 
-namespace flakeid {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 /// A worker id (strong type, so it cannot be swapped with a datacenter id).
 struct worker_id {
@@ -109,13 +110,6 @@ struct worker_assignment {
 template <class S>
 concept worker_id_source = requires(S& s, const layout& l) {
   { s.assign(l) } -> std::convertible_to<worker_assignment>;
-};
-
-/// No worker id could be determined (a missing variable, a host name without an ordinal, no
-/// free id in a lease store).
-class worker_id_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 namespace detail {
@@ -294,4 +288,4 @@ struct host_pid_guess {
 
 #endif  // FLAKEID_HAS_HOST_WORKER_IDS
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -55,6 +55,18 @@ inline flakeid::lease_options quick_options(const std::string& ns) {
   return o;
 }
 
+/// Store options that carry `o`'s namespace and timeouts.
+inline flakeid::store_options store_options_of(const flakeid::lease_options& o) {
+  return {
+      .name_space = o.name_space, .connect_timeout = o.connect_timeout, .io_timeout = o.io_timeout};
+}
+
+/// `store.lease(o)` on the heap (a lease does not move; the prvalue initializes it in place).
+template <class Store>
+std::unique_ptr<flakeid::lease> lease_from(const Store& store, const flakeid::lease_options& o) {
+  return std::unique_ptr<flakeid::lease>(new flakeid::lease(store.lease(o)));
+}
+
 inline flakeid::manual_clock clock_at_wall(std::chrono::milliseconds offset = 0ms) {
   return flakeid::manual_clock{
       std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now()) +

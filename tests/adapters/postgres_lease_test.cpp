@@ -1,5 +1,5 @@
-// postgres_lease against a real PostgreSQL cluster (initdb + pg_ctl) started for each test.
-#include <flakeid/adapters/postgres_lease.hpp>
+// PostgreSQL leases (postgres_store.lease(), postgres_lease) against a real PostgreSQL cluster (initdb + pg_ctl) started for each test.
+#include <flakeid/adapters/postgres.hpp>
 
 #include "lease_scenarios.hpp"
 #include "test_servers.hpp"
@@ -15,7 +15,8 @@ struct postgres_backend {
   std::chrono::milliseconds connect_timeout{0};
   std::unique_ptr<flakeid::lease> make(flakeid::lease_options o) {
     if (connect_timeout.count() > 0) o.connect_timeout = connect_timeout;
-    return std::make_unique<flakeid::postgres_lease>(server.conninfo(), std::move(o));
+    // Through the store, as a user holding leases and segments on one database would.
+    return lease_from(flakeid::postgres_store{server.conninfo(), store_options_of(o)}, o);
   }
   void stop() { server.stop(); }
   void start() { server.start(); }

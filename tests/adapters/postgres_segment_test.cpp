@@ -1,7 +1,9 @@
 // postgres_distributor against a real PostgreSQL cluster (initdb + pg_ctl, commits durable)
 // started for each test (see test_servers.hpp).
-#include <flakeid/adapters/postgres_segment.hpp>
+#include <flakeid/adapters/postgres.hpp>
+#include <flakeid/adapters/postgres_segment.hpp>  // the names before postgres_store, still in use below
 
+#include "expect_error.hpp"
 #include "segment_scenarios.hpp"
 #include "test_servers.hpp"
 
@@ -12,7 +14,7 @@ using namespace flakeid_test;
 static_assert(flakeid::keyed_segment_distributor<flakeid::postgres_distributor>);
 
 struct postgres_backend {
-  using store_type = flakeid::postgres_segment_store;
+  using store_type = flakeid::postgres_store;
   using distributor_type = flakeid::postgres_distributor;
   postgres_cluster server{true};
   /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
@@ -117,6 +119,7 @@ TEST(postgres_segment_unreachable, fails_within_the_connect_timeout_naming_the_s
   unreachable(
       [&](std::chrono::milliseconds t) {
         return flakeid::postgres_segment_store{
+            // the name before postgres_store
             "host=127.0.0.1 port=" + std::to_string(port) + " user=x dbname=x",
             {.name_space = "unreachable", .connect_timeout = t, .io_timeout = t}};
       },
@@ -129,6 +132,10 @@ TEST(postgres_segment_options, bad_options_throw) {
                std::invalid_argument);
   EXPECT_THROW(flakeid::postgres_segment_store("", {.connect_timeout = 0ms}),
                std::invalid_argument);
+  expect_error<flakeid::invalid_option_error>(
+      [] { flakeid::postgres_store("", {.io_timeout = -5ms}); },
+      "flakeid: segment store io_timeout of -5 ms is too short: use 0 (the default) or more");
+  EXPECT_THROW(flakeid::postgres_store("host=127.0.0.1 bogus"), flakeid::invalid_option_error);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// redis_lease against a real redis-server started for each test (see test_servers.hpp).
-#include <flakeid/adapters/redis_lease.hpp>
+// Redis leases (redis_store.lease(), redis_lease) against a real redis-server started for each test (see test_servers.hpp).
+#include <flakeid/adapters/redis.hpp>
 
 #include "lease_scenarios.hpp"
 #include "test_servers.hpp"
@@ -15,7 +15,8 @@ struct redis_backend {
   std::chrono::milliseconds connect_timeout{0};
   std::unique_ptr<flakeid::lease> make(flakeid::lease_options o) {
     if (connect_timeout.count() > 0) o.connect_timeout = connect_timeout;
-    return std::make_unique<flakeid::redis_lease>(server.options(), std::move(o));
+    // Through the store, as a user holding leases and segments on one server would.
+    return lease_from(flakeid::redis_store{server.options(), store_options_of(o)}, o);
   }
   void stop() { server.stop(); }
   void start() { server.start(); }

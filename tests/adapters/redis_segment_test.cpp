@@ -1,7 +1,9 @@
 // redis_distributor against a real redis-server (append-only, fsync always) started for each
 // test (see test_servers.hpp).
-#include <flakeid/adapters/redis_segment.hpp>
+#include <flakeid/adapters/redis.hpp>
+#include <flakeid/adapters/redis_segment.hpp>  // the names before redis_store, still in use below
 
+#include "expect_error.hpp"
 #include "segment_scenarios.hpp"
 #include "test_servers.hpp"
 
@@ -12,7 +14,7 @@ using namespace flakeid_test;
 static_assert(flakeid::keyed_segment_distributor<flakeid::redis_distributor>);
 
 struct redis_backend {
-  using store_type = flakeid::redis_segment_store;
+  using store_type = flakeid::redis_store;
   using distributor_type = flakeid::redis_distributor;
   redis_server server{true};
   /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
@@ -136,6 +138,7 @@ TEST(redis_segment_unreachable, fails_within_the_connect_timeout_naming_the_stor
   unreachable(
       [&](std::chrono::milliseconds t) {
         return flakeid::redis_segment_store{
+            // the name before redis_store
             "127.0.0.1:" + std::to_string(port),
             {.name_space = "unreachable", .connect_timeout = t, .io_timeout = t}};
       },
@@ -143,13 +146,22 @@ TEST(redis_segment_unreachable, fails_within_the_connect_timeout_naming_the_stor
 }
 
 TEST(redis_segment_options, bad_options_throw) {
-  EXPECT_THROW(flakeid::redis_segment_store("127.0.0.1:x"), std::invalid_argument);
-  EXPECT_THROW(flakeid::redis_segment_store("127.0.0.1:6379", {.name_space = "a b"}),
-               std::invalid_argument);
-  EXPECT_THROW(flakeid::redis_segment_store("127.0.0.1:6379", {.io_timeout = 0ms}),
-               std::invalid_argument);
-  EXPECT_THROW((void)flakeid::redis_segment_store("127.0.0.1").distributor(""),
-               std::invalid_argument);
+  EXPECT_THROW(flakeid::redis_store("127.0.0.1:x"), flakeid::invalid_option_error);
+  expect_error<flakeid::invalid_option_error>(
+      [] { flakeid::redis_store("127.0.0.1:6379", {.name_space = "a b"}); },
+      "flakeid: segment store namespace 'a b' is invalid: use 1 to 40 letters, digits, '_' or "
+      "'-'");
+  expect_error<flakeid::invalid_option_error>(
+      [] { flakeid::redis_store("127.0.0.1:6379", {.io_timeout = -1ms}); },
+      "flakeid: segment store io_timeout of -1 ms is too short: use 0 (the default) or more");
+  expect_error<flakeid::invalid_option_error>(
+      [] { flakeid::redis_store("127.0.0.1:6379", {.connect_timeout = 0ms}); },
+      "flakeid: segment store connect_timeout of 0 ms is too short: use at least 1 ms");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::redis_store("127.0.0.1").distributor(""); },
+      "flakeid: a segment counter key must not be empty");
+  // io_timeout 0 is the default (2 s), not an error.
+  EXPECT_NO_THROW(flakeid::redis_store("127.0.0.1:6379", {.io_timeout = 0ms}));
 }
 
 }  // namespace

@@ -31,7 +31,10 @@
 #include <string>
 #include <string_view>
 
-namespace flakeid {
+#include "../errors.hpp"
+#include "../version.hpp"
+
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 /// Where a Redis server is and how to log in (see the file comment).
 struct redis_options {
@@ -64,18 +67,18 @@ struct redis_options {
   std::chrono::milliseconds command_timeout{0};
 
   /// Reads a `redis://`, `rediss://` or `unix://` URI, or a bare `host[:port]`. Throws
-  /// `std::invalid_argument` naming what is wrong (the text quoted with its password hidden):
+  /// `invalid_option_error` naming what is wrong (the text quoted with its password hidden):
   /// an unbracketed IPv6 address, a bad port or db, an unknown query parameter, a bad
   /// percent-escape.
   [[nodiscard]] static redis_options parse(std::string_view text);
 
-  /// `parse(getenv(variable))`. Throws `std::invalid_argument` when the variable is unset or
+  /// `parse(getenv(variable))`. Throws `invalid_option_error` when the variable is unset or
   /// empty, or does not parse.
   [[nodiscard]] static redis_options from_env(const char* variable = "FLAKEID_REDIS_URL") {
     const char* v = std::getenv(variable);
     if (v == nullptr || *v == '\0')
-      throw std::invalid_argument(std::string("flakeid: environment variable ") + variable +
-                                  " is not set (want redis://[user[:password]@]host[:port][/db])");
+      throw invalid_option_error(std::string("flakeid: environment variable ") + variable +
+                                 " is not set (want redis://[user[:password]@]host[:port][/db])");
     return parse(v);
   }
 
@@ -111,8 +114,8 @@ struct redis_options {
 namespace detail {
 
 [[noreturn]] inline void bad_redis_uri(std::string_view text, const std::string& why) {
-  throw std::invalid_argument("flakeid: invalid Redis address '" + redis_options::redact(text) +
-                              "': " + why);
+  throw invalid_option_error("flakeid: invalid Redis address '" + redis_options::redact(text) +
+                             "': " + why);
 }
 
 /// `text` as a number in [lo, hi], or -1.
@@ -286,4 +289,4 @@ inline redis_options redis_options::parse(std::string_view text) {
   return o;
 }
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

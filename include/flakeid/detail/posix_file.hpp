@@ -2,11 +2,18 @@
 // Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file detail/posix_file.hpp
-/// Internal: the one owner of a POSIX file descriptor, shared by the file stores.
+/// Internal: the one owner of a POSIX file descriptor, and the file operations the file
+/// stores need, each retried when a signal interrupts it (`EINTR`).
 
+#include <sys/file.h>
 #include <unistd.h>
 
-namespace flakeid::detail {
+#include <cerrno>
+#include <cstddef>
+#include <string_view>
+#include "../version.hpp"
+
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
 
 /// An owned file descriptor.
 class unique_fd {
@@ -42,4 +49,50 @@ class unique_fd {
   int fd_ = -1;
 };
 
-}  // namespace flakeid::detail
+/// `flock(fd, op)`, again after a signal; false (with `errno` set) on failure, also on
+/// `EWOULDBLOCK` for `LOCK_NB`.
+inline bool lock_file(int fd, int op) noexcept {
+  while (::flock(fd, op) != 0) {
+    if (errno != EINTR) return false;
+  }
+  return true;
+}
+
+/// Reads up to `size` bytes at offset 0; the count, or -1 (with `errno` set).
+inline ssize_t read_head(int fd, char* buf, std::size_t size) noexcept {
+  ssize_t n = 0;
+  do {
+    n = ::pread(fd, buf, size, 0);
+  } while (n < 0 && errno == EINTR);
+  return n;
+}
+
+/// Writes all of `text` at offset 0 and `fsync`s the file; false (with `errno` set) on
+/// failure. A short write goes on where it stopped.
+inline bool write_head_synced(int fd, std::string_view text) noexcept {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t w =
+        ::pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(w);
+  }
+  while (::fsync(fd) != 0) {
+    if (errno != EINTR) return false;
+  }
+  return true;
+}
+
+/// `fsync`s the directory open as `fd` (after a file was made in it); false on failure.
+inline bool sync_fd(int fd) noexcept {
+  while (::fsync(fd) != 0) {
+    if (errno != EINTR) return false;
+  }
+  return true;
+}
+
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail

@@ -10,8 +10,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include "../version.hpp"
 
-namespace flakeid::detail {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
 
 /// Whether `c` is an ASCII decimal digit.
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
@@ -222,4 +223,4 @@ inline std::string quote_char(char c) {
   return q;
 }
 
-}  // namespace flakeid::detail
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail

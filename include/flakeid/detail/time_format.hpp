@@ -7,8 +7,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include "../version.hpp"
 
-namespace flakeid::detail {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
 
 /// `2010-11-04T01:42:54.657Z` for a count of Unix milliseconds; outside the years -32767 to 32767,
 /// where a calendar date would overflow, `unix ms <count>`.
@@ -41,4 +42,4 @@ inline std::string format_utc(std::chrono::sys_time<std::chrono::milliseconds> t
   return format_utc(static_cast<std::int64_t>(tp.time_since_epoch().count()));
 }
 
-}  // namespace flakeid::detail
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail

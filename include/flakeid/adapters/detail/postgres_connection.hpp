@@ -20,9 +20,10 @@
 #include <utility>
 #include <vector>
 
-#include "store_connection_error.hpp"
+#include "../../detail/server_store.hpp"
+#include "../../version.hpp"
 
-namespace flakeid::detail {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
 
 /// The passwords a libpq connection string may hold, found without parsing it (it may not
 /// parse): in a URI, the user info after its first ':' (up to the last '@'), raw and
@@ -93,7 +94,7 @@ using pg_result = std::unique_ptr<PGresult, pg_result_deleter>;
 /// and the next one reconnects. Not thread-safe: one caller at a time.
 class postgres_connection {
  public:
-  /// Throws `std::invalid_argument` when `conninfo` (key=value pairs or a `postgresql://` URI)
+  /// Throws `invalid_option_error` when `conninfo` (key=value pairs or a `postgresql://` URI)
   /// does not parse; the message has the password replaced by `***`.
   postgres_connection(std::string conninfo, std::chrono::milliseconds connect_timeout,
                       std::chrono::milliseconds io_timeout)
@@ -110,8 +111,8 @@ class postgres_connection {
     if (opts == nullptr) {
       const std::string why = err != nullptr ? err : "out of memory";
       PQfreemem(err);
-      throw std::invalid_argument("flakeid: invalid PostgreSQL connection string: " +
-                                  redact(trim(why), secrets_));
+      throw invalid_option_error("flakeid: invalid PostgreSQL connection string: " +
+                                 redact(trim(why), secrets_));
     }
     for (auto* p = opts; p->keyword != nullptr; ++p) {
       if (p->val == nullptr || *p->val == '\0') continue;
@@ -242,4 +243,4 @@ class postgres_connection {
   std::unique_ptr<PGconn, conn_deleter> conn_;
 };
 
-}  // namespace flakeid::detail
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail

@@ -18,13 +18,13 @@
 #include <utility>
 #include <vector>
 
+#include "../../detail/server_store.hpp"
 #include "../redis_options.hpp"
-#include "store_connection_error.hpp"
 #if defined(FLAKEID_REDIS_TLS)
 #include "redis_tls.hpp"
 #endif
 
-namespace flakeid::detail {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
 
 inline timeval to_timeval(std::chrono::milliseconds d) {
   timeval tv{};
@@ -56,24 +56,24 @@ inline void redis_tls_delete(redis_tls_stream*) noexcept {}
 class redis_connection {
  public:
   /// The server of `options`; its timeouts, when 0, are `connect_timeout` and `io_timeout`.
-  /// Throws `std::invalid_argument` when `options` ask for TLS and it was not built in.
+  /// Throws `invalid_option_error` when `options` ask for TLS and it was not built in.
   redis_connection(redis_options options, std::chrono::milliseconds connect_timeout,
                    std::chrono::milliseconds io_timeout)
       : options_(std::move(options)) {
     if (options_.connect_timeout.count() <= 0) options_.connect_timeout = connect_timeout;
     if (options_.command_timeout.count() <= 0) options_.command_timeout = io_timeout;
     if (options_.tls && !redis_tls_built)
-      throw std::invalid_argument("flakeid: " + options_.where() +
-                                  ": TLS was not built in: link the CMake target "
-                                  "flakeid::redis_tls (OpenSSL) instead of flakeid::redis");
+      throw invalid_option_error("flakeid: " + options_.where() +
+                                 ": TLS was not built in: link the CMake target "
+                                 "flakeid::redis_tls (OpenSSL) instead of flakeid::redis");
     if (options_.tls && !options_.unix_socket.empty())
-      throw std::invalid_argument("flakeid: " + options_.where() +
-                                  ": TLS runs over TCP, not over a Unix socket");
+      throw invalid_option_error("flakeid: " + options_.where() +
+                                 ": TLS runs over TCP, not over a Unix socket");
     if (options_.unix_socket.empty() && options_.host.empty())
-      throw std::invalid_argument("flakeid: a Redis server needs a host or a unix_socket");
+      throw invalid_option_error("flakeid: a Redis server needs a host or a unix_socket");
     if (options_.port <= 0 || options_.port > 65535)
-      throw std::invalid_argument("flakeid: " + options_.where() + ": port must be 1..65535");
-    if (options_.db < 0) throw std::invalid_argument("flakeid: " + options_.where() + ": db < 0");
+      throw invalid_option_error("flakeid: " + options_.where() + ": port must be 1..65535");
+    if (options_.db < 0) throw invalid_option_error("flakeid: " + options_.where() + ": db < 0");
   }
 
   /// The server at `address`: a `redis://`, `rediss://` or `unix://` URI, or `host[:port]`.
@@ -207,4 +207,4 @@ class redis_connection {
                                                                                redis_tls_delete};
 };
 
-}  // namespace flakeid::detail
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail

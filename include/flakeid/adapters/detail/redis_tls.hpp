@@ -34,9 +34,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "../../version.hpp"
 #include "../redis_options.hpp"
 
-namespace flakeid::detail {
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
 
 /// Keeps a write to a socket the server closed from killing the process with SIGPIPE
 /// (OpenSSL writes with `write`, not `send(MSG_NOSIGNAL)`): blocks SIGPIPE in this thread for
@@ -297,4 +298,4 @@ class redis_tls_stream {
 /// depend on whether TLS is compiled in).
 inline void redis_tls_delete(redis_tls_stream* s) noexcept { delete s; }
 
-}  // namespace flakeid::detail
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file adapters/postgres.hpp
+/// `postgres_store`: worker-id leases and segment counters in PostgreSQL (libpq; CMake target
+/// `flakeid::postgres`). One store, the two protocols:
+///
+///     flakeid::postgres_store store{"host=db.internal dbname=app user=app"};
+///     auto lease = store.lease();                                   // worker ids
+///     flakeid::classic_snowflake<> gen{lease};
+///     flakeid::segment_chain_generator ids{store.distributor("orders"), {.step = 1000}};
+///
+/// Every request runs with a client-side bound (`connect_timeout`, `io_timeout`; see
+/// `store_options`); a request that runs out drops the connection (no transaction is left
+/// open), and the next one reconnects. Messages name the server's host:port, never a password.
+///
+/// ## Leases (`store.lease()`, or `postgres_lease`)
+///
+/// One table per namespace, created on first use, with a row per id that has ever been used:
+///
+///     CREATE TABLE "flakeid_lease_<ns>" (
+///       id           bigint PRIMARY KEY,  -- -1: the table's own row (expires_at: created)
+///       holder       text,                -- the holder's token, NULL when released
+///       last_unix_ms bigint,              -- the holder's deadline: its IDs lie below it
+///       expires_at   timestamptz NOT NULL DEFAULT '-infinity');  -- lease expiry
+///
+/// An id is free once `expires_at + safe_guard <= now()` (server time). A claim takes, in one
+/// statement, the free row whose deadline has passed (else the one with the earliest deadline
+/// not too far ahead) with `FOR UPDATE SKIP LOCKED`, so two sessions never claim the same
+/// one, and records the claimer's deadline; when no row is free it adds the next id (`max +
+/// 1`, `ON CONFLICT DO NOTHING`), so the table grows with use, not with the layout's width. A
+/// table created less than `ttl + safe_guard` ago (a new namespace, or a server that lost its
+/// data) makes the claimer wait that long. Renewal and release update the row only while
+/// `holder` is this lease's token; a renewal after the lease lapsed succeeds only while
+/// nobody else has claimed the id.
+///
+///     flakeid::postgres_lease lease{"host=db.internal dbname=app user=app"};
+///     flakeid::classic_snowflake<> gen{lease};
+///
+/// Failures throw `lease_store_error`.
+///
+/// ## Segments (`store.distributor(key)`)
+///
+/// One table per namespace, created on first use (under an advisory lock, so concurrent first
+/// users do not race), with one row per counter:
+///
+///     CREATE TABLE "flakeid_segment_<ns>" (
+///       key         text PRIMARY KEY,
+///       last_max_id bigint NOT NULL CHECK (last_max_id >= 0));
+///
+/// A call is one statement, so one transaction; the row lock makes it atomic, and a missing row
+/// counts from 0:
+///
+///     INSERT INTO "flakeid_segment_<ns>" AS t (key, last_max_id) VALUES ($1, $2)
+///     ON CONFLICT (key) DO UPDATE SET last_max_id = t.last_max_id + EXCLUDED.last_max_id
+///     RETURNING last_max_id
+///
+/// The counter is durable once the statement commits (with the server's default
+/// `synchronous_commit = on`). `bigint` caps it at 2^63 - 1.
+///
+/// Failures throw `segment_store_error` naming the server, the namespace and the key.
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../detail/server_store.hpp"
+#include "../errors.hpp"
+#include "../lease.hpp"
+#include "../segment.hpp"
+#include "detail/postgres_connection.hpp"
+#include "../version.hpp"
+
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+
+namespace detail {
+
+class postgres_lease_store final : public lease_store {
+ public:
+  postgres_lease_store(std::string conninfo, const lease_options& o)
+      : table_("\"flakeid_lease_" + o.name_space + "\""),
+        ttl_ms_(std::to_string(o.ttl.count())),
+        guard_ms_(std::to_string(o.safe_guard.count())),
+        hold_ms_((o.ttl + o.safe_guard).count()),
+        conn_(std::move(conninfo), o.connect_timeout, lease_io_timeout(o.io_timeout, o.ttl)) {}
+
+  [[nodiscard]] std::string where() const override { return conn_.where(); }
+
+  std::optional<lease_claim> claim(const claim_request& q) override {
+    ensure_table();
+    const std::string n = std::to_string(q.count);
+    const std::string d = std::to_string(q.deadline_unix_ms);
+    const std::string settled = std::to_string(q.settled_unix_ms);
+    const std::string skip = std::to_string(q.skip_above_unix_ms);
+    const std::string born = "(SELECT (extract(epoch FROM expires_at) * 1000)::bigint FROM " +
+                             table_ + " WHERE id = -1)";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      result r = exec(
+          "WITH c AS (SELECT id, last_unix_ms FROM " + table_ +
+              " WHERE id >= 0 AND id < $3::bigint AND "
+              "expires_at + $4::bigint * interval '1 millisecond' <= now() AND "
+              "(last_unix_ms IS NULL OR last_unix_ms <= $6::bigint) "
+              "ORDER BY (last_unix_ms IS NOT NULL AND last_unix_ms > $5::bigint), "
+              "CASE WHEN last_unix_ms IS NULL OR last_unix_ms <= $5::bigint THEN 0 "
+              "ELSE last_unix_ms END, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+              "UPDATE " +
+              table_ +
+              " t SET holder = $1, expires_at = now() + $2::bigint * interval '1 millisecond', "
+              "last_unix_ms = GREATEST(t.last_unix_ms, $7::bigint) FROM c WHERE t.id = c.id "
+              "RETURNING t.id, c.last_unix_ms, " +
+              born + ", (extract(epoch FROM now()) * 1000)::bigint",
+          {q.holder.c_str(), ttl_ms_.c_str(), n.c_str(), guard_ms_.c_str(), settled.c_str(),
+           skip.c_str(), d.c_str()});
+      if (PQntuples(r.get()) == 0) {
+        r = exec("INSERT INTO " + table_ +
+                     " (id, holder, last_unix_ms, expires_at) SELECT COALESCE(MAX(id), -1) + 1, "
+                     "$1, $4::bigint, now() + $2::bigint * interval '1 millisecond' FROM " +
+                     table_ +
+                     " WHERE id >= 0 HAVING COALESCE(MAX(id), -1) + 1 < $3::bigint "
+                     "ON CONFLICT (id) DO NOTHING RETURNING id, NULL::bigint, " +
+                     born + ", (extract(epoch FROM now()) * 1000)::bigint",
+                 {q.holder.c_str(), ttl_ms_.c_str(), n.c_str(), d.c_str()});
+      }
+      if (PQntuples(r.get()) == 1) {
+        lease_claim c;
+        c.id = static_cast<std::uint64_t>(number(r, 0));
+        c.last_unix_ms = number(r, 1);
+        const std::int64_t created = number(r, 2);
+        const std::int64_t now = number(r, 3);
+        if (created != INT64_MIN && now - created < hold_ms_) c.lost_memory_at = created;
+        return c;
+      }
+      // Nothing free: either every id below the count exists, or another session added the
+      // same new id first (then try again).
+      result full =
+          exec("SELECT COALESCE(MAX(id), -1) + 1 >= $1::bigint FROM " + table_ + " WHERE id >= 0",
+               {n.c_str()});
+      if (std::string_view(PQgetvalue(full.get(), 0, 0)) == "t") return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  renewal renew(std::uint64_t id, const std::string& holder, std::int64_t deadline) override {
+    const std::string i = std::to_string(id);
+    const std::string d = std::to_string(deadline);
+    result r = exec("UPDATE " + table_ +
+                        " SET expires_at = now() + $3::bigint * interval '1 millisecond', "
+                        "last_unix_ms = GREATEST(last_unix_ms, $4::bigint) WHERE id = $1::bigint "
+                        "AND holder = $2",
+                    {i.c_str(), holder.c_str(), ttl_ms_.c_str(), d.c_str()});
+    return std::string_view(PQcmdTuples(r.get())) == "1" ? renewal::held : renewal::taken;
+  }
+
+  void release(std::uint64_t id, const std::string& holder, std::int64_t last) override {
+    const std::string i = std::to_string(id);
+    const std::string l = std::to_string(last);
+    (void)exec("UPDATE " + table_ +
+                   " SET holder = NULL, expires_at = now(), last_unix_ms = $3::bigint "
+                   "WHERE id = $1::bigint AND holder = $2",
+               {i.c_str(), holder.c_str(), l.c_str()});
+  }
+
+ private:
+  using result = pg_result;
+
+  /// Runs one statement (see `postgres_connection::exec`), as a `lease_store_error`.
+  result exec(const std::string& sql, const std::vector<const char*>& params) {
+    return lease_call([&] { return conn_.exec(sql, params); });
+  }
+
+  /// Column `col` of the first row as an integer (INT64_MIN when NULL).
+  std::int64_t number(const result& r, int col) const {
+    if (PQgetisnull(r.get(), 0, col) != 0) return INT64_MIN;
+    const char* v = PQgetvalue(r.get(), 0, col);
+    const std::string_view text(v);
+    const auto x = parse_decimal<std::int64_t>(text);
+    if (!x)
+      throw lease_store_error("flakeid: " + where() + ": '" + std::string(text) +
+                              "' is not a 64-bit integer");
+    return *x;
+  }
+
+  void ensure_table() {
+    if (ready_) return;
+    (void)exec(
+        "BEGIN; SELECT pg_advisory_xact_lock(7079434571962427438); "
+        "CREATE TABLE IF NOT EXISTS " +
+            table_ +
+            " (id bigint PRIMARY KEY, holder text, "
+            "last_unix_ms bigint, expires_at timestamptz NOT NULL DEFAULT '-infinity'); "
+            "INSERT INTO " +
+            table_ +
+            " (id, expires_at) VALUES (-1, now()) ON CONFLICT (id) DO NOTHING; "
+            "COMMIT;",
+        {});
+    ready_ = true;
+  }
+
+  std::string table_;
+  std::string ttl_ms_;
+  std::string guard_ms_;
+  std::int64_t hold_ms_;
+  bool ready_ = false;
+  postgres_connection conn_;
+};
+
+}  // namespace detail
+
+/// A worker-id lease in PostgreSQL reached with libpq connection string `conninfo` (see the
+/// file comment).
+class postgres_lease : public lease {
+ public:
+  explicit postgres_lease(const std::string& conninfo, lease_options options = {})
+      : lease(std::make_unique<detail::postgres_lease_store>(conninfo, options), options) {}
+};
+
+/// A counter of a `postgres_store`, with its own connection (opened on the first call).
+/// A copy opens a connection of its own to the same counter.
+///
+/// `next_max_id(step)` is one `INSERT ... ON CONFLICT DO UPDATE ... RETURNING` (see the file
+/// comment); the first call on a connection also creates the table when it is missing. Throws
+/// `segment_store_error` when the server cannot be reached within `connect_timeout`, does not
+/// answer within `io_timeout`, or reports an error (the counter would pass 2^63 - 1, no
+/// permission). Thread-safety: every member may be called concurrently (calls on one
+/// distributor take turns on its connection).
+class postgres_distributor {
+ public:
+  /// Counter `key` in the database reached with libpq connection string `conninfo`. Does not
+  /// connect. Throws `invalid_option_error` for a connection string that does not parse, a bad
+  /// namespace or timeout, or an empty key.
+  postgres_distributor(const std::string& conninfo, std::string key,
+                       store_options options = {})
+      : conninfo_(conninfo), options_(std::move(options)), key_(std::move(key)) {
+    detail::check_segment_key(key_);
+    detail::check_store_options(options_, "segment store");
+    s_ = std::make_unique<state>(conninfo_, options_);
+    name_ = s_->conn.where() + " namespace " + options_.name_space;
+    table_ = "\"flakeid_segment_" + options_.name_space + "\"";
+  }
+
+  postgres_distributor(const postgres_distributor& o)
+      : conninfo_(o.conninfo_),
+        options_(o.options_),
+        key_(o.key_),
+        name_(o.name_),
+        table_(o.table_),
+        s_(std::make_unique<state>(conninfo_, options_)) {}
+  postgres_distributor(postgres_distributor&&) noexcept = default;
+  postgres_distributor& operator=(const postgres_distributor& o) {
+    if (this != &o) *this = postgres_distributor(o);
+    return *this;
+  }
+  postgres_distributor& operator=(postgres_distributor&&) noexcept = default;
+  ~postgres_distributor() = default;
+
+  /// Adds `step` to the counter and returns its new value (one statement).
+  std::uint64_t next_max_id(std::uint64_t step) {
+    const std::string what = "next_max_id(" + std::to_string(step) + ")";
+    const std::string s = std::to_string(step);
+    std::lock_guard lk(s_->mutex);
+    ensure_table(what);
+    const detail::pg_result r =
+        exec("INSERT INTO " + table_ +
+                 " AS t (key, last_max_id) VALUES ($1, $2::bigint) ON CONFLICT (key) DO UPDATE SET "
+                 "last_max_id = t.last_max_id + EXCLUDED.last_max_id RETURNING last_max_id",
+             {key_.c_str(), s.c_str()}, what);
+    return value_of(r.get(), what);
+  }
+
+  /// The counter's value (0 when it has no row yet). Throws as `next_max_id`.
+  [[nodiscard]] std::uint64_t current() {
+    std::lock_guard lk(s_->mutex);
+    ensure_table("current()");
+    const detail::pg_result r =
+        exec("SELECT last_max_id FROM " + table_ + " WHERE key = $1", {key_.c_str()}, "current()");
+    if (PQntuples(r.get()) == 0) return 0;
+    return value_of(r.get(), "current()");
+  }
+
+  /// `postgresql host:port namespace <ns>`.
+  [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
+  /// The counter's key (the row's `key`).
+  [[nodiscard]] std::string_view key() const noexcept { return key_; }
+  /// The quoted table name: `"flakeid_segment_<ns>"`.
+  [[nodiscard]] const std::string& table() const noexcept { return table_; }
+  /// A distributor for counter `key` of the same database and namespace, on a connection of
+  /// its own.
+  [[nodiscard]] postgres_distributor with_key(const std::string& key) const {
+    return {conninfo_, key, options_};
+  }
+
+ private:
+  struct state {
+    state(const std::string& conninfo, const store_options& o)
+        : conn(conninfo, o.connect_timeout,
+               detail::io_timeout_or(o.io_timeout, detail::segment_io_timeout)) {}
+    std::mutex mutex;  // one request at a time on the connection
+    detail::postgres_connection conn;
+    bool table_ready = false;
+  };
+
+  detail::pg_result exec(const std::string& sql, const std::vector<const char*>& params,
+                         const std::string& what) {
+    return detail::segment_call(name_, key_, what, [&] { return s_->conn.exec(sql, params); });
+  }
+
+  void ensure_table(const std::string& what) {
+    if (s_->table_ready) return;
+    (void)exec(
+        "BEGIN; SELECT pg_advisory_xact_lock(7079434571962427439); "
+        "CREATE TABLE IF NOT EXISTS " +
+            table_ +
+            " (key text PRIMARY KEY, last_max_id bigint NOT NULL CHECK (last_max_id >= 0));"
+            " COMMIT;",
+        {}, what);
+    s_->table_ready = true;
+  }
+
+  std::uint64_t value_of(const PGresult* r, const std::string& what) const {
+    if (PQntuples(r) == 1 && PQnfields(r) == 1 && PQgetisnull(r, 0, 0) == 0) {
+      const auto v = detail::parse_decimal<std::uint64_t>(
+          std::string_view(PQgetvalue(r, 0, 0), static_cast<std::size_t>(PQgetlength(r, 0, 0))));
+      if (v) return *v;
+    }
+    throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
+  }
+
+  std::string conninfo_;
+  store_options options_;
+  std::string key_;
+  std::string name_;
+  std::string table_;
+  std::unique_ptr<state> s_;
+};
+
+/// Worker-id leases and segment counters in one PostgreSQL namespace: the two protocols over
+/// one database (see the file comment). Cheap to copy; holds no connection itself: each lease
+/// and each distributor has its own.
+///
+///     flakeid::postgres_store store{"host=db.internal dbname=app user=app"};
+///     auto lease = store.lease();
+///     flakeid::classic_snowflake<> gen{lease};
+///     flakeid::segment_chain_generator ids{store.distributor("orders")};
+class postgres_store {
+ public:
+  /// The database reached with libpq connection string `conninfo`, tables
+  /// `"flakeid_lease_<name_space>"` and `"flakeid_segment_<name_space>"`. Does not connect.
+  /// Throws `invalid_option_error` for a connection string that does not parse, a bad namespace
+  /// or timeout.
+  explicit postgres_store(std::string conninfo, store_options options = {})
+      : conninfo_(std::move(conninfo)), options_(std::move(options)) {
+    (void)postgres_distributor(conninfo_, "check", options_);
+  }
+
+  /// A lease on a worker id of this store's namespace (see the file comment), with its own
+  /// connection. Throws as `lease`'s constructor.
+  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
+    options = detail::lease_options_for_store(std::move(options), options_);
+    return {std::make_unique<detail::postgres_lease_store>(conninfo_, options), options};
+  }
+  /// A distributor for counter `key` (created at 0 on first use), with its own connection.
+  /// Throws `invalid_option_error` for an empty key.
+  [[nodiscard]] postgres_distributor distributor(const std::string& key) const {
+    return {conninfo_, key, options_};
+  }
+  /// The counter's value: the largest ID reserved so far (0 when unused). Opens a connection
+  /// for the call. Throws `segment_store_error`.
+  [[nodiscard]] std::uint64_t current(const std::string& key) const {
+    return distributor(key).current();
+  }
+  /// The connection string, as given (it may hold a password: do not log it).
+  [[nodiscard]] const std::string& conninfo() const noexcept { return conninfo_; }
+  /// The options.
+  [[nodiscard]] const store_options& options() const noexcept { return options_; }
+
+ private:
+  std::string conninfo_;
+  store_options options_;
+};
+
+/// The names before `postgres_store`, kept for one release.
+using postgres_segment_store = postgres_store;
+using postgres_segment_options = store_options;
+
+}  // namespace flakeid

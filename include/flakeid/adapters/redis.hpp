@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file adapters/redis.hpp
+/// `redis_store`: worker-id leases and segment counters in Redis (hiredis; CMake target
+/// `flakeid::redis`, and `flakeid::redis_tls` for `rediss://`). One store, the two protocols:
+///
+///     flakeid::redis_store store{"127.0.0.1:6379", {.name_space = "shop"}};
+///     // or "rediss://app:s3cret@cache.internal:6380/2", or redis_options::from_env()
+///     auto lease = store.lease();                                   // worker ids
+///     flakeid::classic_snowflake<> gen{lease};
+///     flakeid::segment_chain_generator ids{store.distributor("orders"), {.step = 1000}};
+///
+/// Every request is bounded: `connect_timeout` to connect, `io_timeout` per command (see
+/// `store_options`); a failed or timed-out request drops the connection and the next one
+/// reconnects. Messages name user, host, port and db, never the password.
+///
+/// ## Leases (`store.lease()`, or `redis_lease`)
+///
+/// Keys, under the namespace `ns` (the hash tag keeps them in one slot):
+///
+///     flakeid:{ns}:worker:<id>   the holder's token; expires `ttl + safe_guard` after the last
+///                                renewal, or is "released" for `safe_guard` after a release
+///     flakeid:{ns}:last:<id>     the holder's deadline (Unix ms, no expiry): every ID it minted
+///                                lies below it; recorded before the holder may use it
+///     flakeid:{ns}:epoch         "<run_id> <Unix ms>": the server run (INFO run_id) whose
+///                                memory the other keys are, and when it began
+///
+/// A claim is one Lua script that takes a free id (its token key absent), preferring one whose
+/// deadline has passed, sets its token with `PX ttl+safe_guard` and records the claimer's
+/// deadline. A server restarted (with or without persistence: a snapshot can be older than
+/// the last renewals) or a failover to another server has a new run id: the first claim then
+/// starts a new epoch, and claims within `ttl + safe_guard` of it make the claimer wait that
+/// long, so no holder the server forgot can still be minting. Renewal and release are scripts
+/// that act only while the key still holds this lease's token; a token that is gone (expired,
+/// or forgotten by the server) is a lost lease.
+///
+///     flakeid::redis_lease lease{"127.0.0.1:6379"};
+///     flakeid::redis_lease managed{"rediss://app:s3cret@cache.internal:6380/2"};
+///     flakeid::redis_lease from_env{flakeid::redis_options::from_env()};  // FLAKEID_REDIS_URL
+///     flakeid::classic_snowflake<> gen{lease};
+///
+/// Throws `lease_store_error` when Redis cannot be reached within `connect_timeout`, refuses
+/// the login or the db, or does not answer within `io_timeout`.
+///
+/// ## Segments (`store.distributor(key)`)
+///
+/// A counter is one integer key, under the namespace `ns` (the hash tag keeps a namespace's
+/// keys in one cluster slot):
+///
+///     flakeid:{ns}:segment:<key>   the counter's last max; INCRBY <step> hands out a segment
+///
+/// `INCRBY` is atomic and counts a missing key from 0, so each call is one round trip.
+/// For a restart of the Redis server never to hand out a number twice, the server must keep
+/// every acknowledged write: `appendonly yes` with `appendfsync always`. With `everysec`, a
+/// crash can roll a counter back by up to a second of segments: a running generator refuses
+/// the repeated range (`segment_store_error`), a generator started after it cannot know.
+///
+/// Failures throw `segment_store_error` naming the server, the namespace and the key.
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../detail/server_store.hpp"
+#include "../errors.hpp"
+#include "../lease.hpp"
+#include "../segment.hpp"
+#include "detail/redis_connection.hpp"
+#include "redis_options.hpp"
+#include "../version.hpp"
+
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+
+namespace detail {
+
+inline constexpr const char* redis_claim_script = R"lua(
+local p = ARGV[1]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local m = redis.call('GET', p .. 'epoch')
+local rid, born
+if m then rid, born = string.match(m, '^(%S+) (%-?%d+)$') end
+if rid ~= ARGV[8] then
+  born = now
+  redis.call('SET', p .. 'epoch', ARGV[8] .. ' ' .. now)
+end
+born = tonumber(born)
+local best, bestlast = -1, nil
+for i = 0, tonumber(ARGV[2]) - 1 do
+  if redis.call('EXISTS', p .. 'worker:' .. i) == 0 then
+    local rec = redis.call('GET', p .. 'last:' .. i)
+    local l = rec and tonumber(rec)
+    if not l or l <= tonumber(ARGV[6]) then
+      best, bestlast = i, rec
+      break
+    end
+    if l <= tonumber(ARGV[7]) and (best < 0 or l < tonumber(bestlast)) then
+      best, bestlast = i, rec
+    end
+  end
+end
+if best < 0 then return {-1, '', ''} end
+redis.call('SET', p .. 'worker:' .. best, ARGV[3], 'PX', ARGV[4])
+local lk = p .. 'last:' .. best
+local rec = redis.call('GET', lk)
+if not rec or tonumber(rec) < tonumber(ARGV[5]) then redis.call('SET', lk, ARGV[5]) end
+local lost = ''
+if now - born < tonumber(ARGV[9]) then lost = tostring(born) end
+return {best, bestlast or '', lost}
+)lua";
+
+inline constexpr const char* redis_renew_script = R"lua(
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local rec = redis.call('GET', KEYS[2])
+if not rec or tonumber(rec) < tonumber(ARGV[3]) then redis.call('SET', KEYS[2], ARGV[3]) end
+return 1
+)lua";
+
+inline constexpr const char* redis_release_script = R"lua(
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[3])
+if tonumber(ARGV[2]) > 0 then
+  redis.call('SET', KEYS[1], 'released', 'PX', ARGV[2])
+else
+  redis.call('DEL', KEYS[1])
+end
+return 1
+)lua";
+
+/// The integer in a reply string, or INT64_MIN for an empty or malformed one.
+inline std::int64_t redis_int(const redisReply* r) {
+  if (r->type != REDIS_REPLY_STRING) return INT64_MIN;
+  return parse_decimal<std::int64_t>(std::string_view(r->str, r->len)).value_or(INT64_MIN);
+}
+
+class redis_lease_store final : public lease_store {
+ public:
+  redis_lease_store(redis_options server, const lease_options& o)
+      : prefix_("flakeid:{" + o.name_space + "}:"),
+        hold_ms_(std::to_string((o.ttl + o.safe_guard).count())),
+        guard_ms_(std::to_string(o.safe_guard.count())),
+        conn_(std::move(server), o.connect_timeout, lease_io_timeout(o.io_timeout, o.ttl)) {}
+
+  [[nodiscard]] std::string where() const override { return conn_.where(); }
+
+  std::optional<lease_claim> claim(const claim_request& q) override {
+    const std::string run = run_id();
+    reply r = eval(
+        redis_claim_script, {},
+        {prefix_, std::to_string(q.count), q.holder, hold_ms_, std::to_string(q.deadline_unix_ms),
+         std::to_string(q.settled_unix_ms), std::to_string(q.skip_above_unix_ms), run, hold_ms_});
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
+        r->element[0]->type != REDIS_REPLY_INTEGER)
+      fail_reply("unexpected answer to the claim script");
+    if (r->element[0]->integer < 0) return std::nullopt;
+    lease_claim c;
+    c.id = static_cast<std::uint64_t>(r->element[0]->integer);
+    c.last_unix_ms = redis_int(r->element[1]);
+    c.lost_memory_at = redis_int(r->element[2]);
+    return c;
+  }
+
+  renewal renew(std::uint64_t id, const std::string& holder, std::int64_t deadline) override {
+    reply r = eval(redis_renew_script, keys(id), {holder, hold_ms_, std::to_string(deadline)});
+    return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
+  }
+
+  void release(std::uint64_t id, const std::string& holder, std::int64_t last) override {
+    (void)eval(redis_release_script, keys(id), {holder, guard_ms_, std::to_string(last)});
+  }
+
+ private:
+  using reply = redis_reply;
+
+  /// The server's run id (new at every start, and on another server after a failover).
+  std::string run_id() {
+    reply r = command({"INFO", "server"});
+    if (r->type == REDIS_REPLY_STRING) {
+      const std::string_view info(r->str, r->len);
+      const auto at = info.find("run_id:");
+      if (at != std::string_view::npos) {
+        const auto from = at + 7;
+        const auto to = info.find_first_of("\r\n", from);
+        const std::string id(info.substr(from, to == std::string_view::npos ? to : to - from));
+        if (!id.empty()) return id;
+      }
+    }
+    fail_reply("INFO server has no run_id");
+  }
+
+  reply command(const std::vector<std::string>& argv) {
+    return lease_call([&] { return conn_.command(argv); });
+  }
+
+  [[nodiscard]] std::vector<std::string> keys(std::uint64_t id) const {
+    return {prefix_ + "worker:" + std::to_string(id), prefix_ + "last:" + std::to_string(id)};
+  }
+
+  [[noreturn]] void fail_reply(const std::string& why) const {
+    throw lease_store_error("flakeid: " + where() + ": " + why);
+  }
+
+  reply eval(const std::string& script, const std::vector<std::string>& k,
+             const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"EVAL", script, std::to_string(k.size())};
+    argv.insert(argv.end(), k.begin(), k.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return command(argv);
+  }
+
+  std::string prefix_;
+  std::string hold_ms_;
+  std::string guard_ms_;
+  redis_connection conn_;
+};
+
+}  // namespace detail
+
+/// A worker-id lease in Redis (see the file comment).
+class redis_lease : public lease {
+ public:
+  /// The server of `server` (address, login, db, TLS); its timeouts, when set, take the place
+  /// of `options.connect_timeout` and `options.io_timeout`. Does not connect. Throws
+  /// `invalid_option_error` when `server` asks for TLS and it was not built in.
+  explicit redis_lease(redis_options server, lease_options options = {})
+      : lease(std::make_unique<detail::redis_lease_store>(std::move(server), options), options) {}
+  /// The server at `address`: a `redis://`, `rediss://` or `unix://` URI, or `host[:port]` (see
+  /// `redis_options::parse`, which throws `invalid_option_error`).
+  explicit redis_lease(const std::string& address, lease_options options = {})
+      : redis_lease(redis_options::parse(address), std::move(options)) {}
+};
+
+/// A counter of a `redis_store`, with its own connection (opened on the first call).
+/// A copy opens a connection of its own to the same counter.
+///
+/// `next_max_id(step)` is `INCRBY flakeid:{ns}:segment:<key> <step>`. Throws
+/// `segment_store_error` when the server cannot be reached within `connect_timeout`, does not
+/// answer within `io_timeout`, or refuses the command (the key holds no integer, the counter
+/// would pass 2^63 - 1). Thread-safety: every member may be called concurrently (calls on one
+/// distributor take turns on its connection).
+class redis_distributor {
+ public:
+  /// Counter `key` on the server of `server` (address, login, db, TLS; its timeouts, when set,
+  /// take the place of those in `options`). Does not connect. Throws `invalid_option_error`
+  /// for a bad namespace, timeout, an empty key, or TLS asked for and not built in.
+  redis_distributor(redis_options server, std::string key, store_options options = {})
+      : options_(std::move(options)), key_(std::move(key)) {
+    detail::check_segment_key(key_);
+    detail::check_store_options(options_, "segment store");
+    s_ = std::make_unique<state>(std::move(server), options_);
+    name_ = s_->conn.where() + " namespace " + options_.name_space;
+    redis_key_ = "flakeid:{" + options_.name_space + "}:segment:" + key_;
+  }
+
+  redis_distributor(const redis_distributor& o)
+      : options_(o.options_),
+        key_(o.key_),
+        name_(o.name_),
+        redis_key_(o.redis_key_),
+        s_(std::make_unique<state>(o.s_->conn.options(), options_)) {}
+  redis_distributor(redis_distributor&&) noexcept = default;
+  redis_distributor& operator=(const redis_distributor& o) {
+    if (this != &o) *this = redis_distributor(o);
+    return *this;
+  }
+  redis_distributor& operator=(redis_distributor&&) noexcept = default;
+  ~redis_distributor() = default;
+
+  /// Adds `step` to the counter and returns its new value (one `INCRBY`).
+  std::uint64_t next_max_id(std::uint64_t step) {
+    const long long v = integer_reply({"INCRBY", redis_key_, std::to_string(step)},
+                                      "next_max_id(" + std::to_string(step) + ")");
+    if (v < 0)
+      throw segment_store_error(name_, key_,
+                                "the counter " + redis_key_ + " holds " + std::to_string(v) +
+                                    ", below 0: it was not written by flakeid");
+    return static_cast<std::uint64_t>(v);
+  }
+
+  /// The counter's value (0 when the key does not exist). Throws as `next_max_id`.
+  [[nodiscard]] std::uint64_t current() {
+    std::lock_guard lk(s_->mutex);
+    detail::redis_reply r = command({"GET", redis_key_}, "GET");
+    if (r->type == REDIS_REPLY_NIL) return 0;
+    const auto v = r->type == REDIS_REPLY_STRING
+                       ? detail::parse_decimal<std::uint64_t>(std::string_view(r->str, r->len))
+                       : std::nullopt;
+    if (!v) throw segment_store_error(name_, key_, "the key " + redis_key_ + " holds no counter");
+    return *v;
+  }
+
+  /// Counter `key` on the server at `address`: a `redis://`, `rediss://` or `unix://` URI, or
+  /// `host[:port]` (see `redis_options::parse`).
+  redis_distributor(const std::string& address, std::string key, store_options options = {})
+      : redis_distributor(redis_options::parse(address), std::move(key), std::move(options)) {}
+
+  /// `redis host:port namespace <ns>` (with ` tls`, ` user <name>`, ` db <n>` when they apply).
+  [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
+  /// The counter's key (without the namespace prefix).
+  [[nodiscard]] std::string_view key() const noexcept { return key_; }
+  /// The Redis key that holds the counter: `flakeid:{ns}:segment:<key>`.
+  [[nodiscard]] const std::string& redis_key() const noexcept { return redis_key_; }
+  /// A distributor for counter `key` of the same server and namespace, on a connection of its
+  /// own.
+  [[nodiscard]] redis_distributor with_key(const std::string& key) const {
+    return {s_->conn.options(), key, options_};
+  }
+
+ private:
+  struct state {
+    state(redis_options server, const store_options& o)
+        : conn(std::move(server), o.connect_timeout,
+               detail::io_timeout_or(o.io_timeout, detail::segment_io_timeout)) {}
+    std::mutex mutex;  // one request at a time on the connection
+    detail::redis_connection conn;
+  };
+
+  detail::redis_reply command(const std::vector<std::string>& args, const std::string& what) {
+    return detail::segment_call(name_, key_, what, [&] { return s_->conn.command(args); });
+  }
+
+  long long integer_reply(const std::vector<std::string>& args, const std::string& what) {
+    std::lock_guard lk(s_->mutex);
+    detail::redis_reply r = command(args, what);
+    if (r->type != REDIS_REPLY_INTEGER)
+      throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
+    return r->integer;
+  }
+
+  store_options options_;
+  std::string key_;
+  std::string name_;
+  std::string redis_key_;
+  std::unique_ptr<state> s_;
+};
+
+/// Worker-id leases and segment counters in one Redis namespace: the two protocols over one
+/// server (see the file comment). Cheap to copy; holds no connection itself: each lease and
+/// each distributor has its own.
+///
+///     flakeid::redis_store store{"cache.internal:6379", {.name_space = "shop"}};
+///     auto lease = store.lease();
+///     flakeid::classic_snowflake<> gen{lease};
+///     flakeid::segment_chain_generator ids{store.distributor("orders")};
+class redis_store {
+ public:
+  /// The server of `server` (address, login, db, TLS) under `options.name_space`; the
+  /// server's own timeouts, when set, take the place of those in `options`. Does not connect.
+  /// Throws `invalid_option_error` for a bad namespace or timeout, or TLS asked for and not
+  /// built in.
+  explicit redis_store(redis_options server, store_options options = {})
+      : server_(std::move(server)), options_(std::move(options)) {
+    (void)redis_distributor(server_, "check", options_);
+  }
+  /// The server at `address`: a `redis://`, `rediss://` or `unix://` URI, or `host[:port]` (see
+  /// `redis_options::parse`, which throws `invalid_option_error`).
+  explicit redis_store(const std::string& address, store_options options = {})
+      : redis_store(redis_options::parse(address), std::move(options)) {}
+  /// Same as the `std::string` form.
+  explicit redis_store(const char* address, store_options options = {})
+      : redis_store(std::string(address), std::move(options)) {}
+
+  /// A lease on a worker id of this store's namespace (keys `flakeid:{ns}:worker:<id>` ...; see
+  /// the file comment), with its own connection. Throws as `lease`'s constructor.
+  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
+    options = detail::lease_options_for_store(std::move(options), options_);
+    return {std::make_unique<detail::redis_lease_store>(server_, options), options};
+  }
+  /// A distributor for counter `key` (created at 0 on first use), with its own connection.
+  /// Throws `invalid_option_error` for an empty key.
+  [[nodiscard]] redis_distributor distributor(const std::string& key) const {
+    return {server_, key, options_};
+  }
+  /// The counter's value: the largest ID reserved so far (0 when unused). Opens a connection
+  /// for the call. Throws `segment_store_error`.
+  [[nodiscard]] std::uint64_t current(const std::string& key) const {
+    return distributor(key).current();
+  }
+  /// Where the server is: `redis host:port` (see `redis_options::where`; no password).
+  [[nodiscard]] std::string where() const { return server_.where(); }
+  /// The server's options (they hold the password: do not log them).
+  [[nodiscard]] const redis_options& server() const noexcept { return server_; }
+  /// The options.
+  [[nodiscard]] const store_options& options() const noexcept { return options_; }
+
+ private:
+  redis_options server_;
+  store_options options_;
+};
+
+/// The names before `redis_store`, kept for one release.
+using redis_segment_store = redis_store;
+using redis_segment_options = store_options;
+
+}  // namespace flakeid

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file store/file.hpp
+/// `file_store`: worker-id leases and segment counters in one host-local directory, for the
+/// processes of one host, without a server (POSIX). Like every store it offers the two
+/// protocols, `.lease(options)` and `.distributor(key)`:
+///
+///     flakeid::file_store store{"/var/lib/myapp/ids"};
+///     auto lease = store.lease();                           // flakeid-default-<id>.lease
+///     flakeid::classic_snowflake<> gen{lease};
+///     flakeid::segment_chain_generator ids{store.distributor("orders")};  // orders.segment
+///
+/// **Leases** (`file_lease` is the same with the host-wide default directory): one lock file per
+/// id, `flakeid-<namespace>-<id>.lease`, held with `flock`, so the kernel releases it when its
+/// process dies. The default directory, `/dev/shm/flakeid`, is the same for every process and
+/// user of the host: a tmpfs that `PrivateTmp=`, `TMPDIR` and `XDG_RUNTIME_DIR` do not change,
+/// and that a reboot, when no holder can be alive, empties. A lease creates its directory with
+/// mode 1777 (like /tmp: everyone may add files, nobody may remove another user's), and the
+/// lock files with mode 0666, so that every user of the host can lock every id; a file another
+/// user made unwritable is skipped, not an error. Nothing is opened through a symbolic link
+/// (`O_NOFOLLOW`, files opened relative to the directory), a file that is not a plain file with
+/// one link is refused, and a world-writable directory without the sticky bit is refused.
+///
+/// Each lock file holds the holder's recorded deadline (every ID it minted lies below it),
+/// written and `fsync`ed before the generator may use it. The claimer takes a free file whose
+/// deadline plus `safe_guard` has passed, else the free file with the earliest deadline (and
+/// waits for it). A marker file per namespace counts the lock files ever made, so a lock file
+/// deleted while held (a cleaner) is noticed: the claimer that recreates it waits `ttl +
+/// safe_guard`, and the holder, which checks at every renewal that its file is still the one at
+/// the path, stops at its deadline. Files are never deleted (deleting a lock file races with a
+/// process that has just opened it).
+///
+/// **Segments**: one file per counter, `<key>.segment` (the directory is the counters'
+/// namespace), advanced under `flock` and made durable with `fsync` before the range is handed
+/// out, so a restart (even after SIGKILL) never reuses a number. Use a durable directory for
+/// counters: not `/dev/shm`, which a reboot empties.
+///
+/// Requirements: a local file system with working `flock` (not NFS). Thread-safety: a store and
+/// its distributors may be used from any thread; a lease as `lease`.
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include "../detail/posix_file.hpp"
+#include "../detail/server_store.hpp"
+#include "../errors.hpp"
+#include "../lease.hpp"
+#include "../segment.hpp"
+#include "../version.hpp"
+
+#define FLAKEID_HAS_FILE_SEGMENT_STORE 1
+
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+
+namespace detail {
+
+/// Lock files in one directory: `<dir>/flakeid-<namespace>-<id>.lease`, or one named file (the
+/// clock guard).
+class file_lease_store final : public lease_store {
+ public:
+  file_lease_store(std::filesystem::path dir, const lease_options& o)
+      : dir_(std::move(dir)), ns_(o.name_space) {}
+
+  /// A store for one named file (the clock guard): id 0 is `file`.
+  file_lease_store(const std::filesystem::path& file, const lease_options& o, bool /*single*/)
+      : dir_(file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path()),
+        ns_(o.name_space),
+        single_(file.filename().string()) {}
+
+  ~file_lease_store() override = default;
+  file_lease_store(const file_lease_store&) = delete;
+  file_lease_store& operator=(const file_lease_store&) = delete;
+
+  [[nodiscard]] std::string where() const override {
+    return single_.empty() ? "file lease " + dir_.string()
+                           : "clock guard file " + (dir_ / single_).string();
+  }
+
+  std::optional<lease_claim> claim(const claim_request& r) override {
+    open_dir();
+    const std::uint64_t count = single_.empty() ? r.count : 1;
+    // First pass: a free id whose previous deadline is settled; second pass: the free id with
+    // the earliest deadline not too far ahead (the claimer waits for it).
+    for (int pass = 0; pass < 2; ++pass) {
+      std::int64_t best = INT64_MAX;
+      std::uint64_t best_id = count;
+      for (std::uint64_t id = 0; id < count; ++id) {
+        opened f = open_lock(id);
+        if (!f.fd) continue;
+        const std::int64_t rec = read(f.fd.get());
+        const bool settled = rec == INT64_MIN || rec <= r.settled_unix_ms;
+        if (pass == 0 && (settled || !single_.empty())) return take(id, std::move(f), rec, r);
+        if (pass == 1 && rec <= r.skip_above_unix_ms && rec < best) {
+          best = rec;
+          best_id = id;
+        }
+      }
+      if (pass == 1 && best_id < count) {
+        opened f = open_lock(best_id);
+        if (f.fd) {
+          const std::int64_t rec = read(f.fd.get());
+          return take(best_id, std::move(f), rec, r);
+        }
+      }
+    }
+    if (!single_.empty())
+      throw worker_id_error("flakeid: clock guard file " + (dir_ / single_).string() +
+                            " is locked by another process using the same worker id");
+    return std::nullopt;
+  }
+
+  renewal renew(std::uint64_t id, const std::string&, std::int64_t deadline) override {
+    const auto it = held_.find(id);
+    if (it == held_.end()) return renewal::taken;
+    // The file at the path must still be the one locked: a deleted (and maybe recreated) file
+    // means another process can lock "the same" id.
+    struct stat held {};
+    struct stat now {};
+    if (::fstat(it->second.fd.get(), &held) != 0) fail("cannot stat " + path_of(id));
+    if (::fstatat(dir_fd_.get(), name_of(id).c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
+        now.st_ino != held.st_ino || now.st_dev != held.st_dev)
+      return renewal::taken;
+    write(it->second.fd.get(), std::max(read(it->second.fd.get()), deadline), id);
+    return renewal::held;
+  }
+
+  void release(std::uint64_t id, const std::string&, std::int64_t last) override {
+    const auto it = held_.find(id);
+    if (it == held_.end()) return;
+    unique_fd fd = std::move(it->second.fd);
+    held_.erase(it);
+    write(fd.get(), last, id);  // closing `fd` drops the lock
+  }
+
+  void abandon_after_fork() noexcept override {
+    // Closing the child's copies does not unlock: the parent's descriptors still hold the locks.
+    held_.clear();
+  }
+
+ private:
+  struct opened {
+    unique_fd fd;
+    bool created = false;
+  };
+  struct held_file {
+    unique_fd fd;
+  };
+
+  [[nodiscard]] std::string name_of(std::uint64_t id) const {
+    if (!single_.empty()) return single_;
+    return "flakeid-" + ns_ + "-" + std::to_string(id) + ".lease";
+  }
+  [[nodiscard]] std::string path_of(std::uint64_t id) const {
+    return (dir_ / name_of(id)).string();
+  }
+
+  [[noreturn]] static void fail(const std::string& what) {
+    throw lease_store_error("flakeid: " + what + ": " + std::strerror(errno));
+  }
+
+  /// Opens (creating it when missing, mode 1777) and checks the directory.
+  void open_dir() {
+    if (dir_fd_) return;
+    int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && single_.empty()) {
+      if (::mkdir(dir_.c_str(), 01777) == 0) {
+        (void)::chmod(dir_.c_str(), 01777);  // past the umask
+      } else if (errno != EEXIST) {
+        fail("cannot create the lease directory " + dir_.string());
+      }
+      fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (fd < 0) fail("cannot open the lease directory " + dir_.string());
+    unique_fd d(fd);
+    struct stat st {};
+    if (::fstat(d.get(), &st) != 0) fail("cannot stat " + dir_.string());
+    if ((st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0)
+      throw lease_store_error("flakeid: lease directory " + dir_.string() +
+                              " is writable by everyone without the sticky bit: anyone could "
+                              "replace a lock file; use chmod 1777 or a private directory");
+    dir_fd_ = std::move(d);
+  }
+
+  /// Opens and locks id `id`'s file; an empty result when another process holds it or another
+  /// user made it unwritable.
+  opened open_lock(std::uint64_t id) {
+    const std::string name = name_of(id);
+    opened f;
+    int fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+      fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0666);
+      if (fd >= 0) {
+        f.created = true;
+        (void)::fchmod(fd, single_.empty() ? 0666 : 0600);  // past the umask
+      } else if (errno == EEXIST) {
+        fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+      }
+    }
+    if (fd < 0) {
+      if (errno == EACCES || errno == EPERM) return {};  // another user's, not writable
+      fail("cannot open " + path_of(id));
+    }
+    f.fd = unique_fd(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) fail("cannot stat " + path_of(id));
+    if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+      throw lease_store_error("flakeid: " + path_of(id) +
+                              " is not a plain file with one link: refusing to use it");
+    if (!lock_file(fd, LOCK_EX | LOCK_NB)) {
+      if (errno == EWOULDBLOCK) return {};
+      fail("cannot lock " + path_of(id));
+    }
+    return f;
+  }
+
+  /// Takes the locked file `f` for id `id`: records the claimer's deadline, and tells whether
+  /// the file replaces one that was lost.
+  lease_claim take(std::uint64_t id, opened f, std::int64_t rec, const claim_request& r) {
+    lease_claim c;
+    c.id = id;
+    c.last_unix_ms = rec;
+    if (single_.empty() && note_created(id, f.created)) c.lost_memory_at = r.now_unix_ms;
+    write(f.fd.get(), std::max(rec, r.deadline_unix_ms), id);
+    if (f.created && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_.string());
+    held_[id] = held_file{std::move(f.fd)};
+    return c;
+  }
+
+  /// Keeps the namespace's marker, `flakeid-<ns>.namespace`, which holds how many lock files
+  /// were ever made. Returns whether the lock file of `id`, just made, had existed before.
+  bool note_created(std::uint64_t id, bool created) {
+    const std::string name = "flakeid-" + ns_ + ".namespace";
+    int fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    bool fresh = false;
+    if (fd < 0 && errno == ENOENT) {
+      fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+      fresh = fd >= 0;
+      if (fresh) (void)::fchmod(fd, 0666);
+    }
+    if (fd < 0) {
+      if (errno == EACCES || errno == EPERM) return created;  // cannot tell: assume lost
+      fail("cannot open " + (dir_ / name).string());
+    }
+    unique_fd m(fd);
+    if (!lock_file(fd, LOCK_EX)) fail("cannot lock " + (dir_ / name).string());
+    const std::int64_t made = read(fd);
+    const bool existed = created && made != INT64_MIN && id < static_cast<std::uint64_t>(made);
+    if (made == INT64_MIN || static_cast<std::uint64_t>(made) <= id) {
+      write_raw(fd, static_cast<std::int64_t>(id + 1), (dir_ / name).string());
+      if (fresh && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_.string());
+    }
+    return existed;
+  }
+
+  static std::int64_t read(int fd) {
+    char buf[64] = {};
+    const ssize_t n = read_head(fd, buf, sizeof buf - 1);
+    // A decimal number, right-aligned in 20 columns (an older second column is ignored);
+    // anything else reads as "never used".
+    const char* p = buf;
+    const char* end = buf + (n > 0 ? n : 0);
+    while (p < end && *p == ' ') ++p;
+    long long v = 0;
+    const auto res = std::from_chars(p, end, v);
+    return res.ec == std::errc{} ? static_cast<std::int64_t>(v) : INT64_MIN;
+  }
+
+  void write(int fd, std::int64_t value, std::uint64_t id) const {
+    write_raw(fd, value, path_of(id));
+  }
+
+  /// Writes `value` and syncs it to the disk before returning.
+  static void write_raw(int fd, std::int64_t value, const std::string& path) {
+    char buf[64];
+    const int n = std::snprintf(buf, sizeof buf, "%20lld %20d\n", static_cast<long long>(value), 0);
+    if (!write_head_synced(fd, std::string_view(buf, static_cast<std::size_t>(n))))
+      fail("cannot write and sync " + path);
+  }
+
+  std::filesystem::path dir_;
+  std::string ns_;
+  std::string single_;
+  unique_fd dir_fd_;
+  std::map<std::uint64_t, held_file> held_;
+};
+
+}  // namespace detail
+
+/// The default directory of `file_lease`: `/dev/shm/flakeid`, the same for every process and
+/// user of the host whatever their environment (see the file comment).
+[[nodiscard]] inline std::filesystem::path default_lease_directory() {
+  return {"/dev/shm/flakeid"};
+}
+
+/// A worker-id lease held with `flock` on a lock file per id in `directory` (see the file
+/// comment). Processes that share ids must use the same directory and namespace.
+/// Throws `lease_store_error` (from `acquire`/`assign`) when the directory or a file cannot be
+/// opened, or fails the checks above.
+class file_lease : public lease {
+ public:
+  explicit file_lease(const lease_options& options = {},
+                      std::filesystem::path directory = default_lease_directory())
+      : lease(std::make_unique<detail::file_lease_store>(std::move(directory), options), options) {}
+};
+
+namespace detail {
+
+/// The file name of counter `key`: letters, digits and `._@-` kept, every other byte (and a
+/// leading dot) as `%XX`, then `.segment`. `orders@20250318` -> `orders@20250318.segment`.
+inline std::string segment_file_name(std::string_view key) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    const auto c = static_cast<unsigned char>(key[i]);
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '_' || c == '@' || c == '-' || (c == '.' && i > 0);
+    if (plain) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out + ".segment";
+}
+
+/// Width of the counter text: 20 decimal digits and a newline, rewritten in place.
+inline constexpr std::size_t segment_file_width = 21;
+
+/// Parses a counter file's content; false when it is not one.
+inline bool parse_segment_file(std::string_view text, std::uint64_t& value) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  if (text.empty()) {
+    value = 0;
+    return true;
+  }
+  std::uint64_t v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  value = v;
+  return true;
+}
+
+}  // namespace detail
+
+/// A counter of a `file_segment_store`: the file `<directory>/<key>.segment`, holding the
+/// counter as 20 decimal digits. Cheap to copy; copies (in any process) advance the same file.
+///
+/// `next_max_id(step)` opens the file, takes an exclusive `flock`, reads the counter, writes
+/// the counter plus `step` in place, `fsync`s it (and the directory, when it created the file)
+/// and only then returns, so the range is on disk before a single ID of it is handed out. Cost:
+/// one fsync per segment. Throws `segment_store_error` (naming the file and the `errno` text)
+/// when a step fails, the file holds something else than a counter, or the counter would pass
+/// 2^64 - 1. Thread-safe (each call has its own open file, so `flock` also excludes threads).
+class file_distributor {
+ public:
+  /// Counter `key` in `directory` (which must exist). Throws `invalid_option_error` for an
+  /// empty key.
+  file_distributor(std::filesystem::path directory, std::string key)
+      : dir_(std::move(directory)),
+        key_(std::move(key)),
+        name_("file:" + dir_.string()),
+        path_(dir_ / detail::segment_file_name(key_)) {
+    detail::check_segment_key(key_);
+  }
+
+  /// Adds `step` to the counter file and returns its new value, durably.
+  std::uint64_t next_max_id(std::uint64_t step) {
+    detail::unique_fd f{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
+    if (f.get() < 0) fail("cannot open");
+    if (!detail::lock_file(f.get(), LOCK_EX)) fail("cannot lock");
+    char buf[64];
+    const ssize_t n = detail::read_head(f.get(), buf, sizeof buf);
+    if (n < 0) fail("cannot read");
+    std::uint64_t cur = 0;
+    if (!detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), cur))
+      throw segment_store_error(name_, key_,
+                                path_.string() + " does not hold a counter (20 decimal digits)");
+    if (cur > std::numeric_limits<std::uint64_t>::max() - step)
+      detail::throw_store_overflow(name_, key_, cur, step);
+    const std::uint64_t next = cur + step;
+    char out[detail::segment_file_width + 1];
+    (void)std::snprintf(out, sizeof out, "%020llu\n", static_cast<unsigned long long>(next));
+    if (!detail::write_head_synced(f.get(), std::string_view(out, detail::segment_file_width)))
+      fail("cannot write and fsync");
+    if (n == 0) sync_directory();  // a new file: make its name durable too
+    return next;
+  }
+
+  /// `"file:<directory>"`.
+  [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
+  /// The counter's key.
+  [[nodiscard]] std::string_view key() const noexcept { return key_; }
+  /// The counter file.
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+  /// A distributor for counter `key` in the same directory.
+  [[nodiscard]] file_distributor with_key(const std::string& key) const { return {dir_, key}; }
+
+ private:
+  [[noreturn]] void fail(const char* what) const {
+    const int e = errno;
+    throw segment_store_error(name_, key_,
+                              std::string(what) + " " + path_.string() + ": " + std::strerror(e));
+  }
+
+  void sync_directory() const {
+    detail::unique_fd d{::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (d.get() < 0) fail("cannot open the directory of");
+    if (!detail::sync_fd(d.get())) fail("cannot fsync the directory of");
+  }
+
+  std::filesystem::path dir_;
+  std::string key_;
+  std::string name_;
+  std::filesystem::path path_;
+};
+
+/// Worker-id leases and segment counters in one host-local directory (see the file comment).
+/// Cheap to copy; holds no file open itself. Does not touch the disk until it is used.
+class file_store {
+ public:
+  /// Leases and counters in `directory`. Throws `invalid_option_error` for a bad namespace or
+  /// timeout.
+  explicit file_store(std::filesystem::path directory, store_options options = {})
+      : dir_(std::move(directory)), options_(std::move(options)) {
+    detail::check_store_options(options_, "file store");
+  }
+
+  /// A lease on a worker id of this store's namespace: lock files
+  /// `<directory>/flakeid-<namespace>-<id>.lease`, the directory made (mode 1777) when missing.
+  /// Processes that share ids must use the same directory and namespace. Throws as `lease`'s
+  /// constructor; `acquire`/`assign` throw `lease_store_error` when the directory or a file
+  /// cannot be opened or fails the checks of the file comment.
+  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
+    options = detail::lease_options_for_store(std::move(options), options_);
+    return {std::make_unique<detail::file_lease_store>(dir_, options), options};
+  }
+
+  /// A distributor for counter `key`: the file `<directory>/<key>.segment`. Makes the directory
+  /// (with its parents) when missing. Throws `invalid_option_error` for an empty key,
+  /// `segment_store_error` when the directory cannot be made.
+  [[nodiscard]] file_distributor distributor(const std::string& key) const {
+    detail::check_segment_key(key);
+    make_directory();
+    return {dir_, key};
+  }
+
+  /// The counter's value on disk (0 when its file does not exist). Throws
+  /// `segment_store_error` when the file cannot be read or holds no counter.
+  [[nodiscard]] std::uint64_t current(const std::string& key) const {
+    const file_distributor d{dir_, key};
+    detail::unique_fd f{::open(d.path().c_str(), O_RDONLY | O_CLOEXEC)};
+    if (f.get() < 0) {
+      if (errno == ENOENT) return 0;
+      throw segment_store_error(std::string(d.store_name()), key,
+                                "cannot open " + d.path().string());
+    }
+    char buf[64];
+    const ssize_t n = detail::read_head(f.get(), buf, sizeof buf);
+    std::uint64_t v = 0;
+    if (n < 0 || !detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), v))
+      throw segment_store_error(std::string(d.store_name()), key,
+                                d.path().string() + " does not hold a counter");
+    return v;
+  }
+
+  /// The directory.
+  [[nodiscard]] const std::filesystem::path& directory() const noexcept { return dir_; }
+  /// The options.
+  [[nodiscard]] const store_options& options() const noexcept { return options_; }
+
+ protected:
+  /// Makes the directory with its parents; `segment_store_error` when it cannot.
+  void make_directory() const {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec)
+      throw segment_store_error("file:" + dir_.string(), "",
+                                "cannot create the directory: " + ec.message());
+  }
+
+ private:
+  std::filesystem::path dir_;
+  store_options options_;
+};
+
+/// The name before `file_store`, kept for one release: segment counters in `directory`, which
+/// the constructor makes (throwing `segment_store_error` when it cannot).
+class file_segment_store : public file_store {
+ public:
+  explicit file_segment_store(std::filesystem::path directory)
+      : file_store(std::move(directory)) {
+    make_directory();
+  }
+};
+
+}  // namespace flakeid

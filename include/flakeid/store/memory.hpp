@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file store/memory.hpp
+/// `memory_store`: segment counters and worker-id leases in this process's memory, for one
+/// process, tests and benchmarks; everything is lost at exit. (Leases are POSIX only.) Like every store, it offers the
+/// two protocols: `.distributor(key)` (a `keyed_segment_distributor`) and `.lease(options)`.
+///
+///     flakeid::memory_store store;
+///     flakeid::segment_chain_generator ids{store.distributor("orders")};
+///     auto lease = store.lease();
+///     flakeid::classic_snowflake<> gen{lease};
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "../detail/server_store.hpp"
+#include "../errors.hpp"
+#include "../segment.hpp"
+#include "../version.hpp"
+#if !defined(_WIN32)
+#include "../lease.hpp"
+#endif
+
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+
+namespace detail {
+/// A worker id's record in a memory store.
+struct memory_lease_record {
+  std::string holder;                   ///< empty: released
+  std::int64_t busy_until = INT64_MIN;  ///< Unix ms: free from then on
+  std::int64_t deadline = INT64_MIN;    ///< Unix ms: every ID of its holders lies below it
+};
+
+/// The counters and lease records of a memory store, shared by the store, its distributors and
+/// its leases.
+struct memory_store_state {
+  std::mutex mutex;
+  std::map<std::string, std::atomic<std::uint64_t>, std::less<>> counters;  // nodes never move
+  std::atomic<std::uint64_t> calls{0};
+  std::map<std::string, std::map<std::uint64_t, memory_lease_record>, std::less<>> leases;
+
+  std::atomic<std::uint64_t>* counter(const std::string& key) {
+    check_segment_key(key);
+    std::lock_guard lk(mutex);
+    return &counters.try_emplace(key, 0).first->second;
+  }
+};
+}  // namespace detail
+
+#if !defined(_WIN32)
+namespace detail {
+
+/// The lease protocol over a memory store: an id is busy while its holder renews it (until
+/// `ttl + safe_guard` after the last renewal on the lease's clock) and for `safe_guard` after
+/// a release.
+class memory_lease_store final : public lease_store {
+ public:
+  memory_lease_store(std::shared_ptr<memory_store_state> s, const lease_options& o)
+      : s_(std::move(s)),
+        ns_(o.name_space),
+        hold_ms_((o.ttl + o.safe_guard).count()),
+        guard_ms_(o.safe_guard.count()),
+        now_ms_(o.now_ms ? o.now_ms : std::function<std::int64_t()>(&system_unix_ms)) {}
+
+  [[nodiscard]] std::string where() const override { return "memory store"; }
+
+  std::optional<lease_claim> claim(const claim_request& r) override {
+    std::lock_guard lk(s_->mutex);
+    auto& ids = s_->leases[ns_];
+    const std::int64_t now = now_ms_();
+    // The lowest free id whose deadline is settled; else the free one with the earliest
+    // deadline that is not too far ahead (the claimer waits for it).
+    std::optional<std::uint64_t> best;
+    std::int64_t best_deadline = INT64_MAX;
+    for (std::uint64_t id = 0; id < r.count; ++id) {
+      const auto it = ids.find(id);
+      if (it == ids.end()) return take(ids[id], id, r, now);
+      const memory_lease_record& rec = it->second;
+      if (rec.busy_until > now) continue;
+      if (rec.deadline <= r.settled_unix_ms) return take(ids[id], id, r, now);
+      if (rec.deadline <= r.skip_above_unix_ms && rec.deadline < best_deadline) {
+        best = id;
+        best_deadline = rec.deadline;
+      }
+    }
+    if (best) return take(ids[*best], *best, r, now);
+    return std::nullopt;
+  }
+
+  renewal renew(std::uint64_t id, const std::string& holder, std::int64_t deadline) override {
+    std::lock_guard lk(s_->mutex);
+    memory_lease_record* rec = record_of(id, holder);
+    if (rec == nullptr) return renewal::taken;
+    rec->busy_until = now_ms_() + hold_ms_;
+    rec->deadline = std::max(rec->deadline, deadline);
+    return renewal::held;
+  }
+
+  void release(std::uint64_t id, const std::string& holder, std::int64_t last) override {
+    std::lock_guard lk(s_->mutex);
+    memory_lease_record* rec = record_of(id, holder);
+    if (rec == nullptr) return;
+    rec->holder.clear();
+    rec->deadline = last;
+    rec->busy_until = now_ms_() + guard_ms_;
+  }
+
+ private:
+  lease_claim take(memory_lease_record& rec, std::uint64_t id, const claim_request& r,
+                   std::int64_t now) {
+    lease_claim c;
+    c.id = id;
+    c.last_unix_ms = rec.deadline;
+    rec.holder = r.holder;
+    rec.busy_until = now + hold_ms_;
+    rec.deadline = std::max(rec.deadline, r.deadline_unix_ms);
+    return c;
+  }
+
+  memory_lease_record* record_of(std::uint64_t id, const std::string& holder) {
+    auto& ids = s_->leases[ns_];
+    const auto it = ids.find(id);
+    return it == ids.end() || it->second.holder != holder ? nullptr : &it->second;
+  }
+
+  std::shared_ptr<memory_store_state> s_;
+  std::string ns_;
+  std::int64_t hold_ms_;
+  std::int64_t guard_ms_;
+  std::function<std::int64_t()> now_ms_;
+};
+
+}  // namespace detail
+#endif  // !_WIN32
+
+/// A counter of a `memory_store`. Cheap to copy; copies advance the same counter.
+/// `next_max_id` is lock-free and thread-safe. Throws `segment_store_error` when the counter
+/// would pass 2^64 - 1.
+class memory_distributor {
+ public:
+  /// Adds `step` to the counter and returns its new value.
+  std::uint64_t next_max_id(std::uint64_t step) {
+    std::uint64_t cur = counter_->load(std::memory_order_relaxed);
+    do {
+      if (cur > std::numeric_limits<std::uint64_t>::max() - step)
+        detail::throw_store_overflow("memory", key_, cur, step);
+    } while (!counter_->compare_exchange_weak(cur, cur + step, std::memory_order_acq_rel,
+                                              std::memory_order_relaxed));
+    state_->calls.fetch_add(1, std::memory_order_relaxed);
+    return cur + step;
+  }
+  /// `"memory"`.
+  [[nodiscard]] std::string_view store_name() const noexcept { return "memory"; }
+  /// The counter's key.
+  [[nodiscard]] std::string_view key() const noexcept { return key_; }
+  /// A distributor for counter `key` of the same store. Throws `invalid_option_error` for an
+  /// empty key.
+  [[nodiscard]] memory_distributor with_key(const std::string& key) const { return {state_, key}; }
+
+ private:
+  friend class memory_store;
+  memory_distributor(std::shared_ptr<detail::memory_store_state> s, const std::string& key)
+      : state_(std::move(s)), key_(key), counter_(state_->counter(key)) {}
+  std::shared_ptr<detail::memory_store_state> state_;
+  std::string key_;
+  std::atomic<std::uint64_t>* counter_;
+};
+
+/// Segment counters and worker-id leases in this process's memory: for one process, tests and
+/// benchmarks. Copies share the counters and the leases. Thread-safe.
+///
+///     flakeid::memory_store store;
+///     auto d = store.distributor("orders");
+///     d.next_max_id(100);  // 100: the caller owns 1..100
+///     auto lease = store.lease();           // worker ids for generators of this process
+///     flakeid::classic_snowflake<> gen{lease};
+class memory_store {
+ public:
+  /// An empty store; `options.name_space` names its leases' namespace (the timeouts are not
+  /// used). Throws `invalid_option_error` for a bad namespace.
+  explicit memory_store(store_options options = {})
+      : s_(std::make_shared<detail::memory_store_state>()), options_(std::move(options)) {
+    detail::check_store_options(options_, "memory store");
+  }
+
+#if !defined(_WIN32)
+  /// A lease on a worker id of this store's namespace (see `lease`): each live lease of the
+  /// store holds another id, and an id given back is handed out again after `safe_guard`.
+  /// Throws as `lease`'s constructor.
+  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
+    options = detail::lease_options_for_store(std::move(options), options_);
+    return {std::make_unique<detail::memory_lease_store>(s_, options), options};
+  }
+#endif
+
+  /// A distributor for counter `key` (created at 0 on first use). Throws
+  /// `invalid_option_error` for an empty key.
+  [[nodiscard]] memory_distributor distributor(const std::string& key) const { return {s_, key}; }
+  /// The counter's value: the largest ID reserved so far (0 when unused).
+  [[nodiscard]] std::uint64_t current(std::string_view key) const {
+    std::lock_guard lk(s_->mutex);
+    auto it = s_->counters.find(key);
+    return it == s_->counters.end() ? 0 : it->second.load(std::memory_order_acquire);
+  }
+  /// Successful `next_max_id` calls over all counters.
+  [[nodiscard]] std::uint64_t calls() const noexcept {
+    return s_->calls.load(std::memory_order_relaxed);
+  }
+  /// The options.
+  [[nodiscard]] const store_options& options() const noexcept { return options_; }
+
+ private:
+  std::shared_ptr<detail::memory_store_state> s_;
+  store_options options_;
+};
+
+/// The name before `memory_store` (it has no lease yet); kept for one release.
+using memory_segment_store = memory_store;
+
+}  // namespace flakeid

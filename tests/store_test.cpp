@@ -1,0 +1,230 @@
+// The stores' shared shape: one object per backend that makes both leases (`.lease()`) and
+// segment distributors (`.distributor(key)`), the options every store checks the same way, and
+// the one decimal reader and timeout rule behind them. The memory and file stores run here; the
+// Redis and PostgreSQL stores run the same lease scenarios through `.lease()` in
+// tests/adapters.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <flakeid/detail/server_store.hpp>
+#include <flakeid/flakeid.hpp>
+#include <flakeid/segment_stores.hpp>  // the names before memory_store and file_store
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "adapters/expect_error.hpp"
+#include "adapters/test_servers.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using flakeid_test::expect_error;
+using manual_gen = flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock>;
+
+std::int64_t ms_of(const flakeid::manual_clock& c) { return c.now().time_since_epoch().count(); }
+std::int64_t ts_of(std::uint64_t id) {
+  return manual_gen::decompose(id).timestamp.time_since_epoch().count();
+}
+
+/// A lease that renews every 20 s of real time, so that none renews while a test runs: what
+/// the store holds changes only by what the test does.
+flakeid::lease_options slow_lease(const flakeid::manual_clock& c) {
+  flakeid::lease_options o;
+  o.ttl = 60s;
+  o.safe_guard = 2s;
+  o.use_clock(c);
+  return o;
+}
+
+flakeid::manual_clock new_year() {
+  using namespace std::chrono;
+  return flakeid::manual_clock{sys_days{2026y / January / 1}};
+}
+
+// ---- memory store ---------------------------------------------------------------------------
+
+TEST(memory_store_test, leases_take_distinct_ids_and_a_released_id_returns_after_safe_guard) {
+  auto clk = new_year();
+  const std::int64_t t0 = ms_of(clk);
+  flakeid::memory_store store;
+  auto a = store.lease(slow_lease(clk));
+  auto b = store.lease(slow_lease(clk));
+  manual_gen ga{a, clk};
+  manual_gen gb{b, clk};
+  EXPECT_EQ(ga.node(), (flakeid::node_id{0, 0}));
+  EXPECT_EQ(gb.node(), (flakeid::node_id{0, 1}));
+  const std::uint64_t last = ga.next_id();
+  EXPECT_EQ(ts_of(last), t0);
+  a.release();  // records the exact last timestamp: the ID's plus the generator's one-tick lead
+  EXPECT_THROW((void)ga.next_id(), flakeid::lease_lost_error);
+
+  // Within safe_guard of the release, id 0 is still busy: the next lease takes id 2.
+  clk.advance(1s);
+  auto c = store.lease(slow_lease(clk));
+  manual_gen gc{c, clk};
+  EXPECT_EQ(gc.node(), (flakeid::node_id{0, 2}));
+
+  // Past it, id 0 is free and settled: the lowest free id is taken again, and minting resumes
+  // at once because the clock is past the old last timestamp plus safe_guard.
+  clk.advance(2s);
+  auto d = store.lease(slow_lease(clk));
+  manual_gen gd{d, clk};
+  EXPECT_EQ(gd.node(), (flakeid::node_id{0, 0}));
+  EXPECT_EQ(d.previous_last_unix_ms(), t0 + 1);
+  EXPECT_EQ(ts_of(gd.next_id()), t0 + 3000);
+}
+
+TEST(memory_store_test, a_new_holder_waits_out_the_previous_deadline_plus_safe_guard) {
+  auto clk = new_year();
+  const std::int64_t t0 = ms_of(clk);
+  flakeid::memory_store store;
+  auto o = slow_lease(clk);
+  o.max_ids = 1;  // one id: the second holder must take the first one's
+  o.max_wait = 5s;
+  {
+    auto a = store.lease(o);
+    manual_gen ga{a, clk};
+    clk.advance(500ms);
+    (void)ga.next_id();
+  }  // released at t0 + 500 with last timestamp t0 + 501
+  clk.advance(1s);  // busy until t0 + 2500
+  EXPECT_THROW((void)store.lease(o).assign(flakeid::layouts::twitter), flakeid::worker_id_error);
+  clk.advance(1s);  // t0 + 2500: free, but not yet settled (settled: up to now - 2 s = t0 + 500)
+  auto b = store.lease(o);
+  manual_gen gb{b, clk};
+  EXPECT_EQ(b.not_after_unix_ms(), t0 + 501 + 2000);
+  EXPECT_EQ(ts_of(gb.next_id()), t0 + 2502) << "the first ID lies above the old one plus the guard";
+}
+
+TEST(memory_store_test, all_ids_leased_is_a_worker_id_error_that_names_the_count) {
+  auto clk = new_year();
+  flakeid::memory_store store{{.name_space = "orders"}};
+  auto o = slow_lease(clk);
+  o.max_ids = 2;
+  auto a = store.lease(o);
+  auto b = store.lease(o);
+  (void)a.assign(flakeid::layouts::twitter);
+  (void)b.assign(flakeid::layouts::twitter);
+  auto c = store.lease(o);
+  expect_error<flakeid::worker_id_error>(
+      [&] { (void)c.assign(flakeid::layouts::twitter); },
+      "flakeid: no free worker id in namespace orders: all 2 ids are leased, or were used "
+      "further ahead of this clock than max_wait (1000 ms) (memory store)");
+}
+
+TEST(memory_store_test, copies_share_counters_and_leases) {
+  auto clk = new_year();
+  flakeid::memory_store store;
+  const flakeid::memory_store copy = store;
+  EXPECT_EQ(store.distributor("orders").next_max_id(10), 10U);
+  EXPECT_EQ(copy.distributor("orders").next_max_id(5), 15U);
+  EXPECT_EQ(store.current("orders"), 15U);
+  EXPECT_EQ(copy.calls(), 2U);
+  auto a = store.lease(slow_lease(clk));
+  auto b = copy.lease(slow_lease(clk));
+  EXPECT_EQ(a.assign(flakeid::layouts::twitter).node, (flakeid::node_id{0, 0}));
+  EXPECT_EQ(b.assign(flakeid::layouts::twitter).node, (flakeid::node_id{0, 1}));
+  static_assert(std::is_same_v<flakeid::memory_segment_store, flakeid::memory_store>,
+                "the name before memory_store still names it");
+}
+
+// ---- file store -----------------------------------------------------------------------------
+
+TEST(file_store_test, one_directory_holds_lock_files_and_counters) {
+  const std::filesystem::path dir =
+      std::filesystem::path(flakeid_test::make_temp_dir("flakeid-store")) / "ids";
+  auto clk = new_year();
+  const flakeid::file_store store{dir, {.name_space = "orders"}};
+  EXPECT_FALSE(std::filesystem::exists(dir)) << "a store touches the disk only when used";
+  {
+    auto a = store.lease(slow_lease(clk));
+    auto b = flakeid::file_store{store}.lease(slow_lease(clk));
+    EXPECT_EQ(a.assign(flakeid::layouts::twitter).node, (flakeid::node_id{0, 0}));
+    EXPECT_EQ(b.assign(flakeid::layouts::twitter).node, (flakeid::node_id{0, 1}));
+    EXPECT_TRUE(std::filesystem::is_regular_file(dir / "flakeid-orders-0.lease"));
+    EXPECT_TRUE(std::filesystem::is_regular_file(dir / "flakeid-orders-1.lease"));
+  }
+  auto d = store.distributor("orders");
+  EXPECT_EQ(d.next_max_id(10), 10U);
+  EXPECT_EQ(store.distributor("orders").next_max_id(10), 20U);
+  EXPECT_EQ(store.current("orders"), 20U);
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "orders.segment"));
+  // The name before file_store makes its directory at once, as it always did.
+  const std::filesystem::path old_dir = dir.parent_path() / "segments";
+  const flakeid::file_segment_store old{old_dir};
+  EXPECT_TRUE(std::filesystem::is_directory(old_dir));
+  EXPECT_EQ(old.distributor("orders").next_max_id(3), 3U);
+  std::filesystem::remove_all(dir.parent_path());
+}
+
+// ---- what every store checks ----------------------------------------------------------------
+
+TEST(store_options_test, every_store_rejects_the_same_bad_options_with_the_same_words) {
+  expect_error<flakeid::invalid_option_error>(
+      [] { flakeid::memory_store({.name_space = ""}); },
+      "flakeid: memory store namespace '' is invalid: use 1 to 40 letters, digits, '_' or '-'");
+  expect_error<flakeid::invalid_option_error>(
+      [] { flakeid::file_store("/tmp", {.name_space = std::string(41, 'a')}); },
+      "flakeid: file store namespace '" + std::string(41, 'a') +
+          "' is invalid: use 1 to 40 letters, digits, '_' or '-'");
+  expect_error<flakeid::invalid_option_error>(
+      [] { flakeid::file_store("/tmp", {.connect_timeout = 0ms}); },
+      "flakeid: file store connect_timeout of 0 ms is too short: use at least 1 ms");
+  expect_error<flakeid::invalid_option_error>(
+      [] { flakeid::memory_store({.io_timeout = -1ms}); },
+      "flakeid: memory store io_timeout of -1 ms is too short: use 0 (the default) or more");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::memory_store{}.distributor(""); },
+      "flakeid: a segment counter key must not be empty");
+  // A lease made by a store lives in the store's namespace; naming another one is an error,
+  // not a silent choice between the two.
+  flakeid::lease_options o;
+  o.name_space = "billing";
+  expect_error<flakeid::invalid_option_error>(
+      [&] { (void)flakeid::memory_store({.name_space = "orders"}).lease(o); },
+      "flakeid: lease namespace 'billing' differs from the store's namespace 'orders': set it in "
+      "the store's options");
+  o.name_space = "orders";
+  EXPECT_NO_THROW((void)flakeid::memory_store({.name_space = "orders"}).lease(o));
+  // The lease itself checks its timeouts the same way.
+  o.io_timeout = -3ms;
+  expect_error<flakeid::invalid_option_error>(
+      [&] { (void)flakeid::memory_store({.name_space = "orders"}).lease(o); },
+      "flakeid: lease io_timeout of -3 ms is too short: use 0 (the default) or more");
+}
+
+TEST(store_options_test, io_timeout_zero_is_the_protocols_default) {
+  using flakeid::detail::lease_io_timeout;
+  EXPECT_EQ(lease_io_timeout(0ms, 10s), 2s) << "a lease: ttl / 5";
+  EXPECT_EQ(lease_io_timeout(0ms, 30ms), 10ms) << "at least 10 ms";
+  EXPECT_EQ(lease_io_timeout(250ms, 10s), 250ms) << "a set timeout wins";
+  EXPECT_EQ(flakeid::detail::io_timeout_or(0ms, flakeid::detail::segment_io_timeout), 2s);
+}
+
+TEST(store_options_test, numbers_from_a_store_are_read_whole_or_not_at_all) {
+  using flakeid::detail::parse_decimal;
+  EXPECT_EQ(parse_decimal<std::uint64_t>("0"), std::optional<std::uint64_t>{0});
+  EXPECT_EQ(parse_decimal<std::uint64_t>("18446744073709551615"),
+            std::optional<std::uint64_t>{std::numeric_limits<std::uint64_t>::max()});
+  EXPECT_EQ(parse_decimal<std::uint64_t>("18446744073709551616"), std::nullopt);
+  EXPECT_EQ(parse_decimal<std::uint64_t>("-1"), std::nullopt);
+  EXPECT_EQ(parse_decimal<std::int64_t>("-1"), std::optional<std::int64_t>{-1});
+  EXPECT_EQ(parse_decimal<std::int64_t>("-9223372036854775808"),
+            std::optional<std::int64_t>{std::numeric_limits<std::int64_t>::min()});
+  EXPECT_EQ(parse_decimal<std::int64_t>("+1"), std::nullopt);
+  EXPECT_EQ(parse_decimal<std::int64_t>(""), std::nullopt);
+  EXPECT_EQ(parse_decimal<std::int64_t>("12a"), std::nullopt);
+  EXPECT_EQ(parse_decimal<std::int64_t>(" 12"), std::nullopt);
+}
+
+TEST(errors_test, the_option_errors_are_flakeid_types_under_the_standard_ones) {
+  static_assert(std::is_base_of_v<std::invalid_argument, flakeid::invalid_option_error>);
+  static_assert(std::is_base_of_v<flakeid::worker_id_error, flakeid::lease_store_error>);
+  EXPECT_THROW((void)flakeid::layouts::seed_gene.shard_of(1, 3), flakeid::invalid_option_error);
+}
+
+}  // namespace
