@@ -17,6 +17,7 @@
 ///     lease_store_error     (worker_id_error)        a lease store could not be reached or failed
 ///   lease_lost_error        (std::runtime_error)     the worker-id lease could not be confirmed
 ///   segment_store_error     (std::runtime_error)     a segment store failed; names the store and key
+///   backfill_error          (std::runtime_error)     a back-filled tick is used up or forgotten
 ///   segment_closed_error    (std::logic_error)       a segment generator used after close()
 ///   sql_error               (std::invalid_argument)  SQL a dialect cannot express for a layout,
 ///                                                    or an identifier it cannot take
@@ -119,6 +120,14 @@ class segment_store_error : public std::runtime_error {
  private:
   std::string store_;
   std::string key_;
+};
+
+/// A back-filled ID cannot be minted (`backfill_minter`): its tick has used every sequence
+/// number, or the minter has already forgotten that tick. The message names the tick's time
+/// and the bound.
+class backfill_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// A segment generator was asked for an ID after `close()`: it hands out nothing more.

@@ -10,6 +10,7 @@
 /// `env_worker_id`. Leases (also the memory store's), the clock guard, the file store and the host-derived
 /// worker ids (`statefulset_ordinal`, `private_ipv4_node`, `host_pid_guess`) are POSIX only.
 
+#include "backfill.hpp"
 #include "clock.hpp"
 #include "errors.hpp"
 #include "format.hpp"

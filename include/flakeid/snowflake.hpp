@@ -260,13 +260,14 @@ class basic_snowflake {
     fill(out, key & gene_mask);
   }
 
-  /// An ID for a business time `t` instead of now (NewLife's `NewId(time)`), from a counter of
-  /// its own: `t`'s tick, the counter's next value as sequence (and the gene of `key`).
-  /// Such IDs are unique among themselves while fewer than `ids_per_tick()` of them share a tick
-  /// (the counter wraps after that), and they can equal an ID `next_id()` minted in the same
-  /// tick: use them for back-filled rows in a time range `next_id()` no longer serves.
+  /// Deprecated, to go after one release: use `flakeid::backfill_minter` (backfill.hpp), whose
+  /// sequence is kept per tick and never repeats. This one takes `t`'s tick and the next value
+  /// of one counter shared by all ticks, so two calls for one tick repeat an ID once
+  /// `ids_per_tick()` calls came between them, and its IDs can equal `next_id()`'s.
   /// Throws `timestamp_overflow_error` for `t` outside the layout's range.
-  [[nodiscard]] std::uint64_t next_id_at(time_point t, std::uint64_t key = 0) {
+  [[nodiscard,
+    deprecated("flakeid: next_id_at can repeat IDs: use flakeid::backfill_minter")]] std::uint64_t
+  next_id_at(time_point t, std::uint64_t key = 0) {
     const std::uint64_t tick = L.ticks_at(t);
     check_fence(tick);
     const std::uint64_t seq = at_counter_.fetch_add(1, std::memory_order_relaxed) & seq_max;
