@@ -33,10 +33,7 @@ struct row {
   template <class Backwards>
   using policies = flakeid::policies<Start, flakeid::wait_next_tick, Backwards>;
   template <class Backwards>
-  using generator = flakeid::basic_snowflake<
-      L, flakeid::manual_clock,
-      std::conditional_t<Gene, flakeid::gene_policies_of<policies<Backwards>>,
-                         policies<Backwards>>>;
+  using generator = flakeid::basic_snowflake<L, flakeid::manual_clock, policies<Backwards>>;
 };
 
 using classic_row = row<flakeid::layouts::twitter, flakeid::zero_start, false>;

@@ -238,16 +238,23 @@ TEST(generator_test, classic_first_id_is_the_hand_computed_value) {
   EXPECT_EQ(gen.last_tick_time(), start_time);
 }
 
-TEST(generator_test, both_argument_orders_and_twitters_give_the_same_node) {
+TEST(generator_test, the_constructors_give_the_node_they_name) {
   flakeid::manual_clock clock{start_time};
   using gen_t = flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock>;
   const gen_t a{flakeid::datacenter_id{3}, flakeid::worker_id{9}, clock};
-  const gen_t b{flakeid::worker_id{9}, flakeid::datacenter_id{3}, clock};
-  const gen_t c{9, 3, clock};  // Twitter's IdWorker(workerId, datacenterId)
+  const gen_t b{flakeid::worker_id{9}, clock};
+  const gen_t c{flakeid::fixed_node{flakeid::datacenter_id{3}, flakeid::worker_id{9}}, clock};
+  const gen_t d{flakeid::worker_assignment{{3, 9}, INT64_MIN, nullptr, "assigned"}, clock};
+  const gen_t e{clock};
   EXPECT_EQ(a.node(), (flakeid::node_id{3, 9}));
-  EXPECT_EQ(b.node(), a.node());
+  EXPECT_EQ(b.node(), (flakeid::node_id{0, 9}));
   EXPECT_EQ(c.node(), a.node());
+  EXPECT_EQ(d.node(), a.node());
+  EXPECT_EQ(e.node(), (flakeid::node_id{0, 0}));
   EXPECT_EQ(a.node_source(), "fixed");
+  EXPECT_EQ(d.node_source(), "assigned");
+  // A raw integer or a worker id before the datacenter id is a compile error
+  // (tests/compile_fail/engine_raw_integer_ids.cpp, engine_worker_before_datacenter.cpp).
 }
 
 TEST(generator_test, cosid_threshold_2_gives_cosids_sequences) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <set>
+#include <type_traits>
 
 #include "generator_support.hpp"
 
@@ -313,6 +314,41 @@ TYPED_TEST(policy_test, ten_ms_ticks_report_the_step_in_milliseconds) {
   } catch (const flakeid::clock_backwards_error& e) {
     EXPECT_EQ(e.step(), 25ms);  // from the reading to the start of the last tick used
   }
+}
+
+// ---- bundles ------------------------------------------------------------------------------------
+
+// A one-slot rebind changes that slot and keeps the other three.
+static_assert(
+    std::is_same_v<flakeid::classic_policies::with_backwards<flakeid::hold_on_backwards<10>>,
+                   flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick,
+                                     flakeid::hold_on_backwards<10>, flakeid::multi_threaded>>);
+static_assert(
+    std::is_same_v<flakeid::cosid_policies::with_start<flakeid::never_reset>,
+                   flakeid::policies<flakeid::never_reset, flakeid::wait_next_tick,
+                                     flakeid::wait_on_backwards<500>, flakeid::multi_threaded>>);
+static_assert(std::is_same_v<
+              flakeid::classic_policies::with_exhausted<flakeid::borrow_ticks<5>>::on_exhausted,
+              flakeid::borrow_ticks<5>>);
+// The _st bundles are their threaded bundle for one thread.
+static_assert(std::is_same_v<flakeid::cosid_policies_st,
+                             flakeid::cosid_policies::with_threading<flakeid::single_threaded>>);
+static_assert(
+    std::is_same_v<flakeid::classic_snowflake_st<>::policies_type, flakeid::classic_policies_st>);
+static_assert(
+    std::is_same_v<flakeid::gene_snowflake_st<>::policies_type, flakeid::classic_policies_st>);
+
+TEST(policy_bundle_test, a_rebound_bundle_behaves_as_its_new_slot_says) {
+  flakeid::manual_clock clock{start_time};
+  flakeid::basic_snowflake<
+      flakeid::layouts::twitter, flakeid::manual_clock,
+      flakeid::classic_policies::with_backwards<flakeid::hold_on_backwards<10>>>
+      gen{flakeid::datacenter_id{1}, flakeid::worker_id{7}, clock};
+  EXPECT_EQ(gen.next_id(), id_at(0, 0));
+  clock.step_back(5ms);  // held: counts on in the last tick instead of throwing
+  EXPECT_EQ(gen.next_id(), id_at(0, 1));
+  clock.step_back(10ms);  // 15 ms back: beyond the bound
+  EXPECT_THROW((void)gen.next_id(), flakeid::clock_backwards_error);
 }
 
 }  // namespace

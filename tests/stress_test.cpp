@@ -170,10 +170,9 @@ TEST(stress_test, wait_while_the_clock_shakes) {
 
 TEST(stress_test, gene_hold_while_the_clock_shakes) {
   flakeid::manual_clock clock{time_point_cast<milliseconds>(shaken_start)};
-  flakeid::basic_snowflake<
-      flakeid::layouts::seed_gene, flakeid::manual_clock,
-      flakeid::gene_policies_of<flakeid::policies<
-          flakeid::vibrating_start<>, flakeid::wait_next_tick, flakeid::hold_on_backwards<10>>>>
+  flakeid::basic_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock,
+                           flakeid::policies<flakeid::vibrating_start<>, flakeid::wait_next_tick,
+                                             flakeid::hold_on_backwards<10>>>
       gen{flakeid::worker_id{2}, clock};
   stress(gen, clock_shaker(clock, 10ms));
 }

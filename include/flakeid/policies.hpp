@@ -221,7 +221,10 @@ concept threading_policy = requires(typename P::template word<std::uint64_t>& w,
 
 // ---- the bundle ------------------------------------------------------------------------------
 
-/// The policies of one generator.
+/// The policies of one generator. Each `with_...` alias is the same bundle with one slot
+/// changed, so a bundle is adjusted without respelling the others:
+///
+///     using mine = flakeid::classic_policies::with_backwards<flakeid::hold_on_backwards<10>>;
 template <class SequenceStart = zero_start, class Exhausted = wait_next_tick,
           class Backwards = throw_on_backwards, class Threading = multi_threaded>
 struct policies {
@@ -229,12 +232,31 @@ struct policies {
   using on_exhausted = Exhausted;
   using on_backwards = Backwards;
   using threading = Threading;
+
+  /// This bundle with another sequence-start policy.
+  template <class S>
+  using with_start = policies<S, Exhausted, Backwards, Threading>;
+  /// This bundle with another policy for an exhausted sequence.
+  template <class E>
+  using with_exhausted = policies<SequenceStart, E, Backwards, Threading>;
+  /// This bundle with another policy for a clock that moved back.
+  template <class B>
+  using with_backwards = policies<SequenceStart, Exhausted, B, Threading>;
+  /// This bundle with another threading policy.
+  template <class T>
+  using with_threading = policies<SequenceStart, Exhausted, Backwards, T>;
+  /// This bundle for one thread: no atomics.
+  using single_threaded_bundle = with_threading<single_threaded>;
 };
 
 /// Twitter's snowflake: 0 every tick, wait on overflow, throw on a step back.
 using classic_policies = policies<>;
+/// `classic_policies` for one thread.
+using classic_policies_st = classic_policies::single_threaded_bundle;
 /// CosId: reset threshold, wait on overflow, wait up to 500 ms for a clock that went back.
 using cosid_policies = policies<cosid_threshold<>, wait_next_tick, wait_on_backwards<500>>;
+/// `cosid_policies` for one thread.
+using cosid_policies_st = cosid_policies::single_threaded_bundle;
 
 /// A bundle of policies: the four member types, each meeting its concept.
 template <class P>

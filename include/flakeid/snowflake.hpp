@@ -70,11 +70,21 @@ inline const lease_fence& no_fence() noexcept {
 }
 }  // namespace detail
 
-/// A generator policy set that needs the gene field (used by `gene_snowflake`).
+/// Deprecated, kept one release: a bundle no longer says whether it needs a gene (the layout
+/// does); this is `P` itself.
 template <class P>
-struct gene_policies_of : P {
-  static constexpr bool requires_gene = true;
+using gene_policies_of [[deprecated("flakeid: gene_policies_of<P> is P: use P")]] = P;
+
+namespace detail {
+/// `L`, for `gene_snowflake`, which needs a gene field.
+template <flakeid::layout L>
+struct gene_layout {
+  static_assert(L.has(field_kind::gene),
+                "gene_snowflake needs a gene field as the lowest field of the layout, so that "
+                "id % n == key % n: add fields::gene(bits) last, or use classic_snowflake");
+  static constexpr flakeid::layout value = L;
 };
+}  // namespace detail
 
 /// The snowflake engine: IDs of layout `L` from clock `Clock` under `Policies`.
 ///
@@ -124,12 +134,8 @@ class basic_snowflake {
                 "sequence would never reset and would wrap to 0, which this generator does not "
                 "follow: use a T up to 2^sequence_bits - 1, or 0 for CosId's default");
 
-  static constexpr bool needs_gene = [] {
-    if constexpr (requires { Policies::requires_gene; }) return Policies::requires_gene;
-    return false;
-  }();
-  static_assert(!needs_gene || (L.has(field_kind::gene) && L.shift(field_kind::gene) == 0),
-                "gene_snowflake needs a gene field as the lowest field of the layout, so that "
+  static_assert(!L.has(field_kind::gene) || L.shift(field_kind::gene) == 0,
+                "a generator's gene field must be the lowest field of the layout, so that "
                 "id % n == key % n: list fields::gene(bits) last");
   static_assert(L.bits(field_kind::gene) <= 12,
                 "a gene of at most 12 bits (4096 shards): the generator keeps one state word per "
@@ -160,14 +166,19 @@ class basic_snowflake {
   /// Datacenter `d`, worker `w`. Throws `field_range_error` when one does not fit the layout.
   basic_snowflake(datacenter_id d, worker_id w, Clock clock = Clock{})
       : basic_snowflake(fixed_node{d, w}, std::move(clock)) {}
-  basic_snowflake(worker_id w, datacenter_id d, Clock clock = Clock{})
-      : basic_snowflake(fixed_node{d, w}, std::move(clock)) {}
 
-  /// Twitter's `IdWorker(workerId, datacenterId)` argument order.
-  explicit basic_snowflake(std::uint64_t worker, std::uint64_t datacenter = 0,
-                           Clock clock = Clock{})
-      : basic_snowflake(fixed_node{datacenter_id{datacenter}, worker_id{worker}},
-                        std::move(clock)) {}
+  /// A raw integer, or a worker id before the datacenter id, does not compile: the strong
+  /// types say which id is which, so the two cannot be swapped.
+  template <class First, class... Rest>
+  requires(std::is_integral_v<std::remove_cvref_t<First>> ||
+           (std::is_same_v<std::remove_cvref_t<First>, worker_id> &&
+            (std::is_same_v<std::remove_cvref_t<Rest>, datacenter_id> ||
+             ...))) explicit basic_snowflake(First&&, Rest&&...) {
+    static_assert(sizeof(First) == 0,
+                  "flakeid: give ids as flakeid::worker_id{w}, or flakeid::datacenter_id{d} "
+                  "then flakeid::worker_id{w}: a raw integer (or a worker id first) could be "
+                  "the wrong one");
+  }
 
   /// Only a clock: node (0, 0).
   explicit basic_snowflake(Clock clock)
@@ -511,18 +522,15 @@ class basic_snowflake {
 template <flakeid::layout L = layouts::twitter, class Clock = wall_clock>
 using classic_snowflake = basic_snowflake<L, Clock, classic_policies>;
 template <flakeid::layout L = layouts::twitter, class Clock = wall_clock>
-using classic_snowflake_st =
-    basic_snowflake<L, Clock,
-                    policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>;
+using classic_snowflake_st = basic_snowflake<L, Clock, classic_policies_st>;
 
 /// The gene-embedding snowflake: `next_id(key)` puts `key mod 2^gene_bits` in the lowest field,
 /// so an order lands on its user's shard. One sequence per gene value.
 template <flakeid::layout L = layouts::seed_gene, class Clock = wall_clock>
-using gene_snowflake = basic_snowflake<L, Clock, gene_policies_of<classic_policies>>;
+using gene_snowflake = basic_snowflake<detail::gene_layout<L>::value, Clock, classic_policies>;
 template <flakeid::layout L = layouts::seed_gene, class Clock = wall_clock>
-using gene_snowflake_st = basic_snowflake<
-    L, Clock,
-    gene_policies_of<policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>>;
+using gene_snowflake_st =
+    basic_snowflake<detail::gene_layout<L>::value, Clock, classic_policies_st>;
 
 /// CosId's snowflake: the sequence runs on across ticks until the reset threshold
 /// (`2^(bits-1) - 1`), the same sequences as CosId for the same clock readings; a clock that
@@ -530,8 +538,7 @@ using gene_snowflake_st = basic_snowflake<
 template <flakeid::layout L = layouts::cosid, class Clock = wall_clock>
 using cosid_snowflake = basic_snowflake<L, Clock, cosid_policies>;
 template <flakeid::layout L = layouts::cosid, class Clock = wall_clock>
-using cosid_snowflake_st = basic_snowflake<
-    L, Clock, policies<cosid_threshold<>, wait_next_tick, wait_on_backwards<500>, single_threaded>>;
+using cosid_snowflake_st = basic_snowflake<L, Clock, cosid_policies_st>;
 
 /// Twitter's behaviour on `tick_clock`: the wall clock is read once, at construction, and a
 /// monotonic clock counts from there, so stepping the wall clock cannot cause a duplicate.
@@ -539,8 +546,6 @@ using cosid_snowflake_st = basic_snowflake<
 template <flakeid::layout L = layouts::twitter>
 using tick_snowflake = basic_snowflake<L, tick_clock, classic_policies>;
 template <flakeid::layout L = layouts::twitter>
-using tick_snowflake_st =
-    basic_snowflake<L, tick_clock,
-                    policies<zero_start, wait_next_tick, throw_on_backwards, single_threaded>>;
+using tick_snowflake_st = basic_snowflake<L, tick_clock, classic_policies_st>;
 
 }  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -1,4 +1,4 @@
-// expect: gene_snowflake needs a gene field as the lowest field of the layout
+// expect: a generator's gene field must be the lowest field of the layout
 // A gene above the sequence would break id % n == key % n, so it is rejected.
 #include <flakeid/snowflake.hpp>
 
