@@ -1,7 +1,8 @@
 // The example at the top of the README, compiled and run so that it stays true.
 #include <chrono>
 #include <cstdint>
-#include <flakeid/flakeid.hpp>
+#include <flakeid/format.hpp>  // printing id_parts
+#include <flakeid/snowflake.hpp>
 #include <iostream>
 
 int main() {

@@ -11,6 +11,8 @@
 
 #include <flakeid/flakeid.hpp>
 
+#include "adapters/expect_error.hpp"
+
 using namespace std::chrono;
 using flakeid::field_kind;
 using flakeid::id_parts;
@@ -47,18 +49,7 @@ constexpr time_point utc(year_month_day day, hours h = hours{0}, minutes m = min
   return time_point{sys_days{day}} + h + m + s + ms;
 }
 
-/// Runs `f`, which must throw `E` (or a class derived from it) with exactly `what`.
-template <class E, class F>
-void expect_error(F&& f, std::string_view what) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected: " << what;
-  } catch (const E& e) {
-    EXPECT_EQ(std::string_view(e.what()), what);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type; message: " << e.what();
-  }
-}
+using flakeid_test::expect_error;
 
 /// Parts with every field the layout has set at random (fields it lacks stay 0), and the
 /// timestamp matching the ticks, exactly as decompose returns them.

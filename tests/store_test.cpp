@@ -90,7 +90,7 @@ TEST(memory_store_test, a_new_holder_waits_out_the_previous_deadline_plus_safe_g
     manual_gen ga{a, clk};
     clk.advance(500ms);
     (void)ga.next_id();
-  }  // released at t0 + 500 with last timestamp t0 + 501
+  }                 // released at t0 + 500 with last timestamp t0 + 501
   clk.advance(1s);  // busy until t0 + 2500
   EXPECT_THROW((void)store.lease(o).assign(flakeid::layouts::twitter), flakeid::worker_id_error);
   clk.advance(1s);  // t0 + 2500: free, but not yet settled (settled: up to now - 2 s = t0 + 500)
@@ -177,9 +177,8 @@ TEST(store_options_test, every_store_rejects_the_same_bad_options_with_the_same_
   expect_error<flakeid::invalid_option_error>(
       [] { flakeid::memory_store({.io_timeout = -1ms}); },
       "flakeid: memory store io_timeout of -1 ms is too short: use 0 (the default) or more");
-  expect_error<flakeid::invalid_option_error>(
-      [] { (void)flakeid::memory_store{}.distributor(""); },
-      "flakeid: a segment counter key must not be empty");
+  expect_error<flakeid::invalid_option_error>([] { (void)flakeid::memory_store{}.distributor(""); },
+                                              "flakeid: a segment counter key must not be empty");
   // A lease made by a store lives in the store's namespace; naming another one is an error,
   // not a silent choice between the two.
   flakeid::lease_options o;

@@ -149,8 +149,8 @@ class backfill_minter {
   }
 
   node_id node_;
-  std::uint64_t node_bits_;
-  std::size_t capacity_;
+  std::uint64_t node_bits_ = 0;
+  std::size_t capacity_ = 0;
   mutable std::mutex m_;
   std::map<std::uint64_t, std::uint64_t> next_;  // (tick << gene bits | gene) -> next sequence
   bool forgotten_ = false;

@@ -75,17 +75,6 @@ inline const lease_fence& no_fence() noexcept {
 template <class P>
 using gene_policies_of [[deprecated("flakeid: gene_policies_of<P> is P: use P")]] = P;
 
-namespace detail {
-/// `L`, for `gene_snowflake`, which needs a gene field.
-template <flakeid::layout L>
-struct gene_layout {
-  static_assert(L.has(field_kind::gene),
-                "gene_snowflake needs a gene field as the lowest field of the layout, so that "
-                "id % n == key % n: add fields::gene(bits) last, or use classic_snowflake");
-  static constexpr flakeid::layout value = L;
-};
-}  // namespace detail
-
 /// The snowflake engine: IDs of layout `L` from clock `Clock` under `Policies`.
 ///
 /// Requirements (checked with a message that says the fix): `L` has the timestamp as its most
@@ -251,7 +240,7 @@ class basic_snowflake {
   [[nodiscard]] std::uint64_t next_id(std::uint64_t key) {
     static_assert(has_gene,
                   "flakeid: this generator's layout has no gene field: call next_id() without a "
-                  "key, or use gene_snowflake");
+                  "key, or use a layout with one (fields::gene(bits) last)");
     const std::uint64_t gene = key & gene_mask;
     const grant g = reserve(static_cast<std::size_t>(gene), 1);
     return make_id(g.tick, g.seq, gene);
@@ -525,12 +514,13 @@ template <flakeid::layout L = layouts::twitter, class Clock = wall_clock>
 using classic_snowflake_st = basic_snowflake<L, Clock, classic_policies_st>;
 
 /// The gene-embedding snowflake: `next_id(key)` puts `key mod 2^gene_bits` in the lowest field,
-/// so an order lands on its user's shard. One sequence per gene value.
+/// so an order lands on its user's shard. One sequence per gene value. It is Twitter's engine on
+/// a layout with a gene field (the layout, not a policy, makes the gene): on a layout without
+/// one, `next_id(key)` does not compile.
 template <flakeid::layout L = layouts::seed_gene, class Clock = wall_clock>
-using gene_snowflake = basic_snowflake<detail::gene_layout<L>::value, Clock, classic_policies>;
+using gene_snowflake = basic_snowflake<L, Clock, classic_policies>;
 template <flakeid::layout L = layouts::seed_gene, class Clock = wall_clock>
-using gene_snowflake_st =
-    basic_snowflake<detail::gene_layout<L>::value, Clock, classic_policies_st>;
+using gene_snowflake_st = basic_snowflake<L, Clock, classic_policies_st>;
 
 /// CosId's snowflake: the sequence runs on across ticks until the reset threshold
 /// (`2^(bits-1) - 1`), the same sequences as CosId for the same clock readings; a clock that

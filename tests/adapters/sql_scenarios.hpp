@@ -184,7 +184,7 @@ void gene_routing_keeps_orders_with_their_user(Db& db, std::uint64_t n) {
   flakeid::manual_clock clock;
   clock.set(l.epoch() + days{800});
   flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock> gen{
-      flakeid::worker_id{3}, flakeid::datacenter_id{1}, clock};
+      flakeid::datacenter_id{1}, flakeid::worker_id{3}, clock};
   const sql::shard_router router{l, orders, n};
   std::mt19937_64 rng(42);
   std::vector<std::string> user_rows;

@@ -76,8 +76,8 @@
 #include "../errors.hpp"
 #include "../lease.hpp"
 #include "../segment.hpp"
-#include "detail/postgres_connection.hpp"
 #include "../version.hpp"
+#include "detail/postgres_connection.hpp"
 
 namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
@@ -236,8 +236,7 @@ class postgres_distributor {
   /// Counter `key` in the database reached with libpq connection string `conninfo`. Does not
   /// connect. Throws `invalid_option_error` for a connection string that does not parse, a bad
   /// namespace or timeout, or an empty key.
-  postgres_distributor(const std::string& conninfo, std::string key,
-                       store_options options = {})
+  postgres_distributor(const std::string& conninfo, std::string key, store_options options = {})
       : conninfo_(conninfo), options_(std::move(options)), key_(std::move(key)) {
     detail::check_segment_key(key_);
     detail::check_store_options(options_, "segment store");
@@ -390,4 +389,4 @@ class postgres_store {
 using postgres_segment_store = postgres_store;
 using postgres_segment_options = store_options;
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -74,9 +74,9 @@
 #include "../errors.hpp"
 #include "../lease.hpp"
 #include "../segment.hpp"
+#include "../version.hpp"
 #include "detail/redis_connection.hpp"
 #include "redis_options.hpp"
-#include "../version.hpp"
 
 namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
@@ -402,4 +402,4 @@ class redis_store {
 using redis_segment_store = redis_store;
 using redis_segment_options = store_options;
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -52,34 +52,30 @@ class store_connection_error : public std::runtime_error {
 
 /// Whether `ns` is a namespace: 1 to 40 of [A-Za-z0-9_-].
 [[nodiscard]] constexpr bool valid_namespace(std::string_view ns) noexcept {
-  if (ns.empty() || ns.size() > 40) return false;
-  for (const char c : ns) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
+  return !ns.empty() && ns.size() <= 40 && std::ranges::all_of(ns, [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+  });
 }
 
 /// Throws `invalid_option_error` unless `ns` is a namespace; `what` names whose namespace it is
 /// ("lease", "segment store").
 inline void check_namespace(std::string_view ns, std::string_view what) {
   if (!valid_namespace(ns))
-    throw invalid_option_error("flakeid: " + std::string(what) + " namespace '" +
-                               std::string(ns) +
+    throw invalid_option_error("flakeid: " + std::string(what) + " namespace '" + std::string(ns) +
                                "' is invalid: use 1 to 40 letters, digits, '_' or '-'");
 }
 
 /// Throws `invalid_option_error` unless the timeout `t` is at least `least` (and, when `least`
 /// is 0, that 0 is allowed: it means the default).
-inline void check_timeout(std::string_view owner, std::string_view name, std::chrono::milliseconds t,
-                          std::chrono::milliseconds least) {
+inline void check_timeout(std::string_view owner, std::string_view name,
+                          std::chrono::milliseconds t, std::chrono::milliseconds least) {
   if (t < least)
-    throw invalid_option_error("flakeid: " + std::string(owner) + " " + std::string(name) +
-                               " of " + std::to_string(t.count()) + " ms is too short: use " +
-                               (least.count() == 0 ? std::string("0 (the default) or more")
-                                                   : "at least " + std::to_string(least.count()) +
-                                                         " ms"));
+    throw invalid_option_error("flakeid: " + std::string(owner) + " " + std::string(name) + " of " +
+                               std::to_string(t.count()) + " ms is too short: use " +
+                               (least.count() == 0
+                                    ? std::string("0 (the default) or more")
+                                    : "at least " + std::to_string(least.count()) + " ms"));
 }
 
 /// Checks `o` for a store: its namespace and both timeouts.
@@ -153,4 +149,4 @@ decltype(auto) segment_call(const std::string& store, const std::string& key,
 
 }  // namespace detail
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

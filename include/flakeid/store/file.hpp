@@ -513,10 +513,9 @@ class file_store {
 /// the constructor makes (throwing `segment_store_error` when it cannot).
 class file_segment_store : public file_store {
  public:
-  explicit file_segment_store(std::filesystem::path directory)
-      : file_store(std::move(directory)) {
+  explicit file_segment_store(std::filesystem::path directory) : file_store(std::move(directory)) {
     make_directory();
   }
 };
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -118,7 +118,7 @@ class memory_lease_store final : public lease_store {
 
  private:
   lease_claim take(memory_lease_record& rec, std::uint64_t id, const claim_request& r,
-                   std::int64_t now) {
+                   std::int64_t now) const {
     lease_claim c;
     c.id = id;
     c.last_unix_ms = rec.deadline;
@@ -228,4 +228,4 @@ class memory_store {
 /// The name before `memory_store` (it has no lease yet); kept for one release.
 using memory_segment_store = memory_store;
 
-}  // namespace flakeid
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
