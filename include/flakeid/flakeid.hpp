@@ -5,10 +5,11 @@
 /// The umbrella header: everything in flakeid's core (the adapters for Redis and PostgreSQL
 /// have their own headers and targets).
 ///
-/// On Windows it brings the portable core: layouts, codec, text, SQL, clocks, generators,
-/// segment generators with the memory store's counters, and the worker-id sources `fixed_node` and
-/// `env_worker_id`. Leases (also the memory store's), the clock guard, the file store and the host-derived
-/// worker ids (`statefulset_ordinal`, `private_ipv4_node`, `host_pid_guess`) are POSIX only.
+/// On Windows it brings the portable core: layouts, codec, text, SQL, clocks, generators, the
+/// back-fill minter, segment generators with the memory store's counters, and the worker-id
+/// sources `fixed_node` and `env_worker_id`. Leases (the memory store's too), the clock guard,
+/// the file store and the host-derived worker ids (`statefulset_ordinal`, `private_ipv4_node`,
+/// `host_pid_guess`) are POSIX only.
 
 #include "backfill.hpp"
 #include "clock.hpp"

@@ -3,8 +3,9 @@
 #pragma once
 /// \file store/memory.hpp
 /// `memory_store`: segment counters and worker-id leases in this process's memory, for one
-/// process, tests and benchmarks; everything is lost at exit. (Leases are POSIX only.) Like every store, it offers the
-/// two protocols: `.distributor(key)` (a `keyed_segment_distributor`) and `.lease(options)`.
+/// process, tests and benchmarks; everything is lost at exit (leases are POSIX only). Like every
+/// store, it offers the two protocols: `.distributor(key)` (a `keyed_segment_distributor`) and
+/// `.lease(options)`.
 ///
 ///     flakeid::memory_store store;
 ///     flakeid::segment_chain_generator ids{store.distributor("orders")};
