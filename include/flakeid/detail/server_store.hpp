@@ -52,7 +52,7 @@ class store_connection_error : public std::runtime_error {
 
 /// Whether `ns` is a namespace: 1 to 40 of [A-Za-z0-9_-].
 [[nodiscard]] constexpr bool valid_namespace(std::string_view ns) noexcept {
-  return !ns.empty() && ns.size() <= 40 && std::ranges::all_of(ns, [](char c) {
+  return !ns.empty() && ns.size() <= 40 && std::all_of(ns.begin(), ns.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
            c == '-';
   });
