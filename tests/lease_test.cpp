@@ -16,6 +16,7 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "adapters/lease_scenarios.hpp"
 #include "adapters/test_servers.hpp"

@@ -32,7 +32,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "detail/time_format.hpp"
+#include "detail/civil_time.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
 #include "layouts.hpp"

@@ -18,15 +18,39 @@
 /// precede it, for a clock whose `now()` may be taken early (a bare `rdtsc`); a generator that
 /// finds the clock behind its state reads it again that way before calling it a step back.
 
+#if defined(_WIN32)
+#include <thread>
+#else
+#include <time.h>  // NOLINT(modernize-deprecated-headers): nanosleep is POSIX, not <ctime>
+#include <cerrno>
+#endif
+
 #include <atomic>
 #include <chrono>
 #include <concepts>
 #include <cstdint>
 #include <memory>
-#include <thread>
 #include "version.hpp"
 
 namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+
+namespace detail {
+/// `std::this_thread::sleep_for` without `<thread>` in the engine's include path (POSIX:
+/// `nanosleep`, resumed after a signal for the time left).
+inline void sleep_for(std::chrono::nanoseconds d) {
+  if (d <= std::chrono::nanoseconds::zero()) return;
+#if defined(_WIN32)
+  std::this_thread::sleep_for(d);
+#else
+  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(d);
+  timespec left{};
+  left.tv_sec = static_cast<time_t>(secs.count());
+  left.tv_nsec = static_cast<long>((d - secs).count());
+  while (::nanosleep(&left, &left) != 0 && errno == EINTR) {
+  }
+#endif
+}
+}  // namespace detail
 
 /// A clock a generator can read Unix time from (see the file comment).
 template <class C>
@@ -164,7 +188,7 @@ class manual_clock {
   void sleep_for(std::chrono::nanoseconds d) const {
     s_->sleeps.fetch_add(1);
     if (!s_->auto_advance.load()) {
-      std::this_thread::sleep_for(d);
+      detail::sleep_for(d);
       return;
     }
     auto ms = std::chrono::ceil<duration>(d);
@@ -230,7 +254,7 @@ void clock_sleep(const C& c, std::chrono::nanoseconds d) {
   if constexpr (has_sleep_for<C>) {
     c.sleep_for(d);
   } else {
-    std::this_thread::sleep_for(d);
+    detail::sleep_for(d);
   }
 }
 

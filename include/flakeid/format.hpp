@@ -22,7 +22,7 @@
 #include <string_view>
 #include <utility>
 
-#include "detail/time_format.hpp"
+#include "detail/civil_time.hpp"
 #include "layout.hpp"
 #include "version.hpp"
 

@@ -36,7 +36,7 @@
 #include <string>
 #include <string_view>
 
-#include "detail/time_format.hpp"
+#include "detail/civil_time.hpp"
 #include "errors.hpp"
 #include "version.hpp"
 

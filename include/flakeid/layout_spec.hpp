@@ -39,6 +39,7 @@
 #include <string>
 #include <string_view>
 
+#include "detail/civil_time.hpp"
 #include "detail/text_util.hpp"
 #include "errors.hpp"
 #include "layout.hpp"

@@ -63,8 +63,8 @@
 #include <system_error>
 #include <utility>
 
+#include "detail/civil_time.hpp"
 #include "detail/text_util.hpp"
-#include "detail/time_format.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
 #include "version.hpp"

@@ -3,6 +3,8 @@
 #include <flakeid/adapters/redis.hpp>
 #include <flakeid/adapters/redis_segment.hpp>  // the names before redis_store, still in use below
 
+#include <thread>
+
 #include "expect_error.hpp"
 #include "segment_scenarios.hpp"
 #include "test_servers.hpp"

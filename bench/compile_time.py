@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 The flakeid authors
+"""Compile time of flakeid's headers next to a bare <atomic> + <chrono> translation unit.
+
+    python3 bench/compile_time.py [--cxx g++] [--runs 7] [--include include] [--markdown out.md]
+
+Each translation unit is compiled to an object file (-std=c++20 -O2) `--runs` times, one after
+another; the median wall time of each is reported with its ratio to the bare one, measured in
+the same run. It also lists the heavy standard headers each unit pulls in, so a header that
+creeps into the engine's include path shows up.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+UNITS = [
+    ("bare <atomic> + <chrono>", "#include <atomic>\n#include <chrono>\n"
+     "std::atomic<long long> a{std::chrono::system_clock::now().time_since_epoch().count()};\n"),
+    ("<flakeid/snowflake.hpp>", "#include <flakeid/snowflake.hpp>\n"
+     "flakeid::classic_snowflake<> g{flakeid::worker_id{1}};\n"
+     "unsigned long long f() { return g.next_id(); }\n"),
+    ("<flakeid/flakeid.hpp>", "#include <flakeid/flakeid.hpp>\n"
+     "flakeid::classic_snowflake<> g{flakeid::worker_id{1}};\n"
+     "unsigned long long f() { return g.next_id(); }\n"),
+]
+HEAVY = ("filesystem", "fstream", "random", "thread", "regex", "iostream", "format", "mutex",
+         "condition_variable", "future")
+
+
+def compile_once(cxx, include, src, obj):
+    start = time.perf_counter()
+    subprocess.run([cxx, "-std=c++20", "-O2", "-I", include, "-c", src, "-o", obj], check=True)
+    return time.perf_counter() - start
+
+
+def heavy_headers(cxx, include, src):
+    out = subprocess.run([cxx, "-std=c++20", "-I", include, "-H", "-fsyntax-only", src],
+                         check=True, capture_output=True, text=True).stderr
+    found = set()
+    for line in out.splitlines():
+        name = line.strip(". ").rsplit("/", 1)[-1]
+        if line.startswith(".") and name in HEAVY:
+            found.add(name)
+    return sorted(found)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--include", default=os.path.join(os.path.dirname(__file__), "..", "include"))
+    ap.add_argument("--markdown")
+    args = ap.parse_args()
+    if args.runs < 1:
+        sys.exit("compile_time.py: --runs must be at least 1")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (name, code) in enumerate(UNITS):
+            src = os.path.join(tmp, f"unit{i}.cpp")
+            with open(src, "w", encoding="utf-8") as f:
+                f.write(code)
+            obj = os.path.join(tmp, f"unit{i}.o")
+            compile_once(args.cxx, args.include, src, obj)  # warm the file cache
+            times = [compile_once(args.cxx, args.include, src, obj) for _ in range(args.runs)]
+            rows.append((name, statistics.median(times), heavy_headers(args.cxx, args.include, src)))
+    version = subprocess.run([args.cxx, "--version"], capture_output=True, text=True).stdout
+    base = rows[0][1]
+    lines = [f"Compiler: {version.splitlines()[0] if version else args.cxx}; -std=c++20 -O2 -c; "
+             f"median of {args.runs} runs", "",
+             "| translation unit | median | ratio to bare | heavy standard headers |",
+             "|---|---:|---:|---|"]
+    for name, t, heavy in rows:
+        lines.append(f"| {name} | {t:.2f} s | {t / base:.1f}x | {', '.join(heavy) or '-'} |")
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
