@@ -352,7 +352,7 @@ constexpr std::to_chars_result to_radix36(char* first, char* last, std::uint64_t
 
 /// The ID written as radix 36 text, padded or not.
 /// Throws `invalid_id_error` for empty text, more than 13 characters, a character outside
-/// 0-9A-Z (lower case included), or a value past 2^64 - 1.
+/// 0-9 and A-Z (lower case is refused: radix 36 text is upper case), or a value past 2^64 - 1.
 [[nodiscard]] constexpr std::uint64_t from_radix36(std::string_view text) {
   return detail::from_radix(text, detail::radix36_form);
 }
