@@ -17,14 +17,9 @@ struct postgres_backend {
   using store_type = flakeid::postgres_store;
   using distributor_type = flakeid::postgres_distributor;
   postgres_cluster server{true};
-  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
-  /// machine that may be busy: generous, as it bounds the wait only, not the result.
-  std::chrono::milliseconds connect_timeout{0};
+  /// A store in namespace `ns` whose connect and I/O timeouts are both `timeout`.
   store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
-    return store_type{server.conninfo(),
-                      {.name_space = ns,
-                       .connect_timeout = std::max(timeout, connect_timeout),
-                       .io_timeout = timeout}};
+    return store_type{server.conninfo(), {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -63,7 +58,7 @@ class postgres_ssl_segment_test : public ::testing::Test {
     b.start();
   }
   postgres_backend b{
-      postgres_cluster{postgres_config{.durable = true, .password = "S3cr3tPw", .ssl = true}}, 10s};
+      postgres_cluster{postgres_config{.durable = true, .password = "S3cr3tPw", .ssl = true}}};
 };
 
 TEST_F(postgres_ssl_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
@@ -75,7 +70,7 @@ TEST_F(postgres_ssl_segment_test, restart_after_sigkill_never_repeats_a_number) 
 
 TEST_F(postgres_segment_test, counts_in_a_table_per_namespace_and_names_the_store) {
   const std::string ns = unique_segment_ns("names");
-  auto store = b.store(ns, 2000ms);
+  auto store = b.store(ns, patient);
   auto d = store.distributor("orders");
   EXPECT_EQ(d.store_name(), "postgresql 127.0.0.1:" + std::to_string(b.server.port()) +
                                 " user flakeid db postgres namespace " + ns);
@@ -88,7 +83,7 @@ TEST_F(postgres_segment_test, counts_in_a_table_per_namespace_and_names_the_stor
   auto copy = d;
   EXPECT_EQ(copy.next_max_id(1), 151u);
   EXPECT_EQ(store.current("orders"), 151u);
-  flakeid::detail::postgres_connection raw{b.server.conninfo(), 2000ms, 2000ms};
+  flakeid::detail::postgres_connection raw{b.server.conninfo(), patient, patient};
   const auto r = raw.exec("SELECT key, last_max_id FROM " + d.table() + " ORDER BY key", {});
   ASSERT_EQ(PQntuples(r.get()), 2);
   EXPECT_STREQ(PQgetvalue(r.get(), 0, 0), "invoices");
@@ -97,9 +92,9 @@ TEST_F(postgres_segment_test, counts_in_a_table_per_namespace_and_names_the_stor
 
 TEST_F(postgres_segment_test, a_counter_past_bigint_is_a_clear_error) {
   const std::string ns = unique_segment_ns("overflow");
-  auto d = b.store(ns, 2000ms).distributor("orders");
+  auto d = b.store(ns, patient).distributor("orders");
   EXPECT_EQ(d.next_max_id(1), 1u);
-  flakeid::detail::postgres_connection raw{b.server.conninfo(), 2000ms, 2000ms};
+  flakeid::detail::postgres_connection raw{b.server.conninfo(), patient, patient};
   (void)raw.exec("UPDATE " + d.table() + " SET last_max_id = 9223372036854775000", {});
   try {
     (void)d.next_max_id(1000);

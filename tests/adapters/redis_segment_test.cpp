@@ -19,14 +19,9 @@ struct redis_backend {
   using store_type = flakeid::redis_store;
   using distributor_type = flakeid::redis_distributor;
   redis_server server{true};
-  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
-  /// machine that may be busy: generous, as it bounds the wait only, not the result.
-  std::chrono::milliseconds connect_timeout{0};
+  /// A store in namespace `ns` whose connect and I/O timeouts are both `timeout`.
   store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
-    return store_type{server.options(),
-                      {.name_space = ns,
-                       .connect_timeout = std::max(timeout, connect_timeout),
-                       .io_timeout = timeout}};
+    return store_type{server.options(), {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
@@ -63,7 +58,7 @@ class redis_tls_segment_test : public ::testing::Test {
     FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
     b.start();
   }
-  redis_backend b{redis_server{redis_config{.durable = true, .tls = true}}, 10s};
+  redis_backend b{redis_server{redis_config{.durable = true, .tls = true}}};
 };
 
 TEST_F(redis_tls_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
@@ -76,7 +71,7 @@ TEST_F(redis_tls_segment_test, restart_after_sigkill_never_repeats_a_number) {
 
 TEST_F(redis_segment_test, counts_in_a_namespaced_key_and_names_the_store) {
   const std::string ns = unique_segment_ns("names");
-  auto store = b.store(ns, 1000ms);
+  auto store = b.store(ns, patient);
   auto d = store.distributor("orders");
   EXPECT_EQ(d.store_name(), b.server.address().insert(0, "redis ") + " namespace " + ns);
   EXPECT_EQ(d.key(), "orders");
@@ -89,15 +84,15 @@ TEST_F(redis_segment_test, counts_in_a_namespaced_key_and_names_the_store) {
   EXPECT_EQ(copy.next_max_id(1), 151u);
   EXPECT_EQ(store.current("orders"), 151u);
   EXPECT_EQ(store.current("missing"), 0u);
-  flakeid::detail::redis_connection raw{b.server.address(), 1000ms, 1000ms};
+  flakeid::detail::redis_connection raw{b.server.address(), patient, patient};
   const auto r = raw.command({"GET", "flakeid:{" + ns + "}:segment:invoices"});
   EXPECT_EQ(std::string(r->str, r->len), "7");
 }
 
 TEST_F(redis_segment_test, a_key_holding_no_counter_is_a_clear_error) {
   const std::string ns = unique_segment_ns("garbage");
-  auto d = b.store(ns, 1000ms).distributor("orders");
-  flakeid::detail::redis_connection raw{b.server.address(), 1000ms, 1000ms};
+  auto d = b.store(ns, patient).distributor("orders");
+  flakeid::detail::redis_connection raw{b.server.address(), patient, patient};
   (void)raw.command({"SET", d.redis_key(), "hello"});
   try {
     (void)d.next_max_id(10);
@@ -114,7 +109,7 @@ TEST_F(redis_segment_test, a_key_holding_no_counter_is_a_clear_error) {
 
 TEST_F(redis_segment_test, chains_on_one_counter_from_several_threads_never_overlap) {
   const std::string ns = unique_segment_ns("threads");
-  auto store = b.store(ns, 1000ms);
+  auto store = b.store(ns, patient);
   flakeid::segment_chain_generator a{store.distributor("n"), {.step = 100}};
   flakeid::segment_chain_generator c{store.distributor("n"), {.step = 100}};
   std::vector<std::uint64_t> x(20'000);
