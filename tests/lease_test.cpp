@@ -43,11 +43,11 @@ struct scripted_store final : flakeid::lease_store {
   std::string where() const override { return "scripted"; }
   std::optional<flakeid::lease_claim> claim(const flakeid::claim_request& r) override {
     std::lock_guard lk(s->m);
-    flakeid::lease_claim c{3, s->recorded, s->lost_memory_at};
-    s->recorded = std::max(s->recorded, r.deadline_unix_ms);
+    flakeid::lease_claim c{3, time_or_none(s->recorded), time_or_none(s->lost_memory_at)};
+    s->recorded = std::max(s->recorded, ms_or_min(r.deadline));
     return c;
   }
-  flakeid::renewal renew(std::uint64_t, const std::string&, std::int64_t deadline) override {
+  flakeid::renewal renew(std::uint64_t, const std::string&, flakeid::lease_time deadline) override {
     std::function<void()> hook;
     {
       std::lock_guard lk(s->m);
@@ -58,14 +58,14 @@ struct scripted_store final : flakeid::lease_store {
     if (!s->reachable) throw flakeid::lease_store_error("flakeid: scripted: unreachable");
     ++s->renewals;
     if (s->taken) return flakeid::renewal::taken;
-    s->recorded = std::max(s->recorded, deadline);
+    s->recorded = std::max(s->recorded, ms_or_min(deadline));
     return flakeid::renewal::held;
   }
-  void release(std::uint64_t, const std::string&, std::int64_t last) override {
+  void release(std::uint64_t, const std::string&, flakeid::lease_time last) override {
     std::lock_guard lk(s->m);
     s->was_released = true;
-    s->released = last;
-    s->recorded = last;
+    s->released = ms_or_min(last);
+    s->recorded = s->released;
   }
 };
 
@@ -117,25 +117,25 @@ TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at
   EXPECT_EQ(gen.node(), (flakeid::node_id{0, 3}));
   const std::int64_t t0 = ms_of(clk);
   // The first deadline: claim time + ttl - margin (margin = ttl / 5), recorded by the claim.
-  EXPECT_EQ(l.deadline_unix_ms(), t0 + 240);
+  EXPECT_EQ(ms_or_min(l.deadline()), t0 + 240);
   {
     std::lock_guard lk(s->m);
     EXPECT_EQ(s->recorded, t0 + 240);
   }
   const std::uint64_t id = gen.next_id();
   clk.advance(100ms);
-  ASSERT_TRUE(wait_for([&] { return l.deadline_unix_ms() == t0 + 340; }))
+  ASSERT_TRUE(wait_for([&] { return ms_or_min(l.deadline()) == t0 + 340; }))
       << "a renewal moves the deadline to its send time + ttl - margin";
   {
     std::lock_guard lk(s->m);
-    EXPECT_GE(s->recorded, l.deadline_unix_ms()) << "the store holds every deadline in use";
+    EXPECT_GE(s->recorded, ms_or_min(l.deadline())) << "the store holds every deadline in use";
   }
   EXPECT_TRUE(l.valid());
   l.release();
   EXPECT_TRUE(s->was_released);
   // Released: the clock (id + 100 ms) plus the generator's lead of one tick.
   EXPECT_EQ(s->released, ts_of(id) + 101);
-  EXPECT_EQ(l.deadline_unix_ms(), INT64_MIN);
+  EXPECT_FALSE(l.deadline().has_value());
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
 }
 
@@ -147,7 +147,7 @@ void refused_from_the_deadline() {
   auto& l = t.l;
   Gen gen{l, clk};
   t.cut();  // no renewal is ever confirmed again
-  const std::int64_t deadline = l.deadline_unix_ms();
+  const std::int64_t deadline = ms_or_min(l.deadline());
   std::set<std::uint64_t> ids;
   bool refused = false;
   for (int i = 0; i < 100'000 && !refused; ++i) {
@@ -194,7 +194,7 @@ TEST(lease_fence_test, borrowing_stops_at_the_deadline_although_the_clock_is_beh
   auto& l = t.l;
   borrowing gen{l, clk};
   t.cut();
-  const std::int64_t deadline = l.deadline_unix_ms();
+  const std::int64_t deadline = ms_or_min(l.deadline());
   std::uint64_t last = 0;
   // The clock stands still; 4,096 IDs a tick: the generator borrows ahead, up to the deadline.
   std::size_t n = 0;
@@ -214,7 +214,7 @@ TEST(lease_fence_test, gene_generator_is_refused_from_its_deadline) {
   auto& l = t.l;
   gene_manual gen{l, clk};
   t.cut();
-  const std::int64_t deadline = l.deadline_unix_ms();
+  const std::int64_t deadline = ms_or_min(l.deadline());
   clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{deadline - 1}});
   const std::uint64_t id = gen.next_id(12345);
   EXPECT_EQ(gene_manual::decompose(id).timestamp.time_since_epoch().count(), deadline - 1);
@@ -240,7 +240,7 @@ TEST(lease_fence_test, striped_stripes_share_the_fence) {
   EXPECT_EQ(gen.stripe(0).node(), (flakeid::node_id{0, 3 << 2}));
   EXPECT_EQ(gen.stripe(3).node(), (flakeid::node_id{0, (3 << 2) | 3}));
   t.cut();
-  clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{l.deadline_unix_ms()}});
+  clk.set(*l.deadline());
   for (std::size_t i = 0; i < striped::stripe_count; ++i)
     EXPECT_THROW((void)gen.stripe(i).next_id(), flakeid::lease_lost_error) << i;
 }
@@ -255,7 +255,7 @@ TEST(lease_fence_test, tick_generator_is_refused_from_its_deadline) {
   flakeid::lease l{std::move(store), o};
   flakeid::tick_snowflake<> gen{l, tc};
   cut(s);
-  const std::int64_t deadline = l.deadline_unix_ms();
+  const std::int64_t deadline = ms_or_min(l.deadline());
   std::uint64_t last = 0;
   bool refused = false;
   for (const auto end = steady::now() + 60s; !refused && steady::now() < end;) {
@@ -281,9 +281,9 @@ TEST(lease_fence_test, a_new_holder_mints_only_above_the_old_deadline_plus_safe_
     s->recorded = old_deadline;
   }
   manual_gen gen{l, clk};
-  EXPECT_EQ(l.not_after_unix_ms(), old_deadline + 100);
+  EXPECT_EQ(ms_or_min(l.not_after()), old_deadline + 100);
   EXPECT_EQ(ts_of(gen.next_id()), old_deadline + 101) << "waited for the clock to pass it";
-  EXPECT_GT(l.deadline_unix_ms(), ms_of(clk)) << "acquire returns on a valid fence";
+  EXPECT_GT(ms_or_min(l.deadline()), ms_of(clk)) << "acquire returns on a valid fence";
 }
 
 TEST(lease_fence_test, a_store_that_lost_its_memory_makes_the_claimer_wait_ttl_plus_guard) {
@@ -297,7 +297,7 @@ TEST(lease_fence_test, a_store_that_lost_its_memory_makes_the_claimer_wait_ttl_p
     s->lost_memory_at = lost_at;
   }
   manual_gen gen{l, clk};
-  EXPECT_EQ(l.not_after_unix_ms(), lost_at + 300 + 100);
+  EXPECT_EQ(ms_or_min(l.not_after()), lost_at + 300 + 100);
   EXPECT_EQ(ts_of(gen.next_id()), lost_at + 401);
 }
 
@@ -313,7 +313,7 @@ TEST(lease_fence_test, acquire_never_returns_on_an_expired_fence) {
     s->recorded = ms_of(clk) + 800;
   }
   (void)l.acquire(1);
-  EXPECT_GT(l.deadline_unix_ms(), ms_of(clk));
+  EXPECT_GT(ms_or_min(l.deadline()), ms_of(clk));
   EXPECT_TRUE(l.valid());
 }
 
@@ -332,12 +332,12 @@ TEST(lease_fence_test, a_release_racing_a_renewal_leaves_the_fence_down) {
       std::lock_guard lk(s->m);
       s->in_renew = [&] {
         in_renew.store(true);
-        while (l.deadline_unix_ms() != INT64_MIN) std::this_thread::yield();
+        while (l.deadline()) std::this_thread::yield();
       };
     }
     while (!in_renew.load()) std::this_thread::yield();
     l.release();
-    EXPECT_EQ(l.deadline_unix_ms(), INT64_MIN) << "round " << round;
+    EXPECT_FALSE(l.deadline().has_value()) << "round " << round;
     EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error) << "round " << round;
   }
 }
@@ -357,7 +357,7 @@ TEST(lease_test, refuses_when_unconfirmed_and_resumes_when_renewed_again) {
   manual_gen gen{l, clk};
   (void)gen.next_id();
   t.cut();
-  clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{l.deadline_unix_ms()}});
+  clk.set(*l.deadline());
   EXPECT_FALSE(l.valid());
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
   auto seen = [&](flakeid::lease_event e) {
@@ -689,8 +689,8 @@ TEST(file_lease_test, a_stopped_holder_keeps_its_id_until_it_is_killed) {
   ::close(fd);
   ASSERT_GT(a_ids.size(), 1000U);
   EXPECT_EQ(duplicates(a_ids, b_ids), 0U);
-  EXPECT_GT(ts_of(b_ids.front()), l.previous_last_unix_ms() + o.safe_guard.count());
-  EXPECT_GT(l.previous_last_unix_ms(), ts_of(*std::max_element(a_ids.begin(), a_ids.end())));
+  EXPECT_GT(ts_of(b_ids.front()), ms_or_min(l.previous_last()) + o.safe_guard.count());
+  EXPECT_GT(ms_or_min(l.previous_last()), ts_of(*std::max_element(a_ids.begin(), a_ids.end())));
 }
 
 TEST(file_lease_test, a_lease_file_deleted_under_its_holder_causes_no_duplicate) {
@@ -758,6 +758,37 @@ flakeid::lease_options guard_options(const flakeid::manual_clock& clk) {
   return o;
 }
 
+// The names in Unix ms that `lease_time` replaced still work for one release (deprecated).
+TEST(clock_guard_test, the_names_in_unix_ms_before_lease_time_still_work) {
+  auto store = std::make_unique<scripted_store>();
+  const auto s = store->s;
+  flakeid::manual_clock clk = clock_at_wall(-1h);  // an hour from the system clock's reading
+  const std::int64_t t0 = ms_of(clk);
+  s->recorded = t0 - 150;  // the previous holder's deadline, settled before now
+  flakeid::lease_options o = engine_options();
+  o.use_clock(clk);
+  o.now = nullptr;  // the clock only through the deprecated option
+  o.now_ms = [&clk] { return ms_of(clk); };
+  flakeid::lease l{std::move(store), o};
+  file_backend b;
+  flakeid::clock_guard_file guard{b.dir + "/state", flakeid::fixed_node{flakeid::worker_id{7}},
+                                  guard_options(clk)};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  EXPECT_EQ(l.deadline_unix_ms(), INT64_MIN);
+  EXPECT_EQ(l.previous_last_unix_ms(), INT64_MIN);
+  EXPECT_EQ(l.acquire(1), 3U);
+  EXPECT_EQ(l.deadline_unix_ms(), t0 + 240) << "claim time on the now_ms clock + ttl - margin";
+  EXPECT_EQ(l.previous_last_unix_ms(), t0 - 150);
+  EXPECT_EQ(l.not_after_unix_ms(), t0 - 50);
+  EXPECT_EQ(guard.recorded_unix_ms(), INT64_MIN);
+#pragma GCC diagnostic pop
+  EXPECT_EQ(l.deadline(), flakeid::lease_time{std::chrono::milliseconds{t0 + 240}});
+  EXPECT_EQ(l.previous_last(), flakeid::lease_time{std::chrono::milliseconds{t0 - 150}});
+  EXPECT_EQ(l.not_after(), flakeid::lease_time{std::chrono::milliseconds{t0 - 50}});
+  EXPECT_FALSE(guard.recorded().has_value());
+}
+
 TEST(clock_guard_test, a_restart_after_the_clock_moved_back_waits_or_refuses) {
   file_backend b;
   const std::string file = b.dir + "/state";
@@ -767,7 +798,7 @@ TEST(clock_guard_test, a_restart_after_the_clock_moved_back_waits_or_refuses) {
   {
     flakeid::clock_guard_file guard{file, node, guard_options(clk)};
     manual_gen gen{guard, clk};
-    EXPECT_EQ(guard.recorded_unix_ms(), INT64_MIN);
+    EXPECT_FALSE(guard.recorded().has_value());
     EXPECT_EQ(gen.node(), (flakeid::node_id{0, 7}));
     for (int i = 0; i < 100; ++i) {
       last = gen.next_id();
@@ -779,7 +810,7 @@ TEST(clock_guard_test, a_restart_after_the_clock_moved_back_waits_or_refuses) {
     flakeid::clock_guard_file guard{file, node, guard_options(clk)};
     manual_gen gen{guard, clk};
     // A clean shutdown records the clock at release (1 ms past the last ID) plus one tick.
-    EXPECT_EQ(guard.recorded_unix_ms(), ts_of(last) + 2);
+    EXPECT_EQ(ms_or_min(guard.recorded()), ts_of(last) + 2);
     const std::uint64_t id = gen.next_id();
     EXPECT_GT(id, last);
     last = id;
@@ -826,7 +857,7 @@ TEST(clock_guard_test, a_crash_leaves_a_horizon_that_covers_every_minted_id) {
   flakeid::manual_clock clk = clock_at_wall(-200ms);  // restarted with the clock moved back
   flakeid::clock_guard_file guard{file, node, guard_options(clk)};
   manual_gen gen{guard, clk};
-  EXPECT_GE(guard.recorded_unix_ms(), ts_of(last));
+  EXPECT_GE(ms_or_min(guard.recorded()), ts_of(last));
   EXPECT_GT(gen.next_id(), last);
 }
 

@@ -26,6 +26,9 @@ using flakeid_test::expect_error;
 using manual_gen = flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock>;
 
 std::int64_t ms_of(const flakeid::manual_clock& c) { return c.now().time_since_epoch().count(); }
+flakeid::lease_time at(std::int64_t unix_ms) {
+  return flakeid::lease_time{std::chrono::milliseconds{unix_ms}};
+}
 std::int64_t ts_of(std::uint64_t id) {
   return manual_gen::decompose(id).timestamp.time_since_epoch().count();
 }
@@ -74,7 +77,7 @@ TEST(memory_store_test, leases_take_distinct_ids_and_a_released_id_returns_after
   auto d = store.lease(slow_lease(clk));
   manual_gen gd{d, clk};
   EXPECT_EQ(gd.node(), (flakeid::node_id{0, 0}));
-  EXPECT_EQ(d.previous_last_unix_ms(), t0 + 1);
+  EXPECT_EQ(d.previous_last(), at(t0 + 1));
   EXPECT_EQ(ts_of(gd.next_id()), t0 + 3000);
 }
 
@@ -96,7 +99,7 @@ TEST(memory_store_test, a_new_holder_waits_out_the_previous_deadline_plus_safe_g
   clk.advance(1s);  // t0 + 2500: free, but not yet settled (settled: up to now - 2 s = t0 + 500)
   auto b = store.lease(o);
   manual_gen gb{b, clk};
-  EXPECT_EQ(b.not_after_unix_ms(), t0 + 501 + 2000);
+  EXPECT_EQ(b.not_after(), at(t0 + 501 + 2000));
   EXPECT_EQ(ts_of(gb.next_id()), t0 + 2502) << "the first ID lies above the old one plus the guard";
 }
 

@@ -22,7 +22,9 @@
 ///
 /// Use `options.use_clock(c)` when the generator reads another clock than the system clock.
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -60,14 +62,19 @@ class clock_guard_file {
     (void)lease_.acquire(1);
     worker_assignment a;
     a.node = node_;
-    a.not_after_unix_ms = lease_.not_after_unix_ms();
+    a.not_after_unix_ms = detail::unix_ms_or_min(lease_.not_after());
     a.fence = lease_.fence();
     a.source = "fixed, clock guard " + file_.string();
     return a;
   }
 
-  /// The timestamp the file held at start (INT64_MIN: a new file).
-  [[nodiscard]] std::int64_t recorded_unix_ms() const { return lease_.previous_last_unix_ms(); }
+  /// The timestamp the file held at start; empty: a new file.
+  [[nodiscard]] std::optional<lease_time> recorded() const { return lease_.previous_last(); }
+  /// Deprecated: `recorded()` in Unix ms, INT64_MIN for a new file.
+  [[deprecated("use recorded(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
+  recorded_unix_ms() const {
+    return detail::unix_ms_or_min(recorded());
+  }
   /// Writes the exact last timestamp and unlocks the file (also done by the destructor).
   void release() noexcept { lease_.release(); }
   [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept {

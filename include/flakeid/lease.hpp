@@ -73,6 +73,11 @@
 
 namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
+/// A moment as the lease layer records it: Unix time in milliseconds, read from the clock the
+/// generator mints with. "None" (an id never used, a store that lost nothing) is an empty
+/// `std::optional<lease_time>`.
+using lease_time = std::chrono::sys_time<std::chrono::milliseconds>;
+
 /// What a lease reports to `lease_options::on_event` (from its renewal thread).
 enum class lease_event {
   acquired,       ///< an id was claimed
@@ -123,7 +128,10 @@ struct lease_options {
   std::chrono::milliseconds max_wait{1'000};
   /// Claim only ids below this (0: every id the layout's datacenter and worker bits can hold).
   std::uint64_t max_ids = 0;
-  /// Reads the time the generator mints with, in Unix ms (empty: the system clock).
+  /// Reads the time the generator mints with (empty: the system clock).
+  std::function<lease_time()> now;
+  /// Deprecated (use `now`; removed in the next minor release): the same in Unix ms. Used
+  /// only when `now` is empty.
   std::function<std::int64_t()> now_ms;
   /// Waits on that clock (empty: `std::this_thread::sleep_for`).
   std::function<void(std::chrono::milliseconds)> sleep;
@@ -135,7 +143,7 @@ struct lease_options {
   /// it instead of sleeping). A copy of `c` is kept.
   template <clock_source C>
   lease_options& use_clock(C c) {
-    now_ms = [c] { return detail::unix_ms(c.now()); };
+    now = [c] { return std::chrono::time_point_cast<std::chrono::milliseconds>(c.now()); };
     sleep = [c](std::chrono::milliseconds d) { detail::clock_sleep(c, d); };
     return *this;
   }
@@ -147,27 +155,27 @@ struct claim_request {
   std::uint64_t count = 0;
   /// The claimer's token.
   std::string holder;
-  /// The claimer's clock now (Unix ms).
-  std::int64_t now_unix_ms = 0;
+  /// The claimer's clock now.
+  lease_time now{};
   /// The claimer's first deadline: record it with the id before answering.
-  std::int64_t deadline_unix_ms = 0;
-  /// Ids recorded at or below this (Unix ms: now - safe_guard) need no wait: prefer them.
-  std::int64_t settled_unix_ms = INT64_MIN;
-  /// Skip ids whose recorded deadline lies above this (Unix ms): they were used too far ahead
-  /// of this clock.
-  std::int64_t skip_above_unix_ms = INT64_MAX;
+  lease_time deadline{};
+  /// Ids recorded at or below this (now - safe_guard) need no wait: prefer them.
+  lease_time settled = lease_time::min();
+  /// Skip ids whose recorded deadline lies above this: they were used too far ahead of this
+  /// clock.
+  lease_time skip_above = lease_time::max();
 };
 
 /// The id a store handed out, with what the claimer must wait for.
 struct lease_claim {
   std::uint64_t id = 0;
   /// The deadline (or exact last timestamp, after a release) recorded by the previous holders
-  /// of the id, Unix ms; INT64_MIN: never used.
-  std::int64_t last_unix_ms = INT64_MIN;
+  /// of the id; empty: never used.
+  std::optional<lease_time> last;
   /// When the store may have lost its memory of this namespace (restarted without persistence,
-  /// a file deleted), Unix ms; INT64_MIN: not recently. The claimer then waits until this plus
+  /// a file deleted); empty: not recently. The claimer then waits until this plus
   /// `ttl + safe_guard`.
-  std::int64_t lost_memory_at = INT64_MIN;
+  std::optional<lease_time> lost_memory_at;
 };
 
 /// The answer to a renewal.
@@ -181,16 +189,15 @@ class lease_store {
   virtual ~lease_store() = default;
   /// The store and its address, for messages: "redis 127.0.0.1:6379" (never a password).
   [[nodiscard]] virtual std::string where() const = 0;
-  /// Claims a free id for `r.holder` (see `claim_request`), recording `r.deadline_unix_ms`.
+  /// Claims a free id for `r.holder` (see `claim_request`), recording `r.deadline`.
   /// Prefers ids whose previous deadline has passed. Returns nothing when no id can be had.
   virtual std::optional<lease_claim> claim(const claim_request& r) = 0;
-  /// Extends `holder`'s lease on `id` and records `max(recorded, deadline_unix_ms)`, before
-  /// answering `held`. Answers `taken` when the id is no longer `holder`'s.
-  virtual renewal renew(std::uint64_t id, const std::string& holder,
-                        std::int64_t deadline_unix_ms) = 0;
-  /// Records `last_unix_ms` (every ID of the holder lies at or below it) and releases the id;
-  /// it is handed out again after `safe_guard`.
-  virtual void release(std::uint64_t id, const std::string& holder, std::int64_t last_unix_ms) = 0;
+  /// Extends `holder`'s lease on `id` and records `max(recorded, deadline)`, before answering
+  /// `held`. Answers `taken` when the id is no longer `holder`'s.
+  virtual renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) = 0;
+  /// Records `last` (every ID of the holder lies at or below it) and releases the id; it is
+  /// handed out again after `safe_guard`.
+  virtual void release(std::uint64_t id, const std::string& holder, lease_time last) = 0;
   /// Called in a forked child instead of the destructor's usual work: drop what is shared with
   /// the parent (sockets, lock files) without telling the server or unlocking anything.
   virtual void abandon_after_fork() noexcept {}
@@ -224,7 +231,37 @@ inline lease_options lease_options_for_store(lease_options o, const store_option
   return o;
 }
 
-inline std::int64_t system_unix_ms() noexcept { return unix_ms(std::chrono::system_clock::now()); }
+/// Unix milliseconds of a lease time, the unit every store records.
+[[nodiscard]] constexpr std::int64_t unix_ms_of(lease_time t) noexcept {
+  return t.time_since_epoch().count();
+}
+/// The lease time of `ms` Unix milliseconds.
+[[nodiscard]] constexpr lease_time lease_time_of(std::int64_t ms) noexcept {
+  return lease_time{std::chrono::milliseconds{ms}};
+}
+/// `unix_ms_of(t)` in decimal, as the server stores send it.
+inline std::string unix_ms_text(lease_time t) { return std::to_string(unix_ms_of(t)); }
+/// A stored number where INT64_MIN means "none" (the fence's and the stores' encoding).
+[[nodiscard]] constexpr std::optional<lease_time> lease_time_or_none(std::int64_t ms) noexcept {
+  if (ms == INT64_MIN) return std::nullopt;
+  return lease_time_of(ms);
+}
+/// The reverse of `lease_time_or_none`.
+[[nodiscard]] constexpr std::int64_t unix_ms_or_min(const std::optional<lease_time>& t) noexcept {
+  return t ? unix_ms_of(*t) : INT64_MIN;
+}
+
+inline lease_time system_lease_time() noexcept {
+  return std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
+}
+
+/// The clock of a lease with options `o`: `o.now`, else the deprecated `o.now_ms`, else the
+/// system clock. Stores that keep time themselves (the memory store) read this one too.
+inline std::function<lease_time()> lease_clock(const lease_options& o) {
+  if (o.now) return o.now;
+  if (o.now_ms) return [f = o.now_ms] { return lease_time_of(f()); };
+  return &system_lease_time;
+}
 
 /// Every live lease of this process, so that a forked child can stop them all at once.
 struct lease_registry {
@@ -295,7 +332,7 @@ class lease {
                                  " ms leaves no time to renew a " +
                                  std::to_string(opt_.ttl.count()) +
                                  " ms lease: use less than ttl * 2 / 3");
-    if (!opt_.now_ms) opt_.now_ms = &detail::system_unix_ms;
+    opt_.now = detail::lease_clock(opt_);
     if (!opt_.sleep)
       opt_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
     fence_->deadline_unix_ms.store(INT64_MIN, std::memory_order_relaxed);
@@ -332,10 +369,10 @@ class lease {
     claim_request req;
     req.count = id_count;
     req.holder = holder_;
-    req.now_unix_ms = opt_.now_ms();
-    req.deadline_unix_ms = req.now_unix_ms + (opt_.ttl - opt_.margin).count();
-    req.settled_unix_ms = req.now_unix_ms - opt_.safe_guard.count();
-    req.skip_above_unix_ms = req.now_unix_ms + (opt_.max_wait - opt_.safe_guard).count();
+    req.now = opt_.now();
+    req.deadline = req.now + (opt_.ttl - opt_.margin);
+    req.settled = req.now - opt_.safe_guard;
+    req.skip_above = req.now + (opt_.max_wait - opt_.safe_guard);
     std::optional<lease_claim> c;
     {
       std::lock_guard io(io_m_);
@@ -348,46 +385,47 @@ class lease {
                             "max_wait (" +
                             std::to_string(opt_.max_wait.count()) + " ms) (" + where() + ")");
     id_ = c->id;
-    previous_last_ = c->last_unix_ms;
+    previous_last_ = c->last;
     lost_memory_at_ = c->lost_memory_at;
     // Mint only above the previous holder's deadline plus the guard, and, when the store lost
-    // its memory, above any deadline it forgot.
-    const std::int64_t after_record =
-        previous_last_ == INT64_MIN ? INT64_MIN : previous_last_ + opt_.safe_guard.count();
-    const std::int64_t after_loss = lost_memory_at_ == INT64_MIN
-                                        ? INT64_MIN
-                                        : lost_memory_at_ + (opt_.ttl + opt_.safe_guard).count();
+    // its memory, above any deadline it forgot (an empty optional is below every time).
+    std::optional<lease_time> after_record;
+    std::optional<lease_time> after_loss;
+    if (previous_last_) after_record = *previous_last_ + opt_.safe_guard;
+    if (lost_memory_at_) after_loss = *lost_memory_at_ + opt_.ttl + opt_.safe_guard;
     not_after_ = std::max(after_record, after_loss);
-    const std::int64_t ahead = after_record == INT64_MIN ? 0 : after_record - opt_.now_ms() + 1;
-    if (ahead > opt_.max_wait.count()) {
+    const std::chrono::milliseconds ahead =
+        after_record ? *after_record - opt_.now() + std::chrono::milliseconds{1}
+                     : std::chrono::milliseconds{0};
+    if (ahead > opt_.max_wait) {
       try {
         std::lock_guard io(io_m_);
-        store_->release(id_, holder_, previous_last_);
+        store_->release(id_, holder_, *previous_last_);
       } catch (const std::exception&) {  // it expires on its own
       }
       throw clock_backwards_error("flakeid: worker id " + std::to_string(id_) + " in namespace " +
                                       opt_.name_space + " was last used up to Unix ms " +
-                                      std::to_string(previous_last_) + ", " +
-                                      std::to_string(ahead) +
+                                      std::to_string(detail::unix_ms_of(*previous_last_)) + ", " +
+                                      std::to_string(ahead.count()) +
                                       " ms ahead of this clock (safe_guard included); the lease "
                                       "waits up to " +
                                       std::to_string(opt_.max_wait.count()) + " ms",
-                                  std::chrono::milliseconds{ahead});
+                                  ahead);
     }
     claimed_ = true;
-    deadline_ = req.deadline_unix_ms;
-    fence_->deadline_unix_ms.store(deadline_, std::memory_order_release);
+    deadline_ = req.deadline;
+    fence_->deadline_unix_ms.store(detail::unix_ms_of(deadline_), std::memory_order_release);
     renewer_ = std::thread([this] { renew_loop(); });
     lk.unlock();
     // Wait for the clock to pass `not_after_` (the renewer keeps the claim alive meanwhile),
     // then make sure the fence is valid now: renew at once if the wait used it up.
-    if (not_after_ != INT64_MIN) {
-      for (std::int64_t left = not_after_ - opt_.now_ms() + 1; left > 0;
-           left = not_after_ - opt_.now_ms() + 1)
-        opt_.sleep(std::chrono::milliseconds{left});
+    if (not_after_) {
+      constexpr std::chrono::milliseconds tick{1};
+      for (auto left = *not_after_ - opt_.now() + tick; left > std::chrono::milliseconds::zero();
+           left = *not_after_ - opt_.now() + tick)
+        opt_.sleep(left);
     }
-    for (int attempt = 0; opt_.now_ms() >= fence_->deadline_unix_ms.load(std::memory_order_acquire);
-         ++attempt) {
+    for (int attempt = 0; !valid(); ++attempt) {
       lk.lock();
       if (lost_ || stop_)
         detail::reject_worker("worker id " + std::to_string(id_) + " was lost while waiting (" +
@@ -418,7 +456,7 @@ class lease {
     worker_assignment a;
     a.node.worker = wbits == 0 ? 0 : (n & l.max_value(field_kind::worker));
     a.node.datacenter = wbits >= 64 ? 0 : (n >> wbits);
-    a.not_after_unix_ms = not_after_unix_ms();
+    a.not_after_unix_ms = detail::unix_ms_or_min(not_after());
     a.fence = fence_;
     a.source = "lease " + where() + " namespace " + opt_.name_space + " id " + std::to_string(n);
     return a;
@@ -445,11 +483,12 @@ class lease {
     // Every ID lies below the confirmed deadline; a call still in flight read its clock before
     // the fence dropped, so its tick is at most the clock now plus the generator's lead.
     const std::int64_t last = std::min(
-        deadline_ - 1, std::max(fence_->last_unix_ms.load(std::memory_order_acquire),
-                                opt_.now_ms() + fence_->lead_ms.load(std::memory_order_acquire)));
+        detail::unix_ms_of(deadline_) - 1,
+        std::max(fence_->last_unix_ms.load(std::memory_order_acquire),
+                 detail::unix_ms_of(opt_.now()) + fence_->lead_ms.load(std::memory_order_acquire)));
     try {
       std::lock_guard io(io_m_);
-      store_->release(id_, holder_, last);
+      store_->release(id_, holder_, detail::lease_time_of(last));
       notify(lease_event::released, "worker id " + std::to_string(id_));
     } catch (const std::exception& e) {
       notify(lease_event::release_failed, e.what());
@@ -463,11 +502,17 @@ class lease {
   }
   /// Whether the generator may mint now: the clock is below the confirmed deadline.
   [[nodiscard]] bool valid() const {
-    return opt_.now_ms() < fence_->deadline_unix_ms.load(std::memory_order_acquire);
+    return detail::unix_ms_of(opt_.now()) <
+           fence_->deadline_unix_ms.load(std::memory_order_acquire);
   }
-  /// The confirmed deadline (Unix ms): every ID of the generator lies below it. INT64_MIN
-  /// before `acquire` and after release or loss.
-  [[nodiscard]] std::int64_t deadline_unix_ms() const noexcept {
+  /// The confirmed deadline: every ID of the generator lies below it. Empty before `acquire`
+  /// and after release or loss.
+  [[nodiscard]] std::optional<lease_time> deadline() const noexcept {
+    return detail::lease_time_or_none(fence_->deadline_unix_ms.load(std::memory_order_acquire));
+  }
+  /// Deprecated: `deadline()` in Unix ms, INT64_MIN for none.
+  [[deprecated("use deadline(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
+  deadline_unix_ms() const noexcept {
     return fence_->deadline_unix_ms.load(std::memory_order_acquire);
   }
   /// Whether the id is no longer this lease's (the lease stays down).
@@ -475,16 +520,27 @@ class lease {
     std::lock_guard lk(m_);
     return lost_;
   }
-  /// The deadline (or last timestamp) the previous holders recorded (INT64_MIN: none).
-  [[nodiscard]] std::int64_t previous_last_unix_ms() const {
+  /// The deadline (or last timestamp) the previous holders recorded; empty: never used.
+  [[nodiscard]] std::optional<lease_time> previous_last() const {
     std::lock_guard lk(m_);
     return previous_last_;
   }
-  /// The generator mints only in ticks that start after this (Unix ms): the previous deadline
-  /// plus `safe_guard`, or a store's loss of memory plus `ttl + safe_guard`.
-  [[nodiscard]] std::int64_t not_after_unix_ms() const {
+  /// Deprecated: `previous_last()` in Unix ms, INT64_MIN for none.
+  [[deprecated(
+      "use previous_last(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
+  previous_last_unix_ms() const {
+    return detail::unix_ms_or_min(previous_last());
+  }
+  /// The generator mints only in ticks that start after this: the previous deadline plus
+  /// `safe_guard`, or a store's loss of memory plus `ttl + safe_guard`; empty: no bound.
+  [[nodiscard]] std::optional<lease_time> not_after() const {
     std::lock_guard lk(m_);
     return not_after_;
+  }
+  /// Deprecated: `not_after()` in Unix ms, INT64_MIN for none.
+  [[deprecated("use not_after(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
+  not_after_unix_ms() const {
+    return detail::unix_ms_or_min(not_after());
   }
   /// The fence shared with the generator.
   [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept { return fence_; }
@@ -515,8 +571,8 @@ class lease {
       lk.unlock();
       // The new deadline counts from the send time, in the generator's clock; the store
       // records it before it answers, and only then does the fence move up to it.
-      const std::int64_t sent = opt_.now_ms();
-      const std::int64_t wanted = sent + (opt_.ttl - opt_.margin).count();
+      const lease_time sent = opt_.now();
+      const lease_time wanted = sent + (opt_.ttl - opt_.margin);
       std::optional<renewal> r;
       std::string error;
       try {
@@ -531,7 +587,7 @@ class lease {
       if (stop_) break;  // released meanwhile: the fence stays down
       if (!r) {
         next = steady::now() + retry;
-        const bool expired = opt_.now_ms() >= deadline_;
+        const bool expired = opt_.now() >= deadline_;
         lk.unlock();
         notify(lease_event::renew_failed, error);
         if (expired && !suspended)
@@ -553,7 +609,7 @@ class lease {
       next = steady::now() + interval;
       if (wanted > deadline_) {
         deadline_ = wanted;
-        fence_->deadline_unix_ms.store(wanted, std::memory_order_release);
+        fence_->deadline_unix_ms.store(detail::unix_ms_of(wanted), std::memory_order_release);
       }
       if (suspended) {
         suspended = false;
@@ -579,10 +635,10 @@ class lease {
   bool renew_now_ = false;
   std::atomic<bool> forked_{false};
   std::uint64_t id_ = 0;
-  std::int64_t previous_last_ = INT64_MIN;
-  std::int64_t lost_memory_at_ = INT64_MIN;
-  std::int64_t not_after_ = INT64_MIN;
-  std::int64_t deadline_ = INT64_MIN;  // the confirmed deadline (under m_)
+  std::optional<lease_time> previous_last_;
+  std::optional<lease_time> lost_memory_at_;
+  std::optional<lease_time> not_after_;
+  lease_time deadline_ = lease_time::min();  // the confirmed deadline (under m_)
   std::thread renewer_;
 };
 

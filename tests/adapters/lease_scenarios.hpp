@@ -38,6 +38,16 @@ using steady = std::chrono::steady_clock;
 using manual_gen = flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock>;
 using wall_gen = flakeid::classic_snowflake<flakeid::layouts::twitter>;
 
+/// A lease time in Unix ms, INT64_MIN for none: how these tests compare times with IDs'.
+inline std::int64_t ms_or_min(const std::optional<flakeid::lease_time>& t) {
+  return t ? t->time_since_epoch().count() : INT64_MIN;
+}
+/// The reverse of `ms_or_min`.
+inline std::optional<flakeid::lease_time> time_or_none(std::int64_t ms) {
+  if (ms == INT64_MIN) return std::nullopt;
+  return flakeid::lease_time{std::chrono::milliseconds{ms}};
+}
+
 inline std::string unique_ns(const std::string& stem) {
   return stem + "_" + std::to_string(::getpid()) + "_" +
          std::to_string(steady::now().time_since_epoch().count() % 1000000);
@@ -79,7 +89,7 @@ inline std::int64_t ts_of(std::uint64_t id) {
 
 /// The assignment of a lease that already holds its id, for a generator.
 inline flakeid::worker_assignment held(const flakeid::lease& l) {
-  return {{0, l.id()}, l.not_after_unix_ms(), l.fence(), "test"};
+  return {{0, l.id()}, ms_or_min(l.not_after()), l.fence(), "test"};
 }
 
 /// 40 leases (separate connections) race for 32 ids: 32 distinct winners, 8 clear errors.
@@ -186,13 +196,14 @@ void sigkill_holder(Backend& b) {
   o2.max_ids = 1;
   auto next = claim_until(b, o2, steady::now() + 60s);
   ASSERT_NE(next, nullptr) << "the id was not handed out again after expiry plus safe guard";
-  EXPECT_GT(next->previous_last_unix_ms(), ts_of(last)) << "the recorded deadline covers every ID";
-  EXPECT_GE(next->not_after_unix_ms(), next->previous_last_unix_ms() + o.safe_guard.count());
-  EXPECT_GT(clk.now().time_since_epoch().count(), next->not_after_unix_ms())
+  EXPECT_GT(ms_or_min(next->previous_last()), ts_of(last))
+      << "the recorded deadline covers every ID";
+  EXPECT_GE(ms_or_min(next->not_after()), ms_or_min(next->previous_last()) + o.safe_guard.count());
+  EXPECT_GT(clk.now().time_since_epoch().count(), ms_or_min(next->not_after()))
       << "the lease waited for the clock";
   manual_gen gen{held(*next), clk};
   const std::uint64_t first = gen.next_id();
-  EXPECT_GT(ts_of(first), next->previous_last_unix_ms() + o.safe_guard.count());
+  EXPECT_GT(ts_of(first), ms_or_min(next->previous_last()) + o.safe_guard.count());
   EXPECT_GT(first, last);
 }
 
@@ -221,8 +232,9 @@ void server_outage(Backend& b, bool durable) {
   }
   ASSERT_TRUE(refused) << "the generator kept minting without its store";
   EXPECT_FALSE(l->valid());
+  const std::optional<flakeid::lease_time> deadline = l->deadline();
   for (const std::uint64_t id : ids)
-    ASSERT_LT(ts_of(id), l->deadline_unix_ms() == INT64_MIN ? INT64_MAX : l->deadline_unix_ms());
+    ASSERT_LT(ts_of(id), deadline ? ms_or_min(deadline) : INT64_MAX);
 
   b.start();
   bool resumed = false;
@@ -278,7 +290,7 @@ void restart_with_clock_back(Backend& b) {
     ASSERT_NE(l, nullptr);
     // The release recorded the clock then (1 ms past the last ID) plus the generator's lead of
     // one tick: no call still in flight can have minted above it.
-    EXPECT_EQ(l->previous_last_unix_ms(), ts_of(last) + 2);
+    EXPECT_EQ(ms_or_min(l->previous_last()), ts_of(last) + 2);
     manual_gen gen{held(*l), clk};
     for (int i = 0; i < 200; ++i) {
       const std::uint64_t id = gen.next_id();

@@ -19,7 +19,8 @@ struct postgres_backend {
   postgres_cluster server{true};
   /// A store in namespace `ns` whose connect and I/O timeouts are both `timeout`.
   store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
-    return store_type{server.conninfo(), {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
+    return store_type{server.conninfo(),
+                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
   }
   void stop() { server.stop(); }
   void start() { server.start(); }

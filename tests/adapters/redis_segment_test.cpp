@@ -21,7 +21,8 @@ struct redis_backend {
   redis_server server{true};
   /// A store in namespace `ns` whose connect and I/O timeouts are both `timeout`.
   store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
-    return store_type{server.options(), {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
+    return store_type{server.options(),
+                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
   }
   void stop() { server.stop(); }
   void start() { server.start(); }

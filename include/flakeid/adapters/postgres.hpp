@@ -97,9 +97,9 @@ class postgres_lease_store final : public lease_store {
   std::optional<lease_claim> claim(const claim_request& q) override {
     ensure_table();
     const std::string n = std::to_string(q.count);
-    const std::string d = std::to_string(q.deadline_unix_ms);
-    const std::string settled = std::to_string(q.settled_unix_ms);
-    const std::string skip = std::to_string(q.skip_above_unix_ms);
+    const std::string d = unix_ms_text(q.deadline);
+    const std::string settled = unix_ms_text(q.settled);
+    const std::string skip = unix_ms_text(q.skip_above);
     const std::string born = "(SELECT (extract(epoch FROM expires_at) * 1000)::bigint FROM " +
                              table_ + " WHERE id = -1)";
     for (int attempt = 0; attempt < 100; ++attempt) {
@@ -132,10 +132,11 @@ class postgres_lease_store final : public lease_store {
       if (PQntuples(r.get()) == 1) {
         lease_claim c;
         c.id = static_cast<std::uint64_t>(number(r, 0));
-        c.last_unix_ms = number(r, 1);
+        c.last = lease_time_or_none(number(r, 1));
         const std::int64_t created = number(r, 2);
         const std::int64_t now = number(r, 3);
-        if (created != INT64_MIN && now - created < hold_ms_) c.lost_memory_at = created;
+        if (created != INT64_MIN && now - created < hold_ms_)
+          c.lost_memory_at = lease_time_of(created);
         return c;
       }
       // Nothing free: either every id below the count exists, or another session added the
@@ -148,9 +149,9 @@ class postgres_lease_store final : public lease_store {
     return std::nullopt;
   }
 
-  renewal renew(std::uint64_t id, const std::string& holder, std::int64_t deadline) override {
+  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     const std::string i = std::to_string(id);
-    const std::string d = std::to_string(deadline);
+    const std::string d = unix_ms_text(deadline);
     result r = exec("UPDATE " + table_ +
                         " SET expires_at = now() + $3::bigint * interval '1 millisecond', "
                         "last_unix_ms = GREATEST(last_unix_ms, $4::bigint) WHERE id = $1::bigint "
@@ -159,9 +160,9 @@ class postgres_lease_store final : public lease_store {
     return std::string_view(PQcmdTuples(r.get())) == "1" ? renewal::held : renewal::taken;
   }
 
-  void release(std::uint64_t id, const std::string& holder, std::int64_t last) override {
+  void release(std::uint64_t id, const std::string& holder, lease_time last) override {
     const std::string i = std::to_string(id);
-    const std::string l = std::to_string(last);
+    const std::string l = unix_ms_text(last);
     (void)exec("UPDATE " + table_ +
                    " SET holder = NULL, expires_at = now(), last_unix_ms = $3::bigint "
                    "WHERE id = $1::bigint AND holder = $2",

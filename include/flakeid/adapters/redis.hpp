@@ -155,28 +155,27 @@ class redis_lease_store final : public lease_store {
 
   std::optional<lease_claim> claim(const claim_request& q) override {
     const std::string run = run_id();
-    reply r = eval(
-        redis_claim_script, {},
-        {prefix_, std::to_string(q.count), q.holder, hold_ms_, std::to_string(q.deadline_unix_ms),
-         std::to_string(q.settled_unix_ms), std::to_string(q.skip_above_unix_ms), run, hold_ms_});
+    reply r = eval(redis_claim_script, {},
+                   {prefix_, std::to_string(q.count), q.holder, hold_ms_, unix_ms_text(q.deadline),
+                    unix_ms_text(q.settled), unix_ms_text(q.skip_above), run, hold_ms_});
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
         r->element[0]->type != REDIS_REPLY_INTEGER)
       fail_reply("unexpected answer to the claim script");
     if (r->element[0]->integer < 0) return std::nullopt;
     lease_claim c;
     c.id = static_cast<std::uint64_t>(r->element[0]->integer);
-    c.last_unix_ms = redis_int(r->element[1]);
-    c.lost_memory_at = redis_int(r->element[2]);
+    c.last = lease_time_or_none(redis_int(r->element[1]));
+    c.lost_memory_at = lease_time_or_none(redis_int(r->element[2]));
     return c;
   }
 
-  renewal renew(std::uint64_t id, const std::string& holder, std::int64_t deadline) override {
-    reply r = eval(redis_renew_script, keys(id), {holder, hold_ms_, std::to_string(deadline)});
+  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
+    reply r = eval(redis_renew_script, keys(id), {holder, hold_ms_, unix_ms_text(deadline)});
     return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
   }
 
-  void release(std::uint64_t id, const std::string& holder, std::int64_t last) override {
-    (void)eval(redis_release_script, keys(id), {holder, guard_ms_, std::to_string(last)});
+  void release(std::uint64_t id, const std::string& holder, lease_time last) override {
+    (void)eval(redis_release_script, keys(id), {holder, guard_ms_, unix_ms_text(last)});
   }
 
  private:

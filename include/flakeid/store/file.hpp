@@ -101,23 +101,23 @@ class file_lease_store final : public lease_store {
     // First pass: a free id whose previous deadline is settled; second pass: the free id with
     // the earliest deadline not too far ahead (the claimer waits for it).
     for (int pass = 0; pass < 2; ++pass) {
-      std::int64_t best = INT64_MAX;
+      lease_time best = lease_time::max();
       std::uint64_t best_id = count;
       for (std::uint64_t id = 0; id < count; ++id) {
         opened f = open_lock(id);
         if (!f.fd) continue;
-        const std::int64_t rec = read(f.fd.get());
-        const bool settled = rec == INT64_MIN || rec <= r.settled_unix_ms;
-        if (pass == 0 && (settled || !single_.empty())) return take(id, std::move(f), rec, r);
-        if (pass == 1 && rec <= r.skip_above_unix_ms && rec < best) {
-          best = rec;
+        const std::optional<lease_time> rec = read(f.fd.get());
+        const bool settled = !rec || *rec <= r.settled;
+        if (settled || (pass == 0 && !single_.empty())) return take(id, std::move(f), rec, r);
+        if (pass == 1 && *rec <= r.skip_above && *rec < best) {
+          best = *rec;
           best_id = id;
         }
       }
       if (pass == 1 && best_id < count) {
         opened f = open_lock(best_id);
         if (f.fd) {
-          const std::int64_t rec = read(f.fd.get());
+          const std::optional<lease_time> rec = read(f.fd.get());
           return take(best_id, std::move(f), rec, r);
         }
       }
@@ -128,7 +128,7 @@ class file_lease_store final : public lease_store {
     return std::nullopt;
   }
 
-  renewal renew(std::uint64_t id, const std::string&, std::int64_t deadline) override {
+  renewal renew(std::uint64_t id, const std::string&, lease_time deadline) override {
     const auto it = held_.find(id);
     if (it == held_.end()) return renewal::taken;
     // The file at the path must still be the one locked: a deleted (and maybe recreated) file
@@ -139,11 +139,11 @@ class file_lease_store final : public lease_store {
     if (::fstatat(dir_fd_.get(), name_of(id).c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
         now.st_ino != held.st_ino || now.st_dev != held.st_dev)
       return renewal::taken;
-    write(it->second.fd.get(), std::max(read(it->second.fd.get()), deadline), id);
+    write(it->second.fd.get(), later(read(it->second.fd.get()), deadline), id);
     return renewal::held;
   }
 
-  void release(std::uint64_t id, const std::string&, std::int64_t last) override {
+  void release(std::uint64_t id, const std::string&, lease_time last) override {
     const auto it = held_.find(id);
     if (it == held_.end()) return;
     unique_fd fd = std::move(it->second.fd);
@@ -235,12 +235,13 @@ class file_lease_store final : public lease_store {
 
   /// Takes the locked file `f` for id `id`: records the claimer's deadline, and tells whether
   /// the file replaces one that was lost.
-  lease_claim take(std::uint64_t id, opened f, std::int64_t rec, const claim_request& r) {
+  lease_claim take(std::uint64_t id, opened f, std::optional<lease_time> rec,
+                   const claim_request& r) {
     lease_claim c;
     c.id = id;
-    c.last_unix_ms = rec;
-    if (single_.empty() && note_created(id, f.created)) c.lost_memory_at = r.now_unix_ms;
-    write(f.fd.get(), std::max(rec, r.deadline_unix_ms), id);
+    c.last = rec;
+    if (single_.empty() && note_created(id, f.created)) c.lost_memory_at = r.now;
+    write(f.fd.get(), later(rec, r.deadline), id);
     if (f.created && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_.string());
     held_[id] = held_file{std::move(f.fd)};
     return c;
@@ -263,7 +264,7 @@ class file_lease_store final : public lease_store {
     }
     unique_fd m(fd);
     if (!lock_file(fd, LOCK_EX)) fail("cannot lock " + (dir_ / name).string());
-    const std::int64_t made = read(fd);
+    const std::int64_t made = read_number(fd);
     const bool existed = created && made != INT64_MIN && id < static_cast<std::uint64_t>(made);
     if (made == INT64_MIN || static_cast<std::uint64_t>(made) <= id) {
       write_raw(fd, static_cast<std::int64_t>(id + 1), (dir_ / name).string());
@@ -272,7 +273,15 @@ class file_lease_store final : public lease_store {
     return existed;
   }
 
-  static std::int64_t read(int fd) {
+  static lease_time later(std::optional<lease_time> a, lease_time b) {
+    return a ? std::max(*a, b) : b;
+  }
+
+  /// The deadline a lock file records; empty: never used.
+  static std::optional<lease_time> read(int fd) { return lease_time_or_none(read_number(fd)); }
+
+  /// The number at the start of a file; INT64_MIN when there is none.
+  static std::int64_t read_number(int fd) {
     char buf[64] = {};
     const ssize_t n = read_head(fd, buf, sizeof buf - 1);
     // A decimal number, right-aligned in 20 columns (an older second column is ignored);
@@ -285,8 +294,8 @@ class file_lease_store final : public lease_store {
     return res.ec == std::errc{} ? static_cast<std::int64_t>(v) : INT64_MIN;
   }
 
-  void write(int fd, std::int64_t value, std::uint64_t id) const {
-    write_raw(fd, value, path_of(id));
+  void write(int fd, lease_time value, std::uint64_t id) const {
+    write_raw(fd, unix_ms_of(value), path_of(id));
   }
 
   /// Writes `value` and syncs it to the disk before returning.

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -38,9 +39,10 @@ namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 namespace detail {
 /// A worker id's record in a memory store.
 struct memory_lease_record {
-  std::string holder;                   ///< empty: released
-  std::int64_t busy_until = INT64_MIN;  ///< Unix ms: free from then on
-  std::int64_t deadline = INT64_MIN;    ///< Unix ms: every ID of its holders lies below it
+  using time = std::chrono::sys_time<std::chrono::milliseconds>;  ///< `flakeid::lease_time`
+  std::string holder;                                             ///< empty: released
+  time busy_until = time::min();                                  ///< free from then on
+  std::optional<time> deadline;  ///< every ID of its holders lies below it (empty: none yet)
 };
 
 /// The counters and lease records of a memory store, shared by the store, its distributors and
@@ -70,62 +72,66 @@ class memory_lease_store final : public lease_store {
   memory_lease_store(std::shared_ptr<memory_store_state> s, const lease_options& o)
       : s_(std::move(s)),
         ns_(o.name_space),
-        hold_ms_((o.ttl + o.safe_guard).count()),
-        guard_ms_(o.safe_guard.count()),
-        now_ms_(o.now_ms ? o.now_ms : std::function<std::int64_t()>(&system_unix_ms)) {}
+        hold_(o.ttl + o.safe_guard),
+        guard_(o.safe_guard),
+        now_(lease_clock(o)) {}
 
   [[nodiscard]] std::string where() const override { return "memory store"; }
 
   std::optional<lease_claim> claim(const claim_request& r) override {
     std::lock_guard lk(s_->mutex);
     auto& ids = s_->leases[ns_];
-    const std::int64_t now = now_ms_();
+    const lease_time now = now_();
     // The lowest free id whose deadline is settled; else the free one with the earliest
     // deadline that is not too far ahead (the claimer waits for it).
     std::optional<std::uint64_t> best;
-    std::int64_t best_deadline = INT64_MAX;
+    lease_time best_deadline = lease_time::max();
     for (std::uint64_t id = 0; id < r.count; ++id) {
       const auto it = ids.find(id);
       if (it == ids.end()) return take(ids[id], id, r, now);
       const memory_lease_record& rec = it->second;
       if (rec.busy_until > now) continue;
-      if (rec.deadline <= r.settled_unix_ms) return take(ids[id], id, r, now);
-      if (rec.deadline <= r.skip_above_unix_ms && rec.deadline < best_deadline) {
+      if (!rec.deadline || *rec.deadline <= r.settled) return take(ids[id], id, r, now);
+      if (*rec.deadline <= r.skip_above && *rec.deadline < best_deadline) {
         best = id;
-        best_deadline = rec.deadline;
+        best_deadline = *rec.deadline;
       }
     }
     if (best) return take(ids[*best], *best, r, now);
     return std::nullopt;
   }
 
-  renewal renew(std::uint64_t id, const std::string& holder, std::int64_t deadline) override {
+  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     std::lock_guard lk(s_->mutex);
     memory_lease_record* rec = record_of(id, holder);
     if (rec == nullptr) return renewal::taken;
-    rec->busy_until = now_ms_() + hold_ms_;
-    rec->deadline = std::max(rec->deadline, deadline);
+    rec->busy_until = now_() + hold_;
+    raise(*rec, deadline);
     return renewal::held;
   }
 
-  void release(std::uint64_t id, const std::string& holder, std::int64_t last) override {
+  void release(std::uint64_t id, const std::string& holder, lease_time last) override {
     std::lock_guard lk(s_->mutex);
     memory_lease_record* rec = record_of(id, holder);
     if (rec == nullptr) return;
     rec->holder.clear();
     rec->deadline = last;
-    rec->busy_until = now_ms_() + guard_ms_;
+    rec->busy_until = now_() + guard_;
   }
 
  private:
+  static void raise(memory_lease_record& rec, lease_time deadline) {
+    rec.deadline = rec.deadline ? std::max(*rec.deadline, deadline) : deadline;
+  }
+
   lease_claim take(memory_lease_record& rec, std::uint64_t id, const claim_request& r,
-                   std::int64_t now) const {
+                   lease_time now) const {
     lease_claim c;
     c.id = id;
-    c.last_unix_ms = rec.deadline;
+    c.last = rec.deadline;
     rec.holder = r.holder;
-    rec.busy_until = now + hold_ms_;
-    rec.deadline = std::max(rec.deadline, r.deadline_unix_ms);
+    rec.busy_until = now + hold_;
+    raise(rec, r.deadline);
     return c;
   }
 
@@ -137,9 +143,9 @@ class memory_lease_store final : public lease_store {
 
   std::shared_ptr<memory_store_state> s_;
   std::string ns_;
-  std::int64_t hold_ms_;
-  std::int64_t guard_ms_;
-  std::function<std::int64_t()> now_ms_;
+  std::chrono::milliseconds hold_;
+  std::chrono::milliseconds guard_;
+  std::function<lease_time()> now_;
 };
 
 }  // namespace detail
