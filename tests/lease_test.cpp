@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -18,6 +19,7 @@
 #include <set>
 #include <thread>
 
+#include "adapters/expect_error.hpp"
 #include "adapters/lease_scenarios.hpp"
 #include "adapters/test_servers.hpp"
 
@@ -419,6 +421,24 @@ struct file_backend {
     return std::make_unique<flakeid::file_lease>(o, dir);
   }
 };
+
+TEST(file_lease_test, lock_files_are_as_open_as_their_directory) {
+  const std::pair<::mode_t, ::mode_t> modes[] = {{01777, 0666}, {0770, 0660}, {0700, 0600}};
+  for (const auto& [dir_mode, file_mode] : modes) {
+    file_backend b;
+    ASSERT_EQ(::chmod(b.dir.c_str(), dir_mode), 0);
+    const std::string ns = unique_ns("mode");
+    flakeid::file_store store{b.dir, {.name_space = ns}};
+    auto l = store.lease(quick_options(ns));
+    EXPECT_EQ(l.acquire(1), 0U);
+    for (const std::string& name : {"flakeid-" + ns + "-0.lease", "flakeid-" + ns + ".namespace"}) {
+      struct stat st {};
+      ASSERT_EQ(::stat((b.dir + "/" + name).c_str(), &st), 0) << name;
+      EXPECT_EQ(st.st_mode & 0777, file_mode)
+          << name << " in a directory of mode " << std::oct << dir_mode;
+    }
+  }
+}
 
 TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
   file_backend b;
@@ -874,9 +894,82 @@ TEST(clock_guard_test, a_second_process_on_the_same_file_is_refused) {
     (void)two.assign(flakeid::layouts::twitter);
     FAIL() << "two guards share one state file";
   } catch (const flakeid::worker_id_error& e) {
-    EXPECT_EQ(std::string(e.what()), "flakeid: clock guard file " + file +
-                                         " is locked by another process using the same worker id");
+    EXPECT_EQ(std::string(e.what()),
+              "flakeid: worker id 0 in namespace guard-state is held by another process, or was "
+              "let go less than safe_guard (0 ms) ago (file lease " +
+                  b.dir + ")");
   }
+}
+
+/// The number at the start of `path` (the lease files' format: right-aligned in 20 columns).
+std::int64_t number_in(const std::string& path) {
+  std::ifstream in(path);
+  std::int64_t v = INT64_MIN;
+  in >> v;
+  return v;
+}
+
+// The guard is a one-id lease of the file store in its directory: its state is that store's
+// lock file, as private as the directory, and holds the deadline in use.
+TEST(clock_guard_test, keeps_its_state_in_the_one_lock_file_of_a_file_store) {
+  file_backend b;
+  ASSERT_EQ(::chmod(b.dir.c_str(), 0700), 0);
+  flakeid::manual_clock clk = clock_at_wall();
+  flakeid::clock_guard_file guard{b.dir + "/orders.state",
+                                  flakeid::fixed_node{flakeid::worker_id{7}}, guard_options(clk)};
+  EXPECT_EQ(guard.state_file(),
+            std::filesystem::path(b.dir) / "flakeid-guard-orders_state-0.lease");
+  manual_gen gen{guard, clk};
+  const std::uint64_t id = gen.next_id();
+  struct stat st {};
+  ASSERT_EQ(::stat(guard.state_file().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600U);
+  EXPECT_FALSE(std::filesystem::exists(b.dir + "/orders.state")) << "the name only names the guard";
+  EXPECT_EQ(number_in(guard.state_file()), ms_or_min(guard.guard_lease().deadline()));
+  EXPECT_LT(ts_of(id), number_in(guard.state_file()));
+  EXPECT_EQ(guard.guard_lease().options().max_ids, 1U);
+  EXPECT_EQ(guard.guard_lease().where(), "file lease " + b.dir);
+}
+
+// A state file of an earlier version (the guard's own path) is adopted once: its timestamp
+// bounds the first start, and it is not read again; while an earlier version's process holds
+// it, the guard refuses.
+TEST(clock_guard_test, adopts_the_state_an_earlier_version_kept_in_the_named_file) {
+  file_backend b;
+  const std::string old_file = b.dir + "/state";
+  flakeid::manual_clock clk = clock_at_wall();
+  const std::int64_t t0 = ms_of(clk);
+  {
+    std::ofstream out(old_file);
+    char line[64];
+    std::snprintf(line, sizeof line, "%20lld %20d\n", static_cast<long long>(t0 + 500), 0);
+    out << line;
+  }
+  const flakeid::fixed_node node{flakeid::worker_id{7}};
+  {
+    const int held = ::open(old_file.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(held, 0);
+    ASSERT_EQ(::flock(held, LOCK_EX), 0);  // an earlier version's running guard
+    flakeid::clock_guard_file guard{old_file, node, guard_options(clk)};
+    expect_error<flakeid::worker_id_error>(
+        [&] { (void)manual_gen(guard, clk); },
+        "flakeid: clock guard file " + old_file +
+            " is locked by another process using the same worker id");
+    ::close(held);
+  }
+  {
+    flakeid::clock_guard_file guard{old_file, node, guard_options(clk)};
+    manual_gen gen{guard, clk};
+    EXPECT_EQ(ms_or_min(guard.recorded()), t0 + 500) << "the earlier version's timestamp";
+    EXPECT_GT(ts_of(gen.next_id()), t0 + 500) << "the first start waited past it";
+  }
+  {
+    std::ofstream out(old_file);  // far ahead: would refuse, were it read again
+    out << std::to_string(t0 + 3'600'000) << "\n";
+  }
+  flakeid::clock_guard_file guard{old_file, node, guard_options(clk)};
+  manual_gen gen{guard, clk};
+  EXPECT_LT(ms_or_min(guard.recorded()), t0 + 1000) << "the lease file is the state now";
 }
 
 TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkill) {

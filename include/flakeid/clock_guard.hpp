@@ -4,30 +4,46 @@
 /// \file clock_guard.hpp
 /// `clock_guard_file`: a fixed worker id, and a local state file that remembers how far the
 /// generator may have minted, so a process restarted after the wall clock moved back waits or
-/// refuses instead of repeating IDs. No lease store is involved.
+/// refuses instead of repeating IDs. No server is involved.
 ///
-/// The guard is a lease over one file, with the same time fence as every lease: the file holds
-/// a deadline, written and `fsync`ed (file and directory) before the generator may mint up to
-/// it, and every ID the generator mints has a timestamp strictly below that deadline, also when
-/// it borrows future ticks. A background thread moves the deadline on every `ttl / 3` (to
-/// `now + ttl - margin`), and the destructor writes the exact last timestamp. So after a clean
-/// shutdown the next start is limited by the last ID itself, and after a crash by at most `ttl`
-/// more. At start, a recorded timestamp ahead of the clock by up to `max_wait` is waited for; a
-/// larger one throws `clock_backwards_error`. The file is held with `flock`: a second process
-/// using the same file fails with `worker_id_error` instead of sharing the worker id.
+/// The guard is an ordinary lease with exactly one id over the file store of the guard's
+/// directory: guard `<dir>/<name>` keeps its state in `<dir>/flakeid-guard-<name>-0.lease`
+/// (`<name>` with every character but letters, digits, '_' and '-' turned into '_'), with the
+/// same time fence as every lease. The file holds a deadline, written and `fsync`ed before the
+/// generator may mint up to it, and every ID the generator mints has a timestamp strictly below
+/// that deadline, also when it borrows future ticks. A background thread moves the deadline on
+/// every `ttl / 3` (to `now + ttl - margin`), and the destructor writes the exact last
+/// timestamp. So after a clean shutdown the next start is limited by the last ID itself, and
+/// after a crash by at most `ttl` more. At start, a recorded timestamp ahead of the clock by up
+/// to `max_wait` is waited for; a larger one throws `clock_backwards_error`. The file is held
+/// with `flock`: a second process using the same guard fails with `worker_id_error` instead of
+/// sharing the worker id.
 ///
 ///     flakeid::clock_guard_file guard{"/var/lib/orders/flakeid.state",
 ///                                     flakeid::fixed_node{flakeid::worker_id{7}}};
-///     flakeid::classic_snowflake<> gen{guard};
+///     flakeid::classic_snowflake<> gen{guard};      // state: /var/lib/orders/
+///                                                   //   flakeid-guard-flakeid_state-0.lease
+///
+/// Earlier versions kept the state in `<dir>/<name>` itself. When that file exists and the lease
+/// file does not, the first start copies its timestamp into the lease file, so the restart after
+/// an upgrade is guarded as before; the old file is not read again and may then be deleted.
 ///
 /// Use `options.use_clock(c)` when the generator reads another clock than the system clock.
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "detail/posix_file.hpp"
+#include "errors.hpp"
 #include "lease.hpp"
 #include "store/file.hpp"
 #include "version.hpp"
@@ -35,7 +51,7 @@
 
 namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
-/// A fixed node plus a restart clock guard in `file` (see the file comment). Models
+/// A fixed node plus a restart clock guard named `file` (see the file comment). Models
 /// `worker_id_source`; serves one generator and must outlive it.
 class clock_guard_file {
  public:
@@ -48,17 +64,22 @@ class clock_guard_file {
     return o;
   }
 
+  /// The guard `file`: one id of namespace `guard-<file name>` in the file store of `file`'s
+  /// directory (made, like every file store's, when missing). The guard sets
+  /// `options.name_space` and `options.max_ids`.
   clock_guard_file(const std::filesystem::path& file, fixed_node node,
                    const lease_options& options = default_options())
       : node_(node.node),
         file_(file),
-        lease_(std::make_unique<detail::file_lease_store>(file, options, true), options) {}
+        store_(directory_of(file), {.name_space = namespace_of(file)}),
+        lease_(store_.lease(one_id(options, store_.options().name_space))) {}
 
-  /// Reads the file (waiting or throwing as the class comment says), locks it and starts the
+  /// Reads the state (waiting or throwing as the file comment says), locks it and starts the
   /// writer; the assignment carries the fixed node and the recorded timestamp.
   [[nodiscard]] worker_assignment assign(const flakeid::layout& l) {
     detail::check_node_field(l, field_kind::datacenter, node_.datacenter);
     detail::check_node_field(l, field_kind::worker, node_.worker);
+    adopt_earlier_state();
     (void)lease_.acquire(1);
     worker_assignment a;
     a.node = node_;
@@ -68,9 +89,14 @@ class clock_guard_file {
     return a;
   }
 
-  /// The timestamp the file held at start; empty: a new file.
+  /// The file that holds the guard's state: `<dir>/flakeid-guard-<name>-0.lease`.
+  [[nodiscard]] std::filesystem::path state_file() const {
+    return store_.directory() /
+           detail::file_lease_store::lock_file_name(store_.options().name_space, 0);
+  }
+  /// The timestamp the state held at start; empty: a new guard.
   [[nodiscard]] std::optional<lease_time> recorded() const { return lease_.previous_last(); }
-  /// Deprecated: `recorded()` in Unix ms, INT64_MIN for a new file.
+  /// Deprecated: `recorded()` in Unix ms, INT64_MIN for a new guard.
   [[deprecated("use recorded(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
   recorded_unix_ms() const {
     return detail::unix_ms_or_min(recorded());
@@ -84,8 +110,59 @@ class clock_guard_file {
   [[nodiscard]] const lease& guard_lease() const noexcept { return lease_; }
 
  private:
+  static std::filesystem::path directory_of(const std::filesystem::path& file) {
+    return file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  }
+
+  /// `guard-` and the file name, each character outside [A-Za-z0-9_-] as '_', at most 40 in all.
+  static std::string namespace_of(const std::filesystem::path& file) {
+    std::string ns = "guard-";
+    for (const char c : file.filename().string()) {
+      if (ns.size() == 40) break;
+      const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '_' || c == '-';
+      ns += plain ? c : '_';
+    }
+    return ns;
+  }
+
+  static lease_options one_id(lease_options o, const std::string& ns) {
+    o.name_space = ns;
+    o.max_ids = 1;
+    return o;
+  }
+
+  /// Copies the timestamp that an earlier version kept in `file_` itself into the state file,
+  /// when the state file does not exist yet (see the file comment).
+  void adopt_earlier_state() {
+    const detail::unique_fd old{::open(file_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)};
+    if (old.get() < 0) return;  // none (or not ours to read): nothing to adopt
+    if (!detail::lock_file(old.get(), LOCK_SH | LOCK_NB))
+      throw worker_id_error("flakeid: clock guard file " + file_.string() +
+                            " is locked by another process using the same worker id");
+    const std::int64_t last = detail::file_lease_store::read_number(old.get());
+    if (last == INT64_MIN) return;
+    struct stat dir {};
+    if (::stat(store_.directory().c_str(), &dir) != 0) return;  // the lease reports it
+    const std::string state = state_file().string();
+    const detail::unique_fd fd{::open(state.c_str(),
+                                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                      detail::file_lease_store::lock_file_mode(dir))};
+    if (fd.get() < 0) {
+      if (errno == EEXIST) return;  // adopted before: the lease file is the state now
+      throw lease_store_error("flakeid: cannot create " + state + ": " + std::strerror(errno));
+    }
+    (void)::fchmod(fd.get(), detail::file_lease_store::lock_file_mode(dir));  // past the umask
+    detail::file_lease_store::write_raw(fd.get(), last, state);
+    const detail::unique_fd d{
+        ::open(store_.directory().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (d.get() < 0 || !detail::sync_fd(d.get()))
+      throw lease_store_error("flakeid: cannot sync the directory of " + state);
+  }
+
   node_id node_;
   std::filesystem::path file_;
+  file_store store_;
   lease lease_;
 };
 

@@ -162,7 +162,8 @@ struct claim_request {
   /// Ids recorded at or below this (now - safe_guard) need no wait: prefer them.
   lease_time settled = lease_time::min();
   /// Skip ids whose recorded deadline lies above this: they were used too far ahead of this
-  /// clock.
+  /// clock. `lease_time::max()` when `count` is 1: with no other id to take, nothing is skipped
+  /// and the lease refuses a record too far ahead with `clock_backwards_error`.
   lease_time skip_above = lease_time::max();
 };
 
@@ -372,12 +373,16 @@ class lease {
     req.now = opt_.now();
     req.deadline = req.now + (opt_.ttl - opt_.margin);
     req.settled = req.now - opt_.safe_guard;
-    req.skip_above = req.now + (opt_.max_wait - opt_.safe_guard);
+    if (id_count > 1) req.skip_above = req.now + (opt_.max_wait - opt_.safe_guard);
     std::optional<lease_claim> c;
     {
       std::lock_guard io(io_m_);
       c = store_->claim(req);
     }
+    if (!c && id_count == 1)
+      detail::reject_worker("worker id 0 in namespace " + opt_.name_space +
+                            " is held by another process, or was let go less than safe_guard (" +
+                            std::to_string(opt_.safe_guard.count()) + " ms) ago (" + where() + ")");
     if (!c)
       detail::reject_worker("no free worker id in namespace " + opt_.name_space + ": all " +
                             std::to_string(id_count) +

@@ -17,7 +17,8 @@
 /// user of the host: a tmpfs that `PrivateTmp=`, `TMPDIR` and `XDG_RUNTIME_DIR` do not change,
 /// and that a reboot, when no holder can be alive, empties. A lease creates its directory with
 /// mode 1777 (like /tmp: everyone may add files, nobody may remove another user's), and the
-/// lock files with mode 0666, so that every user of the host can lock every id; a file another
+/// lock files as open as their directory: mode 0666 there, so that every user of the host can
+/// lock every id (0660 in a group-writable directory, 0600 in a private one); a file another
 /// user made unwritable is skipped, not an error. Nothing is opened through a symbolic link
 /// (`O_NOFOLLOW`, files opened relative to the directory), a file that is not a plain file with
 /// one link is refused, and a world-writable directory without the sticky bit is refused.
@@ -73,31 +74,21 @@ namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 
-/// Lock files in one directory: `<dir>/flakeid-<namespace>-<id>.lease`, or one named file (the
-/// clock guard).
+/// Lock files in one directory: `<dir>/flakeid-<namespace>-<id>.lease`.
 class file_lease_store final : public lease_store {
  public:
   file_lease_store(std::filesystem::path dir, const lease_options& o)
       : dir_(std::move(dir)), ns_(o.name_space) {}
 
-  /// A store for one named file (the clock guard): id 0 is `file`.
-  file_lease_store(const std::filesystem::path& file, const lease_options& o, bool /*single*/)
-      : dir_(file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path()),
-        ns_(o.name_space),
-        single_(file.filename().string()) {}
-
   ~file_lease_store() override = default;
   file_lease_store(const file_lease_store&) = delete;
   file_lease_store& operator=(const file_lease_store&) = delete;
 
-  [[nodiscard]] std::string where() const override {
-    return single_.empty() ? "file lease " + dir_.string()
-                           : "clock guard file " + (dir_ / single_).string();
-  }
+  [[nodiscard]] std::string where() const override { return "file lease " + dir_.string(); }
 
   std::optional<lease_claim> claim(const claim_request& r) override {
     open_dir();
-    const std::uint64_t count = single_.empty() ? r.count : 1;
+    const std::uint64_t count = r.count;
     // First pass: a free id whose previous deadline is settled; second pass: the free id with
     // the earliest deadline not too far ahead (the claimer waits for it).
     for (int pass = 0; pass < 2; ++pass) {
@@ -108,7 +99,7 @@ class file_lease_store final : public lease_store {
         if (!f.fd) continue;
         const std::optional<lease_time> rec = read(f.fd.get());
         const bool settled = !rec || *rec <= r.settled;
-        if (settled || (pass == 0 && !single_.empty())) return take(id, std::move(f), rec, r);
+        if (settled) return take(id, std::move(f), rec, r);
         if (pass == 1 && *rec <= r.skip_above && *rec < best) {
           best = *rec;
           best_id = id;
@@ -122,9 +113,6 @@ class file_lease_store final : public lease_store {
         }
       }
     }
-    if (!single_.empty())
-      throw worker_id_error("flakeid: clock guard file " + (dir_ / single_).string() +
-                            " is locked by another process using the same worker id");
     return std::nullopt;
   }
 
@@ -165,10 +153,7 @@ class file_lease_store final : public lease_store {
     unique_fd fd;
   };
 
-  [[nodiscard]] std::string name_of(std::uint64_t id) const {
-    if (!single_.empty()) return single_;
-    return "flakeid-" + ns_ + "-" + std::to_string(id) + ".lease";
-  }
+  [[nodiscard]] std::string name_of(std::uint64_t id) const { return lock_file_name(ns_, id); }
   [[nodiscard]] std::string path_of(std::uint64_t id) const {
     return (dir_ / name_of(id)).string();
   }
@@ -181,7 +166,7 @@ class file_lease_store final : public lease_store {
   void open_dir() {
     if (dir_fd_) return;
     int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT && single_.empty()) {
+    if (fd < 0 && errno == ENOENT) {
       if (::mkdir(dir_.c_str(), 01777) == 0) {
         (void)::chmod(dir_.c_str(), 01777);  // past the umask
       } else if (errno != EEXIST) {
@@ -197,6 +182,10 @@ class file_lease_store final : public lease_store {
       throw lease_store_error("flakeid: lease directory " + dir_.string() +
                               " is writable by everyone without the sticky bit: anyone could "
                               "replace a lock file; use chmod 1777 or a private directory");
+    // Lock files are as open as their directory: every user may lock them in a directory that
+    // everyone may write (the host-wide default), the group in a group-writable one, only the
+    // owner elsewhere (a private directory, the clock guard's).
+    file_mode_ = lock_file_mode(st);
     dir_fd_ = std::move(d);
   }
 
@@ -211,7 +200,7 @@ class file_lease_store final : public lease_store {
                     0666);
       if (fd >= 0) {
         f.created = true;
-        (void)::fchmod(fd, single_.empty() ? 0666 : 0600);  // past the umask
+        (void)::fchmod(fd, file_mode_);  // past the umask
       } else if (errno == EEXIST) {
         fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
       }
@@ -240,7 +229,7 @@ class file_lease_store final : public lease_store {
     lease_claim c;
     c.id = id;
     c.last = rec;
-    if (single_.empty() && note_created(id, f.created)) c.lost_memory_at = r.now;
+    if (note_created(id, f.created)) c.lost_memory_at = r.now;
     write(f.fd.get(), later(rec, r.deadline), id);
     if (f.created && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_.string());
     held_[id] = held_file{std::move(f.fd)};
@@ -254,9 +243,9 @@ class file_lease_store final : public lease_store {
     int fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     bool fresh = false;
     if (fd < 0 && errno == ENOENT) {
-      fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+      fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
       fresh = fd >= 0;
-      if (fresh) (void)::fchmod(fd, 0666);
+      if (fresh) (void)::fchmod(fd, file_mode_);
     }
     if (fd < 0) {
       if (errno == EACCES || errno == EPERM) return created;  // cannot tell: assume lost
@@ -281,6 +270,7 @@ class file_lease_store final : public lease_store {
   static std::optional<lease_time> read(int fd) { return lease_time_or_none(read_number(fd)); }
 
   /// The number at the start of a file; INT64_MIN when there is none.
+ public:
   static std::int64_t read_number(int fd) {
     char buf[64] = {};
     const ssize_t n = read_head(fd, buf, sizeof buf - 1);
@@ -294,10 +284,6 @@ class file_lease_store final : public lease_store {
     return res.ec == std::errc{} ? static_cast<std::int64_t>(v) : INT64_MIN;
   }
 
-  void write(int fd, lease_time value, std::uint64_t id) const {
-    write_raw(fd, unix_ms_of(value), path_of(id));
-  }
-
   /// Writes `value` and syncs it to the disk before returning.
   static void write_raw(int fd, std::int64_t value, const std::string& path) {
     char buf[64];
@@ -306,9 +292,25 @@ class file_lease_store final : public lease_store {
       fail("cannot write and sync " + path);
   }
 
+  /// The name of id `id`'s lock file in namespace `ns`.
+  static std::string lock_file_name(const std::string& ns, std::uint64_t id) {
+    return "flakeid-" + ns + "-" + std::to_string(id) + ".lease";
+  }
+
+  /// The mode of the lock files in a directory of status `dir`: as open as the directory.
+  static ::mode_t lock_file_mode(const struct stat& dir) noexcept {
+    if ((dir.st_mode & S_IWOTH) != 0) return 0666;
+    return (dir.st_mode & S_IWGRP) != 0 ? 0660 : 0600;
+  }
+
+ private:
+  void write(int fd, lease_time value, std::uint64_t id) const {
+    write_raw(fd, unix_ms_of(value), path_of(id));
+  }
+
   std::filesystem::path dir_;
   std::string ns_;
-  std::string single_;
+  ::mode_t file_mode_ = 0600;
   unique_fd dir_fd_;
   std::map<std::uint64_t, held_file> held_;
 };
