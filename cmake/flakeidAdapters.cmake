@@ -9,12 +9,14 @@
 #                      Redis, or nowhere.
 #   flakeid::postgres  include/flakeid/adapters/postgres.hpp (postgres_store: leases and
 #                      segments); libpq (libpq-dev)
+#   flakeid::mysql     include/flakeid/adapters/mysql.hpp (mysql_store: leases and segments,
+#                      Leaf's and CosId's tables too); MariaDB Connector/C (libmariadb-dev),
+#                      for MySQL and MariaDB servers alike
 # The headers of the names before the stores (redis_lease.hpp, postgres_segment.hpp ...) forward
 # to these for one release.
 # Their shared connection code is in include/flakeid/adapters/detail/.
-# FLAKEID_REDIS_FOUND / FLAKEID_REDIS_TLS_FOUND / FLAKEID_POSTGRES_FOUND tell whether each
-# target exists; flakeid_mariadb_client_FOUND whether MariaDB Connector/C was found for the SQL
-# tests.
+# FLAKEID_REDIS_FOUND / FLAKEID_REDIS_TLS_FOUND / FLAKEID_POSTGRES_FOUND / FLAKEID_MYSQL_FOUND
+# tell whether each target exists.
 include(flakeidFindClient)
 
 # flakeid_adapter(<component> NEEDS <what it needs, for messages> FIND <CMake code> READY
@@ -41,14 +43,12 @@ set(flakeid_find_hiredis "flakeid_find_client(hiredis hiredis hiredis/hiredis.h 
 set(flakeid_find_libpq "flakeid_find_client(libpq libpq libpq-fe.h pq postgresql)")
 cmake_language(EVAL CODE "${flakeid_find_hiredis}")
 cmake_language(EVAL CODE "${flakeid_find_libpq}")
-# MariaDB Connector/C (libmariadb-dev): only the SQL tests use it, to run what
-# <flakeid/sql.hpp> writes on a real server.
-if(FLAKEID_BUILD_TESTS)
-  flakeid_find_client(mariadb libmariadb mysql.h mariadb mariadb)
-endif()
+set(flakeid_find_mariadb "flakeid_find_client(mariadb libmariadb mysql.h mariadb mariadb)")
+cmake_language(EVAL CODE "${flakeid_find_mariadb}")
 
 set(FLAKEID_REDIS_FOUND ${flakeid_hiredis_client_FOUND})
 set(FLAKEID_POSTGRES_FOUND ${flakeid_libpq_client_FOUND})
+set(FLAKEID_MYSQL_FOUND ${flakeid_mariadb_client_FOUND})
 
 if(FLAKEID_REDIS_FOUND)
   flakeid_adapter(redis
@@ -96,6 +96,18 @@ if(FLAKEID_POSTGRES_FOUND)
     HEADERS postgres.hpp postgres_lease.hpp postgres_segment.hpp detail/postgres_connection.hpp)
 else()
   message(STATUS "flakeid: libpq not found; flakeid::postgres is not built")
+endif()
+
+if(FLAKEID_MYSQL_FOUND)
+  flakeid_adapter(mysql
+    NEEDS "MariaDB Connector/C (Debian: libmariadb-dev)"
+    FIND "${flakeid_find_mariadb}"
+    READY "TARGET flakeid::mariadb_client"
+    PC_REQUIRES libmariadb
+    LINK flakeid::flakeid flakeid::mariadb_client
+    HEADERS mysql.hpp detail/mysql_connection.hpp)
+else()
+  message(STATUS "flakeid: MariaDB Connector/C not found; flakeid::mysql is not built")
 endif()
 
 # The adapter tests and the lease example need the client libraries. They are read at the end

@@ -475,11 +475,14 @@ class postgres_cluster {
 /// A MariaDB server: a data directory made with mariadb-install-db in a temporary directory,
 /// then mariadbd on a free loopback port, as 'nobody' when the tests run as root. Its first
 /// start creates the user 'flakeid'@'127.0.0.1' (no password; every privilege) and the
-/// database 'flakeid' through --init-file; grants stay enforced.
+/// database 'flakeid' through --init-file; grants stay enforced. `durable`: every commit is
+/// written to the operating system before it is answered, so a server killed with SIGKILL keeps
+/// it (else up to a second of commits may be lost, which the SQL tests do not mind).
 class mariadb_server {
  public:
-  mariadb_server()
-      : install_db_(find_program("mariadb-install-db", {"/usr/bin", "/usr/local/mysql/bin"})),
+  explicit mariadb_server(bool durable = false)
+      : durable_(durable),
+        install_db_(find_program("mariadb-install-db", {"/usr/bin", "/usr/local/mysql/bin"})),
         mariadbd_(find_program("mariadbd", {"/usr/sbin", "/usr/local/mysql/bin"})) {
     if (::geteuid() == 0) {
       const passwd* pw = ::getpwnam("nobody");
@@ -524,12 +527,15 @@ class mariadb_server {
               "GRANT ALL ON *.* TO 'flakeid'@'127.0.0.1';\n"
               "CREATE DATABASE IF NOT EXISTS flakeid;\n";
     }
+    // A fresh log: readiness is read from it, and a restart must not see the last start's line.
+    std::filesystem::remove(dir_ + "/server.log");
     pid_ = spawn({mariadbd_, "--no-defaults", "--datadir=" + dir_ + "/data",
                   "--port=" + std::to_string(port_), "--bind-address=127.0.0.1",
                   "--tmpdir=" + dir_ + "/tmp", "--socket=" + dir_ + "/mariadb.sock",
                   "--pid-file=" + dir_ + "/mariadb.pid", "--skip-name-resolve", "--skip-log-bin",
                   "--init-file=" + dir_ + "/init.sql", "--innodb-buffer-pool-size=32M",
-                  "--innodb-flush-log-at-trx-commit=0", "--log-error=" + dir_ + "/server.log"},
+                  std::string("--innodb-flush-log-at-trx-commit=") + (durable_ ? "2" : "0"),
+                  "--max-connections=500", "--log-error=" + dir_ + "/server.log"},
                  dir_ + "/mariadbd.log", uid_, gid_, dir_);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
     while (read_file(dir_ + "/server.log").find("ready for connections") == std::string::npos) {
@@ -552,8 +558,13 @@ class mariadb_server {
   [[nodiscard]] int port() const { return port_; }
   [[nodiscard]] static std::string user() { return "flakeid"; }
   [[nodiscard]] static std::string database() { return "flakeid"; }
+  /// `mysql://flakeid@127.0.0.1:<port>/flakeid`.
+  [[nodiscard]] std::string uri() const {
+    return "mysql://flakeid@127.0.0.1:" + std::to_string(port_) + "/flakeid";
+  }
 
  private:
+  bool durable_;
   std::string install_db_;
   std::string mariadbd_;
   uid_t uid_ = static_cast<uid_t>(-1);

@@ -97,3 +97,12 @@ foreach(adapter redis postgres)
     endforeach()
   endif()
 endforeach()
+
+# MySQL/MariaDB leases and segments (flakeid's tables, Leaf's and CosId's) against mariadbd.
+if(FLAKEID_MYSQL_FOUND)
+  flakeid_server_test(mysql_lease_test "lease;server" flakeid::mysql)
+  flakeid_server_test(mysql_segment_test "segment;server" flakeid::mysql)
+else()
+  flakeid_missing_client(mysql_lease_test "MariaDB Connector/C" libmariadb-dev)
+  flakeid_missing_client(mysql_segment_test "MariaDB Connector/C" libmariadb-dev)
+endif()

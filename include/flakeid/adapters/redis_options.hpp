@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 
+#include "../detail/uri.hpp"
 #include "../errors.hpp"
 #include "../version.hpp"
 
@@ -100,116 +101,27 @@ struct redis_options {
 
   /// `text` with any password in it replaced by `***`, for quoting a URI in a message: the part
   /// of the user info after its first ':' (up to the last '@').
-  [[nodiscard]] static std::string redact(std::string_view text) {
-    const auto scheme = text.find("://");
-    const std::size_t from = scheme == std::string_view::npos ? 0 : scheme + 3;
-    const auto at = text.rfind('@');
-    if (at == std::string_view::npos || at < from) return std::string(text);
-    const auto colon = text.find(':', from);
-    if (colon == std::string_view::npos || colon > at) return std::string(text);
-    return std::string(text.substr(0, colon + 1)) + "***" + std::string(text.substr(at));
-  }
+  [[nodiscard]] static std::string redact(std::string_view text) { return detail::uri_redact(text); }
 };
 
 namespace detail {
 
 [[noreturn]] inline void bad_redis_uri(std::string_view text, const std::string& why) {
-  throw invalid_option_error("flakeid: invalid Redis address '" + redis_options::redact(text) +
-                             "': " + why);
-}
-
-/// `text` as a number in [lo, hi], or -1.
-inline long long redis_number(std::string_view text, long long lo, long long hi) {
-  long long v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || v < lo || v > hi)
-    return -1;
-  return v;
-}
-
-/// Percent-decodes `s`; false on a bad escape.
-inline bool redis_percent_decode(std::string_view s, std::string& out) {
-  out.clear();
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out += s[i];
-      continue;
-    }
-    if (i + 2 >= s.size()) return false;
-    unsigned v = 0;
-    const auto [end, ec] = std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16);
-    if (ec != std::errc{} || end != s.data() + i + 3) return false;
-    out += static_cast<char>(v);
-    i += 2;
-  }
-  return true;
-}
-
-/// A timeout such as `250ms`, `2s` or `1500` (milliseconds); negative when malformed.
-inline std::chrono::milliseconds redis_timeout(std::string_view v) {
-  long long scale = 1;
-  if (v.ends_with("ms")) {
-    v.remove_suffix(2);
-  } else if (v.ends_with('s')) {
-    v.remove_suffix(1);
-    scale = 1000;
-  }
-  const long long n = redis_number(v, 1, 86'400'000);
-  return std::chrono::milliseconds{n < 0 ? -1 : n * scale};
-}
-
-/// Reads `host[:port]` (IPv6 in brackets) into `o`.
-inline void redis_host_port(std::string_view text, std::string_view hp, redis_options& o) {
-  std::string_view port;
-  if (hp.starts_with('[')) {
-    const auto close = hp.find(']');
-    if (close == std::string_view::npos) bad_redis_uri(text, "'[' without ']'");
-    o.host = std::string(hp.substr(1, close - 1));
-    const auto rest = hp.substr(close + 1);
-    if (!rest.empty()) {
-      if (!rest.starts_with(':')) bad_redis_uri(text, "expected ':port' after ']'");
-      port = rest.substr(1);
-      if (port.empty()) bad_redis_uri(text, "empty port");
-    }
-  } else {
-    const auto colon = hp.find(':');
-    if (colon != std::string_view::npos && hp.find(':', colon + 1) != std::string_view::npos)
-      bad_redis_uri(text, "an IPv6 address must be written in brackets, as [::1]:6379");
-    o.host = std::string(hp.substr(0, colon));
-    if (colon != std::string_view::npos) {
-      port = hp.substr(colon + 1);
-      if (port.empty()) bad_redis_uri(text, "empty port");
-    }
-  }
-  if (o.host.empty()) bad_redis_uri(text, "no host");
-  if (!port.empty()) {
-    const long long p = redis_number(port, 1, 65535);
-    if (p < 0) bad_redis_uri(text, "port '" + std::string(port) + "' is not a number 1..65535");
-    o.port = static_cast<int>(p);
-  }
+  throw invalid_option_error("flakeid: invalid Redis address '" + uri_redact(text) + "': " + why);
 }
 
 inline void redis_query(std::string_view text, std::string_view query, redis_options& o) {
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const std::string_view item = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-    if (item.empty()) continue;
-    const auto eq = item.find('=');
-    const std::string_view name = item.substr(0, eq);
-    std::string value;
-    if (eq == std::string_view::npos || !redis_percent_decode(item.substr(eq + 1), value))
-      bad_redis_uri(text, "query parameter '" + std::string(name) + "' needs a value");
+  const auto fail = [&](const std::string& why) { bad_redis_uri(text, why); };
+  uri_query(query, fail, [&](std::string_view name, const std::string& value) {
     if (name == "timeout" || name == "connect_timeout" || name == "command_timeout") {
-      const auto t = redis_timeout(value);
+      const auto t = uri_duration(value);
       if (t.count() < 0)
-        bad_redis_uri(text, std::string(name) + " '" + value +
-                                "' is not a duration (250ms, 2s, or milliseconds)");
+        fail(std::string(name) + " '" + value + "' is not a duration (250ms, 2s, or milliseconds)");
       if (name != "command_timeout") o.connect_timeout = t;
       if (name != "connect_timeout") o.command_timeout = t;
     } else if (name == "db") {
-      const long long d = redis_number(value, 0, 1'000'000);
-      if (d < 0) bad_redis_uri(text, "db '" + value + "' is not a number 0..1000000");
+      const long long d = uri_number(value, 0, 1'000'000);
+      if (d < 0) fail("db '" + value + "' is not a number 0..1000000");
       o.db = static_cast<int>(d);
     } else if (name == "tls_ca") {
       o.tls_ca_file = value;
@@ -220,23 +132,24 @@ inline void redis_query(std::string_view text, std::string_view query, redis_opt
     } else if (name == "tls_server_name") {
       o.tls_server_name = value;
     } else {
-      bad_redis_uri(text, "unknown query parameter '" + std::string(name) +
-                              "' (allowed: timeout, connect_timeout, command_timeout, db, "
-                              "tls_ca, tls_cert, tls_key, tls_server_name)");
+      fail("unknown query parameter '" + std::string(name) +
+           "' (allowed: timeout, connect_timeout, command_timeout, db, tls_ca, tls_cert, "
+           "tls_key, tls_server_name)");
     }
-  }
+  });
 }
 
 }  // namespace detail
 
 inline redis_options redis_options::parse(std::string_view text) {
   redis_options o;
+  const auto fail = [&](const std::string& why) { detail::bad_redis_uri(text, why); };
   const auto scheme_end = text.find("://");
   if (scheme_end == std::string_view::npos) {  // host[:port]
     if (text.find_first_of("@/?") != std::string_view::npos)
       detail::bad_redis_uri(text,
                             "not host:port; a URI starts with redis://, rediss:// or unix://");
-    detail::redis_host_port(text, text, o);
+    detail::uri_host_port(text, o.host, o.port, "[::1]:6379", fail);
     return o;
   }
   const std::string_view scheme = text.substr(0, scheme_end);
@@ -252,31 +165,17 @@ inline redis_options redis_options::parse(std::string_view text) {
     query = rest.substr(q + 1);
     rest = rest.substr(0, q);
   }
-  // The user info ends at the last '@' (a password may hold '/' or '@' unescaped).
-  if (const auto at = rest.rfind('@'); at != std::string_view::npos) {
-    const std::string_view info = rest.substr(0, at);
-    rest = rest.substr(at + 1);
-    const auto colon = info.find(':');
-    std::string user;
-    std::string password;
-    if (!detail::redis_percent_decode(info.substr(0, colon), user))
-      detail::bad_redis_uri(text, "bad percent-escape in the user name");
-    if (colon != std::string_view::npos &&
-        !detail::redis_percent_decode(info.substr(colon + 1), password))
-      detail::bad_redis_uri(text, "bad percent-escape in the password");
-    o.user = std::move(user);
-    o.password = std::move(password);
-  }
+  detail::uri_user_info(rest, o.user, o.password, fail);
   if (scheme == "unix") {
     if (!rest.starts_with('/'))
       detail::bad_redis_uri(text, "a unix:// URI needs an absolute socket path");
     o.unix_socket = std::string(rest);
   } else {
     const auto slash = rest.find('/');
-    detail::redis_host_port(text, rest.substr(0, slash), o);
+    detail::uri_host_port(rest.substr(0, slash), o.host, o.port, "[::1]:6379", fail);
     if (slash != std::string_view::npos && slash + 1 < rest.size()) {
       const std::string_view db = rest.substr(slash + 1);
-      const long long d = detail::redis_number(db, 0, 1'000'000);
+      const long long d = detail::uri_number(db, 0, 1'000'000);
       if (d < 0)
         detail::bad_redis_uri(text, "db '" + std::string(db) + "' is not a number 0..1000000");
       o.db = static_cast<int>(d);

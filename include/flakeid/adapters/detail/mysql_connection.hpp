@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file adapters/detail/mysql_connection.hpp
+/// Internal: `mysql_address` (where a MySQL or MariaDB server is and how to log in), and one
+/// MariaDB Connector/C connection with connect and statement times bounded on the client side
+/// in milliseconds (the client's non-blocking calls, polled), shared by the MySQL adapters.
+
+#include <mysql.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../../detail/server_store.hpp"
+#include "../../detail/uri.hpp"
+#include "../../errors.hpp"
+#include "../../version.hpp"
+
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+
+/// Where a MySQL or MariaDB server is and how to log in; one struct for every MySQL store.
+///
+///     mysql://[user[:password]@]host[:port][/database][?tls=1&tls_ca=/etc/ca.pem]
+///     mariadb://...                                  the same
+///     mysql://[user[:password]@]/path/to/mysqld.sock[/database]   (a Unix socket: ?socket=)
+///
+///     auto o = flakeid::mysql_address::parse("mysql://app:s3cret@db.internal/shop");
+///     auto e = flakeid::mysql_address::from_env();           // FLAKEID_MYSQL_URL
+///     flakeid::mysql_address d{.host = "db.internal", .user = "app", .database = "shop"};
+///
+/// User and password are percent-decoded; an IPv6 address is written in brackets. Query
+/// parameters: `socket` (a Unix socket path; host and port are then not used), `tls` (1:
+/// require TLS), `tls_ca` (PEM file of CA certificates: the server certificate is verified
+/// against it, host name included), `timeout`, `connect_timeout`, `command_timeout` (`250ms`,
+/// `2s`, or milliseconds). As with every MySQL client, the host `localhost` means the default
+/// Unix socket: write 127.0.0.1 for TCP on this host.
+///
+/// No message of flakeid names the password: `where()` and every error show user, host, port
+/// and database only, and a URI that does not parse is quoted with its password as `***`.
+struct mysql_address {
+  /// Host name or IP address (IPv6 without brackets here).
+  std::string host = "127.0.0.1";
+  /// TCP port.
+  int port = 3306;
+  /// A Unix socket path; when set, `host` and `port` are not used.
+  std::string unix_socket{};
+  /// User name; empty: the client's default (the login name).
+  std::string user{};
+  /// Password; empty: none.
+  std::string password{};
+  /// Database (schema) of the tables; empty: none selected (the server then refuses table
+  /// names without one).
+  std::string database{};
+  /// Require TLS.
+  bool tls = false;
+  /// PEM file of the CA certificates that sign the server's certificate; set: the certificate
+  /// and the host name are verified (and TLS is required).
+  std::string tls_ca_file{};
+  /// Bound on connecting, TLS handshake included (0: the store's own `connect_timeout`).
+  std::chrono::milliseconds connect_timeout{0};
+  /// Bound on one request (0: the store's own `io_timeout`).
+  std::chrono::milliseconds command_timeout{0};
+
+  /// Reads a `mysql://` or `mariadb://` URI (see the struct comment). Throws
+  /// `invalid_option_error` naming what is wrong, the URI quoted with its password hidden.
+  [[nodiscard]] static mysql_address parse(std::string_view text);
+
+  /// `parse(getenv(variable))`. Throws `invalid_option_error` when it is unset or empty, or
+  /// does not parse.
+  [[nodiscard]] static mysql_address from_env(const char* variable = "FLAKEID_MYSQL_URL") {
+    const char* v = std::getenv(variable);
+    if (v == nullptr || *v == '\0')
+      throw invalid_option_error(std::string("flakeid: environment variable ") + variable +
+                                 " is not set (want mysql://[user[:password]@]host[:port]/db)");
+    return parse(v);
+  }
+
+  /// `mysql host:port`, then ` tls`, ` user <name>` and ` db <name>` when they apply. Never
+  /// the password.
+  [[nodiscard]] std::string where() const {
+    std::string w = "mysql ";
+    if (!unix_socket.empty()) {
+      w += "unix:" + unix_socket;
+    } else {
+      w += host.find(':') != std::string::npos ? "[" + host + "]" : host;
+      w += ":" + std::to_string(port);
+    }
+    if (tls || !tls_ca_file.empty()) w += " tls";
+    if (!user.empty()) w += " user " + user;
+    if (!database.empty()) w += " db " + database;
+    return w;
+  }
+};
+
+inline mysql_address mysql_address::parse(std::string_view text) {
+  mysql_address o;
+  const auto fail = [&](const std::string& why) {
+    throw invalid_option_error("flakeid: invalid MySQL address '" + detail::uri_redact(text) +
+                               "': " + why);
+  };
+  const auto scheme_end = text.find("://");
+  if (scheme_end == std::string_view::npos)
+    fail("a MySQL address is a URI: mysql://[user[:password]@]host[:port][/database]");
+  const std::string_view scheme = text.substr(0, scheme_end);
+  if (scheme != "mysql" && scheme != "mariadb")
+    fail("scheme '" + std::string(scheme) + "' is not mysql or mariadb");
+  std::string_view rest = text.substr(scheme_end + 3);
+  std::string_view query;
+  if (const auto q = rest.find('?'); q != std::string_view::npos) {
+    query = rest.substr(q + 1);
+    rest = rest.substr(0, q);
+  }
+  detail::uri_user_info(rest, o.user, o.password, fail);
+  const auto slash = rest.find('/');
+  if (slash != 0) detail::uri_host_port(rest.substr(0, slash), o.host, o.port, "[::1]:3306", fail);
+  if (slash != std::string_view::npos && slash + 1 < rest.size() &&
+      !detail::percent_decode(rest.substr(slash + 1), o.database))
+    fail("bad percent-escape in the database name");
+  detail::uri_query(query, fail, [&](std::string_view name, const std::string& value) {
+    if (name == "timeout" || name == "connect_timeout" || name == "command_timeout") {
+      const auto t = detail::uri_duration(value);
+      if (t.count() < 0)
+        fail(std::string(name) + " '" + value + "' is not a duration (250ms, 2s, or milliseconds)");
+      if (name != "command_timeout") o.connect_timeout = t;
+      if (name != "connect_timeout") o.command_timeout = t;
+    } else if (name == "socket") {
+      if (!value.starts_with('/')) fail("socket '" + value + "' is not an absolute path");
+      o.unix_socket = value;
+    } else if (name == "tls") {
+      if (value != "0" && value != "1") fail("tls '" + value + "' is not 0 or 1");
+      o.tls = value == "1";
+    } else if (name == "tls_ca") {
+      o.tls_ca_file = value;
+    } else {
+      fail("unknown query parameter '" + std::string(name) +
+           "' (allowed: socket, tls, tls_ca, timeout, connect_timeout, command_timeout)");
+    }
+  });
+  if (slash == 0 && o.unix_socket.empty()) fail("no host (or ?socket=/path)");
+  return o;
+}
+
+namespace detail {
+
+/// What one request answered: the rows of the last statement that returned rows (each field
+/// as text, or nothing for NULL), and the rows the last other statement matched.
+struct mysql_answer {
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  std::uint64_t affected = 0;
+};
+
+/// `s` as a MySQL string literal that no `sql_mode` or character set can misread: the
+/// utf8mb4 introducer and the bytes in hex (`_utf8mb4 X'6b6579'`).
+inline std::string mysql_literal(std::string_view s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "_utf8mb4 X'";
+  for (const char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out + "'";
+}
+
+/// One connection to MySQL or MariaDB, opened on first use within `connect_timeout`, every
+/// request bounded by `io_timeout` on the client side. A request that fails (or runs out of
+/// time) drops the connection, so the server rolls back what it had begun, and the next one
+/// reconnects. The session runs in UTC with CLIENT_FOUND_ROWS (an UPDATE counts the rows it
+/// matched). Not thread-safe: one caller at a time.
+class mysql_connection {
+ public:
+  mysql_connection(mysql_address o, std::chrono::milliseconds connect_timeout,
+                   std::chrono::milliseconds io_timeout)
+      : o_(std::move(o)),
+        connect_timeout_(o_.connect_timeout.count() > 0 ? o_.connect_timeout : connect_timeout),
+        io_timeout_(o_.command_timeout.count() > 0 ? o_.command_timeout : io_timeout),
+        where_(o_.where()) {}
+
+  /// `mysql host:port ...` (see `mysql_address::where`).
+  [[nodiscard]] const std::string& where() const noexcept { return where_; }
+
+  /// Runs `sql` (one statement or several, separated by ';') within `io_timeout`. Throws
+  /// `store_connection_error` when it cannot connect, the server reports an error, or no
+  /// answer comes in time.
+  mysql_answer exec(const std::string& sql) {
+    connect();
+    const auto deadline = steady::now() + io_timeout_;
+    MYSQL* m = conn_.get();
+    pending_ = m;
+    mysql_answer a;
+    int err = 0;
+    int st = mysql_real_query_start(&err, m, sql.data(), static_cast<unsigned long>(sql.size()));
+    while (st != 0) st = mysql_real_query_cont(&err, m, wait_answer(st, deadline));
+    if (err != 0) fail(mysql_error(m));
+    for (;;) {
+      MYSQL_RES* res = nullptr;
+      st = mysql_store_result_start(&res, m);
+      while (st != 0) st = mysql_store_result_cont(&res, m, wait_answer(st, deadline));
+      if (res != nullptr) {
+        a.rows.clear();
+        const unsigned n = mysql_num_fields(res);
+        while (MYSQL_ROW row = mysql_fetch_row(res)) {
+          const unsigned long* len = mysql_fetch_lengths(res);
+          auto& out = a.rows.emplace_back();
+          for (unsigned i = 0; i < n; ++i) {
+            if (row[i] == nullptr) {
+              out.emplace_back();
+            } else {
+              out.emplace_back(std::string(row[i], len[i]));
+            }
+          }
+        }
+        mysql_free_result(res);
+      } else if (mysql_field_count(m) != 0) {
+        fail(mysql_error(m));
+      } else {
+        a.affected = mysql_affected_rows(m);
+      }
+      if (mysql_more_results(m) == 0) break;
+      int more = 0;
+      st = mysql_next_result_start(&more, m);
+      while (st != 0) st = mysql_next_result_cont(&more, m, wait_answer(st, deadline));
+      if (more > 0) fail(mysql_error(m));
+    }
+    return a;
+  }
+
+  /// Whether a connection is open now.
+  [[nodiscard]] bool connected() const noexcept { return conn_ != nullptr; }
+
+  /// Closes the connection (the next request reconnects).
+  void reset() noexcept { conn_.reset(); }
+
+ private:
+  using steady = std::chrono::steady_clock;
+  struct closer {
+    void operator()(MYSQL* m) const noexcept {
+      // The socket is shut first, so that closing never waits on a server that is gone.
+      const my_socket s = mysql_get_socket(m);
+      if (s >= 0) (void)::shutdown(s, SHUT_RDWR);
+      mysql_close(m);
+    }
+  };
+
+  [[noreturn]] void fail(const std::string& why) {
+    conn_.reset();  // reconnect next time; the server rolls back an open transaction
+    throw store_connection_error(where_ + ": " + redact(why));
+  }
+
+  /// The password never appears in a message, even if a server were to echo it.
+  [[nodiscard]] std::string redact(std::string text) const {
+    if (!o_.password.empty())
+      for (auto p = text.find(o_.password); p != std::string::npos;
+           p = text.find(o_.password, p + 3))
+        text.replace(p, o_.password.size(), "***");
+    return text;
+  }
+
+  /// Waits for what the client asked (`status`: MYSQL_WAIT_* bits) until `deadline`; returns
+  /// what happened, or nothing at the deadline.
+  std::optional<int> wait(int status, steady::time_point deadline) const {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now()).count();
+    if (left <= 0) return std::nullopt;
+    long long t = left;
+    if ((status & MYSQL_WAIT_TIMEOUT) != 0)
+      t = std::min<long long>(t, mysql_get_timeout_value_ms(pending_));
+    short events = 0;
+    if ((status & MYSQL_WAIT_READ) != 0) events |= POLLIN;
+    if ((status & MYSQL_WAIT_WRITE) != 0) events |= POLLOUT;
+    if ((status & MYSQL_WAIT_EXCEPT) != 0) events |= POLLPRI;
+    pollfd p{mysql_get_socket(pending_), events, 0};
+    const int n = ::poll(&p, 1, static_cast<int>(t));
+    if (n == 0) {
+      if ((status & MYSQL_WAIT_TIMEOUT) != 0 && t < left) return MYSQL_WAIT_TIMEOUT;
+      return std::nullopt;
+    }
+    int r = 0;
+    if ((p.revents & (POLLIN | POLLHUP | POLLERR)) != 0) r |= MYSQL_WAIT_READ;
+    if ((p.revents & (POLLOUT | POLLERR)) != 0) r |= MYSQL_WAIT_WRITE;
+    if ((p.revents & POLLPRI) != 0) r |= MYSQL_WAIT_EXCEPT;
+    return r;
+  }
+
+  /// `wait` for a request: fails at the deadline.
+  int wait_answer(int status, steady::time_point deadline) {
+    const auto r = wait(status, deadline);
+    if (!r) fail("no answer within " + std::to_string(io_timeout_.count()) + " ms");
+    return *r;
+  }
+
+  void connect() {
+    if (conn_) return;
+    const std::string head = "cannot connect to " + where_ + " within " +
+                             std::to_string(connect_timeout_.count()) + " ms: ";
+    std::unique_ptr<MYSQL, closer> m(mysql_init(nullptr));
+    if (!m) throw store_connection_error(head + "out of memory");
+    (void)::mysql_options(m.get(), MYSQL_OPT_NONBLOCK, nullptr);
+    (void)mysql_optionsv(m.get(), MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    (void)mysql_optionsv(m.get(), MYSQL_INIT_COMMAND, "SET time_zone = '+00:00'");
+    if (o_.tls || !o_.tls_ca_file.empty()) {
+      my_bool on = 1;
+      (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_ENFORCE, &on);
+      if (!o_.tls_ca_file.empty()) {
+        (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_CA, o_.tls_ca_file.c_str());
+        (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
+      }
+    }
+    const auto deadline = steady::now() + connect_timeout_;
+    pending_ = m.get();
+    MYSQL* ret = nullptr;
+    const auto c = [](const std::string& s) { return s.empty() ? nullptr : s.c_str(); };
+    int st = mysql_real_connect_start(
+        &ret, m.get(), o_.unix_socket.empty() ? o_.host.c_str() : nullptr, c(o_.user),
+        c(o_.password), c(o_.database), o_.unix_socket.empty() ? static_cast<unsigned>(o_.port) : 0,
+        c(o_.unix_socket), CLIENT_MULTI_STATEMENTS | CLIENT_FOUND_ROWS);
+    while (st != 0) {
+      const auto r = wait(st, deadline);
+      if (!r) throw store_connection_error(head + "timed out");
+      st = mysql_real_connect_cont(&ret, m.get(), *r);
+    }
+    if (ret == nullptr) throw store_connection_error(head + redact(mysql_error(m.get())));
+    conn_ = std::move(m);
+  }
+
+  mysql_address o_;
+  std::chrono::milliseconds connect_timeout_;
+  std::chrono::milliseconds io_timeout_;
+  std::string where_;
+  MYSQL* pending_ = nullptr;  // the handle `wait` polls (the open connection, or one connecting)
+  std::unique_ptr<MYSQL, closer> conn_;
+};
+
+}  // namespace detail
+
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

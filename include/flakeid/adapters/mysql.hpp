@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file adapters/mysql.hpp
+/// `mysql_store`: worker-id leases and segment counters in MySQL or MariaDB (MariaDB
+/// Connector/C, which speaks to both; CMake target `flakeid::mysql`). One store, the two
+/// protocols, and the tables that Leaf and CosId services already use:
+///
+///     flakeid::mysql_store store{"mysql://app:s3cret@db.internal/shop"};
+///     auto lease = store.lease();                                   // worker ids
+///     flakeid::classic_snowflake<> gen{lease};
+///     flakeid::segment_chain_generator ids{store.distributor("orders"), {.step = 1000}};
+///     flakeid::segment_chain_generator leaf{store.distributor("order", flakeid::mysql_table::leaf)};
+///
+/// Every request runs with a client-side bound in milliseconds (`connect_timeout`,
+/// `io_timeout`; see `store_options`); a request that runs out drops the connection, so the
+/// server rolls back what it had begun, and the next one reconnects. Messages name the
+/// server's host:port, user and database, never the password. Tables need InnoDB (row locks,
+/// transactions) and MySQL 8.0.1+ or MariaDB 10.6+ (`SKIP LOCKED`).
+///
+/// ## Leases (`store.lease()`, or `mysql_lease`)
+///
+/// One table per namespace, created on first use, with a row per id that has ever been used.
+/// Times are the server's, in Unix milliseconds:
+///
+///     CREATE TABLE `flakeid_lease_<ns>` (
+///       id           BIGINT NOT NULL PRIMARY KEY,  -- -1: the table's own row (expires_ms: created)
+///       holder       VARCHAR(255) NULL,            -- the holder's token, NULL when released
+///       last_unix_ms BIGINT NULL,                  -- the holder's deadline: its IDs lie below it
+///       expires_ms   BIGINT NOT NULL) ENGINE=InnoDB;  -- lease expiry
+///
+/// An id is free once `expires_ms + safe_guard <= now`. A claim reads the free ids in order of
+/// preference (deadline passed first, then the earliest deadline not too far ahead), then takes
+/// one in a transaction that locks that row alone (`SELECT ... FOR UPDATE SKIP LOCKED` on its
+/// key, the conditions checked again) and records the claimer's deadline; when none is free it
+/// adds the next id (`INSERT IGNORE`), so the table grows with use. Two sessions never hold one
+/// id. A table created less than `ttl + safe_guard` ago makes the claimer wait that long.
+/// Renewal and release change the row only while `holder` is this lease's token. Failures
+/// throw `lease_store_error`.
+///
+/// ## Segments (`store.distributor(key, table)`)
+///
+/// `mysql_table::flakeid` (the default): one table per namespace, created on first use, one
+/// row per counter, one statement per call:
+///
+///     CREATE TABLE `flakeid_segment_<ns>` (
+///       `key`       VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
+///       last_max_id BIGINT UNSIGNED NOT NULL) ENGINE=InnoDB;
+///     INSERT INTO ... VALUES (key, LAST_INSERT_ID(step))
+///       ON DUPLICATE KEY UPDATE last_max_id = LAST_INSERT_ID(last_max_id + step)
+///
+/// `mysql_table::leaf`: Leaf's `leaf_alloc` table (`biz_tag`, `max_id`, `step`, ...), in the
+/// transaction Leaf's segment service runs: `UPDATE leaf_alloc SET max_id = max_id + step
+/// WHERE biz_tag = ?`, then `SELECT max_id`. Leaf hands out `[max_id - step, max_id)`; so does
+/// this distributor (it answers `max_id - 1`), so a Leaf server and flakeid sharing a row never
+/// hand out one number twice. The row must exist (Leaf's operators insert it); `step` here is
+/// the generator's, as in Leaf's own dynamic-step mode.
+///
+/// `mysql_table::cosid`: CosId's `cosid` table (`name`, `last_max_id`, `last_fetch_time`),
+/// key `<namespace>.<name>` as CosId spells it, in the transaction of CosId's JDBC
+/// distributor: `UPDATE cosid SET last_max_id = last_max_id + step, last_fetch_time =
+/// UNIX_TIMESTAMP() WHERE name = ?`, then `SELECT last_max_id`. CosId and flakeid both hand
+/// out `(last_max_id - step, last_max_id]`. A missing row is inserted at 0, as CosId's
+/// initializer does.
+///
+/// Failures throw `segment_store_error` naming the server, the namespace and the key.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "../detail/server_store.hpp"
+#include "../errors.hpp"
+#include "../lease.hpp"
+#include "../segment.hpp"
+#include "../version.hpp"
+#include "detail/mysql_connection.hpp"
+
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+
+/// Which table a MySQL segment counter lives in (see the file comment).
+enum class mysql_table {
+  flakeid,  ///< `flakeid_segment_<namespace>`, created on first use
+  leaf,     ///< Leaf's `leaf_alloc` (rows inserted by its operators)
+  cosid,    ///< CosId's `cosid` (a missing row is inserted at 0)
+};
+
+namespace detail {
+
+/// The server's clock in Unix milliseconds, as SQL.
+inline constexpr const char* mysql_now_ms = "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+
+/// A field of an answer as a signed number (nothing for NULL); throws `store_connection_error`
+/// naming `where` for anything else.
+inline std::optional<std::int64_t> mysql_number(const std::optional<std::string>& v,
+                                                const std::string& where) {
+  if (!v) return std::nullopt;
+  const auto x = parse_decimal<std::int64_t>(*v);
+  if (!x) throw store_connection_error(where + ": '" + *v + "' is not a 64-bit integer");
+  return x;
+}
+
+class mysql_lease_store final : public lease_store {
+ public:
+  mysql_lease_store(mysql_address a, const lease_options& o)
+      : table_("`flakeid_lease_" + o.name_space + "`"),
+        ttl_ms_(std::to_string(o.ttl.count())),
+        guard_ms_(std::to_string(o.safe_guard.count())),
+        hold_ms_((o.ttl + o.safe_guard).count()),
+        conn_(std::move(a), o.connect_timeout, lease_io_timeout(o.io_timeout, o.ttl)) {}
+
+  [[nodiscard]] std::string where() const override { return conn_.where(); }
+
+  std::optional<lease_claim> claim(const claim_request& q) override {
+    return lease_call([&]() -> std::optional<lease_claim> {
+      ensure_table();
+      const std::string n = std::to_string(q.count);
+      const std::string holder = mysql_literal(q.holder);
+      const std::string d = unix_ms_text(q.deadline);
+      const std::string settled = unix_ms_text(q.settled);
+      const std::string free = "id >= 0 AND id < " + n + " AND expires_ms + " + guard_ms_ +
+                               " <= " + mysql_now_ms + " AND (last_unix_ms IS NULL OR " +
+                               "last_unix_ms <= " + unix_ms_text(q.skip_above) + ")";
+      for (int attempt = 0; attempt < 100; ++attempt) {
+        // Candidates, best first, read without locks; each is then taken alone.
+        const mysql_answer c = conn_.exec(
+            "SELECT id FROM " + table_ + " WHERE " + free +
+            " ORDER BY (last_unix_ms IS NOT NULL AND last_unix_ms > " + settled +
+            "), CASE WHEN last_unix_ms IS NULL OR last_unix_ms <= " + settled +
+            " THEN 0 ELSE last_unix_ms END, id LIMIT 8");
+        for (const auto& row : c.rows) {
+          const std::string id = row.at(0).value_or("-1");
+          const mysql_answer t = conn_.exec(
+              "START TRANSACTION; SELECT last_unix_ms FROM " + table_ + " WHERE id = " + id +
+              " AND " + free + " FOR UPDATE SKIP LOCKED");
+          if (t.rows.empty()) {
+            (void)conn_.exec("ROLLBACK");
+            continue;
+          }
+          (void)conn_.exec("UPDATE " + table_ + " SET holder = " + holder + ", expires_ms = " +
+                           mysql_now_ms + " + " + ttl_ms_ +
+                           ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
+                           ") WHERE id = " + id + "; COMMIT");
+          return answer(id, mysql_number(t.rows[0].at(0), where()));
+        }
+        if (!c.rows.empty()) continue;  // all taken meanwhile: read again
+        // Nothing free: add the next id, unless every id below the count exists.
+        const mysql_answer m =
+            conn_.exec("SELECT COALESCE(MAX(id), -1) + 1 FROM " + table_ + " WHERE id >= 0");
+        const auto next = mysql_number(m.rows.at(0).at(0), where()).value_or(0);
+        if (next >= static_cast<std::int64_t>(q.count)) return std::nullopt;
+        const std::string id = std::to_string(next);
+        const mysql_answer ins = conn_.exec(
+            "INSERT IGNORE INTO " + table_ + " (id, holder, last_unix_ms, expires_ms) VALUES (" +
+            id + ", " + holder + ", " + d + ", " + mysql_now_ms + " + " + ttl_ms_ + ")");
+        if (ins.affected == 1) return answer(id, std::nullopt);
+        // Another session added the same id first: try again.
+      }
+      return std::nullopt;
+    });
+  }
+
+  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
+    const std::string d = unix_ms_text(deadline);
+    const mysql_answer r = lease_call([&] {
+      return conn_.exec("UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " +
+                        ttl_ms_ + ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d +
+                        "), " + d + ") WHERE id = " + std::to_string(id) +
+                        " AND holder = " + mysql_literal(holder));
+    });
+    return r.affected == 1 ? renewal::held : renewal::taken;
+  }
+
+  void release(std::uint64_t id, const std::string& holder, lease_time last) override {
+    (void)lease_call([&] {
+      return conn_.exec("UPDATE " + table_ + " SET holder = NULL, expires_ms = " + mysql_now_ms +
+                        ", last_unix_ms = " + unix_ms_text(last) + " WHERE id = " +
+                        std::to_string(id) + " AND holder = " + mysql_literal(holder));
+    });
+  }
+
+ private:
+  /// The claim of `id` (previous deadline `last`), with the table's age checked.
+  lease_claim answer(const std::string& id, std::optional<std::int64_t> last) {
+    const mysql_answer b = conn_.exec("SELECT expires_ms, " + std::string(mysql_now_ms) +
+                                      " FROM " + table_ + " WHERE id = -1");
+    lease_claim c;
+    c.id = static_cast<std::uint64_t>(*mysql_number(id, where()));
+    if (last) c.last = lease_time_of(*last);
+    if (!b.rows.empty()) {
+      const auto created = mysql_number(b.rows[0].at(0), where());
+      const auto now = mysql_number(b.rows[0].at(1), where());
+      if (created && now && *now - *created < hold_ms_) c.lost_memory_at = lease_time_of(*created);
+    }
+    return c;
+  }
+
+  void ensure_table() {
+    if (ready_) return;
+    (void)conn_.exec("CREATE TABLE IF NOT EXISTS " + table_ +
+                     " (id BIGINT NOT NULL PRIMARY KEY, holder VARCHAR(255) NULL, "
+                     "last_unix_ms BIGINT NULL, expires_ms BIGINT NOT NULL) ENGINE=InnoDB; "
+                     "INSERT IGNORE INTO " +
+                     table_ + " (id, expires_ms) VALUES (-1, " + mysql_now_ms + ")");
+    ready_ = true;
+  }
+
+  std::string table_;
+  std::string ttl_ms_;
+  std::string guard_ms_;
+  std::int64_t hold_ms_;
+  bool ready_ = false;
+  mysql_connection conn_;
+};
+
+}  // namespace detail
+
+/// A worker-id lease in MySQL or MariaDB at `address` (see the file comment).
+class mysql_lease : public lease {
+ public:
+  explicit mysql_lease(const mysql_address& address, lease_options options = {})
+      : lease(std::make_unique<detail::mysql_lease_store>(address, options), options) {}
+  explicit mysql_lease(std::string_view uri, lease_options options = {})
+      : mysql_lease(mysql_address::parse(uri), std::move(options)) {}
+};
+
+/// A counter of a `mysql_store` in one of the tables of `mysql_table`, with its own connection
+/// (opened on the first call). A copy opens a connection of its own to the same counter.
+/// Throws `segment_store_error` when the server cannot be reached within `connect_timeout`,
+/// does not answer within `io_timeout`, reports an error (the counter would pass its column's
+/// range, no permission), or has no Leaf row for the key. Thread-safety: every member may be
+/// called concurrently (calls on one distributor take turns on its connection).
+class mysql_distributor {
+ public:
+  /// Counter `key` of table `table` at `address`. Does not connect. Throws
+  /// `invalid_option_error` for a bad namespace or timeout, or an empty key.
+  mysql_distributor(mysql_address address, std::string key, store_options options = {},
+                    mysql_table table = mysql_table::flakeid)
+      : address_(std::move(address)),
+        options_(std::move(options)),
+        key_(std::move(key)),
+        kind_(table) {
+    detail::check_segment_key(key_);
+    detail::check_store_options(options_, "segment store");
+    s_ = std::make_unique<state>(address_, options_);
+    name_ = s_->conn.where() + " namespace " + options_.name_space;
+    switch (kind_) {
+      case mysql_table::flakeid:
+        table_ = "`flakeid_segment_" + options_.name_space + "`";
+        row_ = key_;
+        break;
+      case mysql_table::leaf:
+        table_ = "leaf_alloc";
+        row_ = key_;
+        break;
+      case mysql_table::cosid:
+        table_ = "cosid";
+        row_ = options_.name_space + "." + key_;
+        break;
+    }
+  }
+
+  mysql_distributor(const mysql_distributor& o)
+      : address_(o.address_),
+        options_(o.options_),
+        key_(o.key_),
+        kind_(o.kind_),
+        name_(o.name_),
+        table_(o.table_),
+        row_(o.row_),
+        s_(std::make_unique<state>(address_, options_)) {}
+  mysql_distributor(mysql_distributor&&) noexcept = default;
+  mysql_distributor& operator=(const mysql_distributor& o) {
+    if (this != &o) *this = mysql_distributor(o);
+    return *this;
+  }
+  mysql_distributor& operator=(mysql_distributor&&) noexcept = default;
+  ~mysql_distributor() = default;
+
+  /// Adds `step` to the counter and returns the largest number of the segment it took.
+  std::uint64_t next_max_id(std::uint64_t step) {
+    const std::string what = "next_max_id(" + std::to_string(step) + ")";
+    const std::string s = std::to_string(step);
+    const std::string k = detail::mysql_literal(row_);
+    std::lock_guard lk(s_->mutex);
+    switch (kind_) {
+      case mysql_table::flakeid:
+        ensure_table(what);
+        return value_of(exec("INSERT INTO " + table_ + " (`key`, last_max_id) VALUES (" + k +
+                                 ", LAST_INSERT_ID(" + s +
+                                 ")) ON DUPLICATE KEY UPDATE last_max_id = "
+                                 "LAST_INSERT_ID(last_max_id + " +
+                                 s + "); SELECT LAST_INSERT_ID()",
+                             what),
+                        what);
+      case mysql_table::leaf: {
+        const auto a = exec("START TRANSACTION; UPDATE leaf_alloc SET max_id = max_id + " + s +
+                                " WHERE biz_tag = " + k +
+                                "; SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k +
+                                "; COMMIT",
+                            what);
+        if (a.rows.empty()) throw no_leaf_row(what);
+        return value_of(a, what) - 1;  // Leaf's segment is [max_id - step, max_id)
+      }
+      case mysql_table::cosid:
+        return value_of(exec("INSERT IGNORE INTO cosid (name, last_max_id, last_fetch_time) "
+                             "VALUES (" +
+                                 k +
+                                 ", 0, UNIX_TIMESTAMP()); START TRANSACTION; UPDATE cosid SET "
+                                 "last_max_id = last_max_id + " +
+                                 s + ", last_fetch_time = UNIX_TIMESTAMP() WHERE name = " + k +
+                                 "; SELECT last_max_id FROM cosid WHERE name = " + k + "; COMMIT",
+                             what),
+                        what);
+    }
+    return 0;
+  }
+
+  /// The largest number handed out so far (0 when the counter has no row yet).
+  [[nodiscard]] std::uint64_t current() {
+    std::lock_guard lk(s_->mutex);
+    const std::string k = detail::mysql_literal(row_);
+    switch (kind_) {
+      case mysql_table::flakeid: {
+        ensure_table("current()");
+        const auto a =
+            exec("SELECT last_max_id FROM " + table_ + " WHERE `key` = " + k, "current()");
+        return a.rows.empty() ? 0 : value_of(a, "current()");
+      }
+      case mysql_table::leaf: {
+        const auto a = exec("SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k, "current()");
+        if (a.rows.empty()) throw no_leaf_row("current()");
+        const std::uint64_t v = value_of(a, "current()");
+        return v == 0 ? 0 : v - 1;
+      }
+      case mysql_table::cosid: {
+        const auto a = exec("SELECT last_max_id FROM cosid WHERE name = " + k, "current()");
+        return a.rows.empty() ? 0 : value_of(a, "current()");
+      }
+    }
+    return 0;
+  }
+
+  /// `mysql host:port ... namespace <ns>`.
+  [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
+  /// The counter's key (for CosId, without the namespace prefix).
+  [[nodiscard]] std::string_view key() const noexcept { return key_; }
+  /// The counter's table.
+  [[nodiscard]] mysql_table table() const noexcept { return kind_; }
+  /// A distributor for counter `key` of the same database, namespace and table, on a
+  /// connection of its own.
+  [[nodiscard]] mysql_distributor with_key(const std::string& key) const {
+    return {address_, key, options_, kind_};
+  }
+
+ private:
+  struct state {
+    state(const mysql_address& a, const store_options& o)
+        : conn(a, o.connect_timeout,
+               detail::io_timeout_or(o.io_timeout, detail::segment_io_timeout)) {}
+    std::mutex mutex;  // one request at a time on the connection
+    detail::mysql_connection conn;
+    bool table_ready = false;
+  };
+
+  detail::mysql_answer exec(const std::string& sql, const std::string& what) {
+    return detail::segment_call(name_, key_, what, [&] { return s_->conn.exec(sql); });
+  }
+
+  [[nodiscard]] segment_store_error no_leaf_row(const std::string& what) const {
+    return segment_store_error(name_, key_,
+                               what + ": leaf_alloc has no row with biz_tag '" + key_ +
+                                   "': insert it as for a Leaf server (biz_tag, max_id, step)");
+  }
+
+  void ensure_table(const std::string& what) {
+    if (s_->table_ready) return;
+    (void)exec("CREATE TABLE IF NOT EXISTS " + table_ +
+                   " (`key` VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, "
+                   "last_max_id BIGINT UNSIGNED NOT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+               what);
+    s_->table_ready = true;
+  }
+
+  std::uint64_t value_of(const detail::mysql_answer& a, const std::string& what) const {
+    if (a.rows.size() == 1 && a.rows[0].size() == 1 && a.rows[0][0]) {
+      const auto v = detail::parse_decimal<std::uint64_t>(*a.rows[0][0]);
+      if (v) return *v;
+    }
+    throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
+  }
+
+  mysql_address address_;
+  store_options options_;
+  std::string key_;
+  mysql_table kind_;
+  std::string name_;
+  std::string table_;
+  std::string row_;
+  std::unique_ptr<state> s_;
+};
+
+/// Worker-id leases and segment counters in one MySQL/MariaDB namespace: the two protocols
+/// over one database (see the file comment). Cheap to copy; holds no connection itself: each
+/// lease and each distributor has its own.
+class mysql_store {
+ public:
+  /// The database at `address`, tables `flakeid_lease_<name_space>` and, for counters,
+  /// `table` (see `mysql_table`; each distributor may name another). Does not connect. Throws
+  /// `invalid_option_error` for a bad namespace or timeout.
+  explicit mysql_store(mysql_address address, store_options options = {},
+                       mysql_table table = mysql_table::flakeid)
+      : address_(std::move(address)), options_(std::move(options)), table_(table) {
+    detail::check_store_options(options_, "segment store");
+  }
+  /// The same, from a `mysql://` URI (see `mysql_address::parse`).
+  explicit mysql_store(std::string_view uri, store_options options = {},
+                       mysql_table table = mysql_table::flakeid)
+      : mysql_store(mysql_address::parse(uri), std::move(options), table) {}
+
+  /// A lease on a worker id of this store's namespace, with its own connection. Throws as
+  /// `lease`'s constructor.
+  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
+    options = detail::lease_options_for_store(std::move(options), options_);
+    return {std::make_unique<detail::mysql_lease_store>(address_, options), options};
+  }
+  /// A distributor for counter `key` in the store's table, with its own connection. Throws
+  /// `invalid_option_error` for an empty key.
+  [[nodiscard]] mysql_distributor distributor(const std::string& key) const {
+    return {address_, key, options_, table_};
+  }
+  /// A distributor for counter `key` in `table`.
+  [[nodiscard]] mysql_distributor distributor(const std::string& key, mysql_table table) const {
+    return {address_, key, options_, table};
+  }
+  /// The largest number handed out so far of counter `key` in the store's table (0 when
+  /// unused). Opens a connection for the call. Throws `segment_store_error`.
+  [[nodiscard]] std::uint64_t current(const std::string& key) const {
+    return distributor(key).current();
+  }
+  /// Where the server is (it holds the password: log `address().where()` only).
+  [[nodiscard]] const mysql_address& address() const noexcept { return address_; }
+  /// The options.
+  [[nodiscard]] const store_options& options() const noexcept { return options_; }
+  /// The table of counters that `distributor(key)` uses.
+  [[nodiscard]] mysql_table table() const noexcept { return table_; }
+
+ private:
+  mysql_address address_;
+  store_options options_;
+  mysql_table table_;
+};
+
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

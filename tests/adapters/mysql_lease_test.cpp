@@ -1,0 +1,133 @@
+// MySQL/MariaDB leases (mysql_store.lease(), mysql_lease) against a real MariaDB server
+// (mariadb-install-db + mariadbd, commits durable) started for each test.
+#include <flakeid/adapters/mysql.hpp>
+
+#include "expect_error.hpp"
+#include "lease_scenarios.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+/// A wait-only bound for the raw connections of these tests.
+constexpr std::chrono::milliseconds patient_ms{30'000};
+
+struct mysql_backend {
+  mariadb_server server{true};  // a lease store must keep what it confirmed
+  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
+    return lease_from(flakeid::mysql_store{server.uri(), store_options_of(o)}, o);
+  }
+  void stop() { server.stop(); }
+  void start() { server.start(); }
+};
+
+class mysql_lease_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  mysql_backend b;
+};
+
+TEST_F(mysql_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
+TEST_F(mysql_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) {
+  sigkill_holder(b);
+}
+TEST_F(mysql_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true); }
+TEST_F(mysql_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_holder(b); }
+TEST_F(mysql_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
+  skips_an_id_used_far_ahead(b);
+}
+TEST_F(mysql_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
+  restart_with_clock_back(b);
+}
+
+TEST_F(mysql_lease_test, a_layout_with_22_worker_bits_adds_rows_as_they_are_used) {
+  auto o = quick_options(unique_ns("wide"));
+  flakeid::mysql_lease first{b.server.uri(), o};
+  flakeid::mysql_lease second{b.server.uri(), o};
+  EXPECT_EQ(first.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 0}));
+  EXPECT_EQ(second.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 1}));
+  flakeid::detail::mysql_connection raw{flakeid::mysql_address::parse(b.server.uri()), patient_ms,
+                                        patient_ms};
+  const auto r = raw.exec("SELECT COUNT(*), MAX(holder IS NOT NULL) FROM `flakeid_lease_" +
+                          o.name_space + "` WHERE id >= 0");
+  ASSERT_EQ(r.rows.size(), 1U);
+  EXPECT_EQ(r.rows[0].at(0), "2");
+  EXPECT_EQ(r.rows[0].at(1), "1");
+}
+
+TEST_F(mysql_lease_test, release_records_the_last_timestamp_and_frees_the_row) {
+  auto o = quick_options(unique_ns("release"));
+  std::string holder_row;
+  {
+    flakeid::mysql_lease l{b.server.uri(), o};
+    EXPECT_EQ(l.acquire(4), 0U);
+    EXPECT_NE(l.where().find("mysql 127.0.0.1:"), std::string::npos) << l.where();
+  }
+  flakeid::detail::mysql_connection raw{flakeid::mysql_address::parse(b.server.uri()), patient_ms,
+                                        patient_ms};
+  const auto r = raw.exec("SELECT holder IS NULL, last_unix_ms IS NOT NULL FROM `flakeid_lease_" +
+                          o.name_space + "` WHERE id = 0");
+  ASSERT_EQ(r.rows.size(), 1U);
+  EXPECT_EQ(r.rows[0].at(0), "1") << "released";
+  EXPECT_EQ(r.rows[0].at(1), "1") << "the last timestamp is kept for the next holder";
+}
+
+TEST(mysql_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
+  const int port = free_port();
+  auto o = quick_options("unreachable");
+  o.connect_timeout = 500ms;
+  flakeid::mysql_lease l{"mysql://app:S3cr3tPw@127.0.0.1:" + std::to_string(port) + "/shop", o};
+  try {
+    (void)l.acquire(32);
+    FAIL() << "acquired from nowhere";
+  } catch (const flakeid::lease_store_error& e) {
+    const std::string expected = "flakeid: cannot connect to mysql 127.0.0.1:" +
+                                 std::to_string(port) + " user app db shop within 500 ms: ";
+    EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("S3cr3tPw"), std::string::npos) << e.what();
+  }
+}
+
+TEST(mysql_address_test, reads_uris_and_names_what_is_wrong_without_the_password) {
+  const auto a = flakeid::mysql_address::parse("mysql://app:p%40ss@db.internal:3307/shop?timeout=2s");
+  EXPECT_EQ(a.host, "db.internal");
+  EXPECT_EQ(a.port, 3307);
+  EXPECT_EQ(a.user, "app");
+  EXPECT_EQ(a.password, "p@ss");
+  EXPECT_EQ(a.database, "shop");
+  EXPECT_EQ(a.connect_timeout, 2000ms);
+  EXPECT_EQ(a.command_timeout, 2000ms);
+  EXPECT_EQ(a.where(), "mysql db.internal:3307 user app db shop");
+  const auto s = flakeid::mysql_address::parse("mariadb://root@/shop?socket=/run/mysqld/mysqld.sock");
+  EXPECT_EQ(s.unix_socket, "/run/mysqld/mysqld.sock");
+  EXPECT_EQ(s.where(), "mysql unix:/run/mysqld/mysqld.sock user root db shop");
+  const auto v6 = flakeid::mysql_address::parse("mysql://[::1]/x?tls=1");
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 3306);
+  EXPECT_EQ(v6.where(), "mysql [::1]:3306 tls db x");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::mysql_address::parse("mysql://app:S3cr3t@db:99999/shop"); },
+      "flakeid: invalid MySQL address 'mysql://app:***@db:99999/shop': port '99999' is not a "
+      "number 1..65535");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::mysql_address::parse("postgres://app:S3cr3t@db/shop"); },
+      "flakeid: invalid MySQL address 'postgres://app:***@db/shop': scheme 'postgres' is not "
+      "mysql or mariadb");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::mysql_address::parse("mysql://db/shop?ssl=1"); },
+      "flakeid: invalid MySQL address 'mysql://db/shop?ssl=1': unknown query parameter 'ssl' "
+      "(allowed: socket, tls, tls_ca, timeout, connect_timeout, command_timeout)");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::mysql_address::parse("db.internal:3306"); },
+      "flakeid: invalid MySQL address 'db.internal:3306': a MySQL address is a URI: "
+      "mysql://[user[:password]@]host[:port][/database]");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::mysql_address::parse("mysql:///shop"); },
+      "flakeid: invalid MySQL address 'mysql:///shop': no host (or ?socket=/path)");
+}
+
+}  // namespace

@@ -1,0 +1,269 @@
+// mysql_distributor against a real MariaDB server (mariadb-install-db + mariadbd, commits
+// durable) started for each test: flakeid's own table, Leaf's leaf_alloc and CosId's cosid, the
+// last two interleaved with a peer that runs the statements Leaf's and CosId's servers run.
+#include <flakeid/adapters/mysql.hpp>
+
+#include "expect_error.hpp"
+#include "segment_scenarios.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+static_assert(flakeid::keyed_segment_distributor<flakeid::mysql_distributor>);
+
+struct mysql_backend {
+  using store_type = flakeid::mysql_store;
+  using distributor_type = flakeid::mysql_distributor;
+  mariadb_server server{true};
+  flakeid::mysql_table table = flakeid::mysql_table::flakeid;
+  /// A store in namespace `ns` whose connect and I/O timeouts are both `timeout`.
+  store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
+    return store_type{
+        server.uri(), {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}, table};
+  }
+  /// A connection of the test's own, for the peer's statements and for looking at tables.
+  [[nodiscard]] flakeid::detail::mysql_connection raw() const {
+    return {flakeid::mysql_address::parse(server.uri()), patient, patient};
+  }
+  void stop() { server.stop(); }
+  void start() { server.start(); }
+};
+
+class mysql_segment_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  mysql_backend b;
+};
+
+TEST_F(mysql_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
+  forty_processes_on_chains(b);
+}
+TEST_F(mysql_segment_test, processes_on_segment_generators_waste_no_segment) {
+  processes_on_segment_generators(b);
+}
+TEST_F(mysql_segment_test, server_outage_drains_the_chain_fails_then_resumes) {
+  server_outage(b);
+}
+TEST_F(mysql_segment_test, restart_after_sigkill_never_repeats_a_number) {
+  restart_after_sigkill(b);
+}
+TEST_F(mysql_segment_test, grouped_counter_restarts_at_one_after_midnight) {
+  grouped_counter_across_midnight(b);
+}
+
+/// The scenarios on CosId's table (rows made at 0 on first use, as CosId's initializer does).
+class mysql_cosid_segment_test : public mysql_segment_test {
+ protected:
+  void SetUp() override {
+    b.table = flakeid::mysql_table::cosid;
+    mysql_segment_test::SetUp();
+    (void)b.raw().exec(cosid_schema);
+  }
+  /// The table as CosId's MySQL init script makes it.
+  static constexpr const char* cosid_schema =
+      "CREATE TABLE IF NOT EXISTS cosid (name VARCHAR(100) NOT NULL, "
+      "last_max_id BIGINT UNSIGNED NOT NULL DEFAULT 0, "
+      "last_fetch_time BIGINT UNSIGNED NOT NULL DEFAULT 0, "
+      "CONSTRAINT cosid_pk PRIMARY KEY (name)) ENGINE=InnoDB";
+};
+
+TEST_F(mysql_cosid_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
+  forty_processes_on_chains(b);
+}
+TEST_F(mysql_cosid_segment_test, restart_after_sigkill_never_repeats_a_number) {
+  restart_after_sigkill(b);
+}
+
+TEST_F(mysql_segment_test, counts_in_a_table_per_namespace_and_names_the_store) {
+  const std::string ns = unique_segment_ns("names");
+  auto store = b.store(ns, patient);
+  auto d = store.distributor("orders");
+  EXPECT_EQ(d.store_name(), "mysql 127.0.0.1:" + std::to_string(b.server.port()) +
+                                " user flakeid db flakeid namespace " + ns);
+  EXPECT_EQ(d.table(), flakeid::mysql_table::flakeid);
+  EXPECT_EQ(store.current("orders"), 0U);  // creates the table
+  EXPECT_EQ(d.next_max_id(100), 100U);
+  EXPECT_EQ(d.next_max_id(50), 150U);
+  auto other = d.with_key("Orders");  // keys are exact: another counter
+  EXPECT_EQ(other.next_max_id(7), 7U);
+  auto copy = d;
+  EXPECT_EQ(copy.next_max_id(1), 151U);
+  EXPECT_EQ(store.current("orders"), 151U);
+  const auto r =
+      b.raw().exec("SELECT `key`, last_max_id FROM `flakeid_segment_" + ns + "` ORDER BY `key`");
+  ASSERT_EQ(r.rows.size(), 2U);
+  EXPECT_EQ(r.rows[0].at(0), "Orders");
+  EXPECT_EQ(r.rows[1].at(1), "151");
+}
+
+TEST_F(mysql_segment_test, a_counter_past_bigint_unsigned_is_a_clear_error) {
+  const std::string ns = unique_segment_ns("overflow");
+  auto d = b.store(ns, patient).distributor("orders");
+  EXPECT_EQ(d.next_max_id(1), 1U);
+  (void)b.raw().exec("UPDATE `flakeid_segment_" + ns +
+                     "` SET last_max_id = 18446744073709551000");
+  try {
+    (void)d.next_max_id(1000);
+    FAIL() << "counted past BIGINT UNSIGNED";
+  } catch (const flakeid::segment_store_error& e) {
+    const std::string head = "flakeid: segment store " + std::string(d.store_name()) +
+                             ", key 'orders': next_max_id(1000) failed: mysql 127.0.0.1:" +
+                             std::to_string(b.server.port()) +
+                             " user flakeid db flakeid: BIGINT UNSIGNED value is out of range";
+    EXPECT_EQ(std::string(e.what()).substr(0, head.size()), head) << e.what();
+  }
+  EXPECT_EQ(b.store(ns, patient).current("orders"), 18446744073709551000U) << "unchanged";
+}
+
+/// Leaf's table and a row as its operators insert one.
+void make_leaf_table(mysql_backend& b, const std::string& tag, std::uint64_t max_id, int step) {
+  (void)b.raw().exec(
+      "CREATE TABLE IF NOT EXISTS leaf_alloc (biz_tag VARCHAR(128) NOT NULL DEFAULT '', "
+      "max_id BIGINT NOT NULL DEFAULT 1, step INT NOT NULL, description VARCHAR(256) DEFAULT "
+      "NULL, update_time TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE "
+      "CURRENT_TIMESTAMP, PRIMARY KEY (biz_tag)) ENGINE=InnoDB; INSERT INTO leaf_alloc (biz_tag, "
+      "max_id, step, description) VALUES ('" +
+      tag + "', " + std::to_string(max_id) + ", " + std::to_string(step) + ", 'test')");
+}
+
+TEST_F(mysql_segment_test, leaf_rows_hand_out_what_leaf_would_and_must_exist) {
+  make_leaf_table(b, "order", 1, 2000);
+  auto store = b.store("leafns", patient);
+  auto d = store.distributor("order", flakeid::mysql_table::leaf);
+  EXPECT_EQ(d.current(), 0U);
+  // Leaf's first segment of a row at max_id 1 is [1, 1 + step): the numbers 1..100 here.
+  EXPECT_EQ(d.next_max_id(100), 100U);
+  EXPECT_EQ(d.current(), 100U);
+  EXPECT_EQ(b.raw().exec("SELECT max_id, step FROM leaf_alloc WHERE biz_tag = 'order'").rows.at(0),
+            (std::vector<std::optional<std::string>>{"101", "2000"}))
+      << "the step column is left as Leaf's operators set it";
+  flakeid::segment_generator gen{store.distributor("order", flakeid::mysql_table::leaf), 10};
+  EXPECT_EQ(gen.next_id(), 101U);
+  auto missing = store.distributor("nope", flakeid::mysql_table::leaf);
+  expect_error<flakeid::segment_store_error>(
+      [&] { (void)missing.next_max_id(10); },
+      "flakeid: segment store " + std::string(missing.store_name()) +
+          ", key 'nope': next_max_id(10): leaf_alloc has no row with biz_tag 'nope': insert it "
+          "as for a Leaf server (biz_tag, max_id, step)");
+}
+
+/// Forks `processes` children, each drawing `per_process` IDs from a generator on counter
+/// `key` of `table`, while this process takes `peer_calls` segments of `peer_step` with
+/// `peer(step)`, which returns the segment's [first, last]. Every ID is distinct and none lies
+/// in a peer's segment.
+template <class Peer>
+void interleave_with_a_peer(mysql_backend& b, flakeid::mysql_table table, const std::string& key,
+                            int processes, std::size_t per_process, int peer_calls,
+                            std::uint64_t peer_step, Peer peer) {
+  shared_ids out(static_cast<std::size_t>(processes), per_process);
+  std::vector<pid_t> kids;
+  for (int p = 0; p < processes; ++p) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      int rc = 0;
+      try {
+        auto store = b.store("peer", patient);
+        flakeid::segment_generator gen{store.distributor(key, table), 37};
+        for (auto& id : out.row(static_cast<std::size_t>(p))) id = gen.next_id();
+        out.count(static_cast<std::size_t>(p)).store(per_process);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "child %d: %s\n", static_cast<int>(::getpid()), e.what());
+        rc = 2;
+      }
+      std::_Exit(rc);
+    }
+    ASSERT_GT(pid, 0);
+    kids.push_back(pid);
+  }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  for (int i = 0; i < peer_calls; ++i) ranges.push_back(peer(peer_step));
+  for (const pid_t pid : kids) {
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  }
+  std::vector<std::uint64_t> all;
+  for (int p = 0; p < processes; ++p) {
+    ASSERT_EQ(out.count(static_cast<std::size_t>(p)).load(), per_process);
+    const auto row = out.row(static_cast<std::size_t>(p));
+    all.insert(all.end(), row.begin(), row.end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "an ID was handed out twice";
+  std::size_t inside = 0;
+  for (const auto& [first, last] : ranges)
+    inside += static_cast<std::size_t>(std::upper_bound(all.begin(), all.end(), last) -
+                                       std::lower_bound(all.begin(), all.end(), first));
+  EXPECT_EQ(inside, 0U) << "IDs that the peer's segments also hold";
+  std::sort(ranges.begin(), ranges.end());
+  for (std::size_t i = 1; i < ranges.size(); ++i)
+    EXPECT_LT(ranges[i - 1].second, ranges[i].first) << "the peer's own segments overlap";
+}
+
+TEST_F(mysql_segment_test, interleaved_with_a_leaf_server_no_number_is_handed_out_twice) {
+  make_leaf_table(b, "order", 1, 1000);
+  auto peer = b.raw();
+  interleave_with_a_peer(
+      b, flakeid::mysql_table::leaf, "order", 4, 3000, 200, 1000, [&](std::uint64_t step) {
+        // Leaf's segment service: in one transaction, add the step, then read the row back; it
+        // hands out [max_id - step, max_id).
+        const auto a = peer.exec(
+            "START TRANSACTION; UPDATE leaf_alloc SET max_id = max_id + " + std::to_string(step) +
+            " WHERE biz_tag = 'order'; SELECT biz_tag, max_id, step FROM leaf_alloc WHERE biz_tag "
+            "= 'order'; COMMIT");
+        const std::uint64_t max = std::stoull(a.rows.at(0).at(1).value());
+        return std::pair{max - step, max - 1};
+      });
+}
+
+TEST_F(mysql_segment_test, interleaved_with_a_cosid_server_no_number_is_handed_out_twice) {
+  (void)b.raw().exec(
+      "CREATE TABLE IF NOT EXISTS cosid (name VARCHAR(100) NOT NULL, last_max_id BIGINT UNSIGNED "
+      "NOT NULL DEFAULT 0, last_fetch_time BIGINT UNSIGNED NOT NULL DEFAULT 0, CONSTRAINT "
+      "cosid_pk PRIMARY KEY (name)) ENGINE=InnoDB; INSERT INTO cosid VALUES ('peer.order', 0, "
+      "UNIX_TIMESTAMP())");
+  auto peer = b.raw();
+  interleave_with_a_peer(
+      b, flakeid::mysql_table::cosid, "order", 4, 3000, 200, 100, [&](std::uint64_t step) {
+        // CosId's JDBC distributor: add the step and stamp the fetch time, then read the row;
+        // it hands out (last_max_id - step, last_max_id].
+        const auto a = peer.exec(
+            "START TRANSACTION; UPDATE cosid SET last_max_id = (last_max_id + " +
+            std::to_string(step) +
+            "), last_fetch_time = UNIX_TIMESTAMP() WHERE name = 'peer.order'; SELECT last_max_id "
+            "FROM cosid WHERE name = 'peer.order'; COMMIT");
+        const std::uint64_t max = std::stoull(a.rows.at(0).at(0).value());
+        return std::pair{max - step + 1, max};
+      });
+  EXPECT_EQ(b.raw().exec("SELECT COUNT(*) FROM cosid").rows.at(0).at(0), "1")
+      << "flakeid used CosId's row <namespace>.<name>";
+}
+
+TEST(mysql_segment_unreachable, fails_within_the_connect_timeout_naming_the_store) {
+  const int port = free_port();
+  const std::string where = "mysql 127.0.0.1:" + std::to_string(port) + " user x db x";
+  unreachable(
+      [&](std::chrono::milliseconds t) {
+        return flakeid::mysql_store{
+            "mysql://x@127.0.0.1:" + std::to_string(port) + "/x",
+            {.name_space = "unreachable", .connect_timeout = t, .io_timeout = t}};
+      },
+      where);
+}
+
+TEST(mysql_segment_options, bad_options_throw) {
+  EXPECT_THROW(flakeid::mysql_store("mysql://h/x", {.name_space = "x`; DROP TABLE t; --"}),
+               flakeid::invalid_option_error);
+  expect_error<flakeid::invalid_option_error>(
+      [] { flakeid::mysql_store("mysql://h/x", {.io_timeout = -5ms}); },
+      "flakeid: segment store io_timeout of -5 ms is too short: use 0 (the default) or more");
+  EXPECT_THROW(flakeid::mysql_store("mysql://h:0/x"), flakeid::invalid_option_error);
+  EXPECT_THROW(flakeid::mysql_store("mysql://h/x").distributor(""), flakeid::invalid_option_error);
+}
+
+}  // namespace
