@@ -76,6 +76,39 @@ TEST_F(mysql_lease_test, release_records_the_last_timestamp_and_frees_the_row) {
   EXPECT_EQ(r.rows[0].at(1), "1") << "the last timestamp is kept for the next holder";
 }
 
+TEST_F(mysql_lease_test, worker_node_rows_give_every_start_a_new_id_beside_uid_generator) {
+  const auto address = flakeid::mysql_address::parse(b.server.uri());
+  flakeid::mysql_worker_node first{address, {.host_name = "10.0.0.7", .port = "8080"}};
+  const flakeid::worker_assignment a = first.assign(flakeid::layouts::baidu);
+  EXPECT_EQ(a.node, (flakeid::node_id{0, 1}));
+  EXPECT_EQ(a.source, "mysql 127.0.0.1:" + std::to_string(b.server.port()) +
+                          " user flakeid db flakeid WORKER_NODE id 1");
+  EXPECT_EQ(a.fence, nullptr) << "an id never handed out again needs no lease";
+  // A Java service on uid-generator inserts its row the same way.
+  flakeid::detail::mysql_connection raw{address, patient_ms, patient_ms};
+  (void)raw.exec(
+      "INSERT INTO WORKER_NODE (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES "
+      "('10.0.0.8', '1700000000000-42', 1, CURDATE(), NOW(), NOW())");
+  flakeid::mysql_worker_node second{address};
+  EXPECT_EQ(second.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 3}));
+  const auto rows = raw.exec("SELECT ID, HOST_NAME, PORT, TYPE FROM WORKER_NODE ORDER BY ID");
+  ASSERT_EQ(rows.rows.size(), 3U);
+  EXPECT_EQ(rows.rows[0], (std::vector<std::optional<std::string>>{"1", "10.0.0.7", "8080", "2"}));
+  EXPECT_EQ(rows.rows[2].at(2).value().find(std::to_string(::getpid()) + "-"), 0U)
+      << "the default PORT names this process";
+  // Twitter's layout has 10 node bits: id 1024 is past them.
+  (void)raw.exec("ALTER TABLE WORKER_NODE AUTO_INCREMENT = 1024");
+  flakeid::mysql_worker_node third{address};
+  expect_error<flakeid::worker_id_error>(
+      [&] { (void)third.assign(flakeid::layouts::twitter); },
+      "flakeid: mysql 127.0.0.1:" + std::to_string(b.server.port()) +
+          " user flakeid db flakeid WORKER_NODE gave id 1024, past the layout's 10 datacenter "
+          "and worker bits (1..1023): every start takes a new id, and they are used up");
+  expect_error<flakeid::invalid_option_error>(
+      [&] { flakeid::mysql_worker_node bad{address, {.table = "w`n"}}; },
+      "flakeid: worker node table name 'w`n' is invalid: use 1 to 40 letters, digits, '_' or '-'");
+}
+
 TEST(mysql_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
   const int port = free_port();
   auto o = quick_options("unreachable");

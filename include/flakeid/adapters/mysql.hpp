@@ -65,6 +65,8 @@
 ///
 /// Failures throw `segment_store_error` naming the server, the namespace and the key.
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -78,6 +80,7 @@
 #include "../errors.hpp"
 #include "../lease.hpp"
 #include "../segment.hpp"
+#include "../worker_id.hpp"
 #include "../version.hpp"
 #include "detail/mysql_connection.hpp"
 
@@ -403,6 +406,101 @@ class mysql_distributor {
   std::string table_;
   std::string row_;
   std::unique_ptr<state> s_;
+};
+
+/// How a `mysql_worker_node` describes this process in its row.
+struct worker_node_options {
+  /// The table, as Baidu's uid-generator names it.
+  std::string table = "WORKER_NODE";
+  /// `HOST_NAME`: empty: this host's name.
+  std::string host_name{};
+  /// `PORT`: empty: this process's pid and start time, so that every row names one process.
+  std::string port{};
+  /// `TYPE`: 1 for a container, 2 for a host (uid-generator's `WorkerNodeType`).
+  int type = 2;
+};
+
+/// A worker id in the manner of Baidu's uid-generator: each start inserts a row into
+/// `WORKER_NODE` (created when missing, with uid-generator's columns) and takes its
+/// auto-increment `ID` as the worker id. An id is never handed out twice, so no lease is held
+/// and nothing expires; in exchange every start uses up an id, and a layout with `b` datacenter
+/// and worker bits has `2^b - 1` starts in it (ids 1 up; the row's id is split into datacenter
+/// and worker as a lease's is). Once they are used up, `assign` throws `worker_id_error` naming
+/// the id and the range. Java services on uid-generator and flakeid processes that share the
+/// table never get one id.
+///
+///     flakeid::mysql_worker_node node{flakeid::mysql_address::parse(uri)};
+///     flakeid::classic_snowflake<flakeid::layouts::baidu_t> gen{node};  // or any layout
+///
+/// Throws `lease_store_error` when the server cannot be reached or answers with an error.
+class mysql_worker_node {
+ public:
+  explicit mysql_worker_node(mysql_address address, worker_node_options node = {},
+                             store_options options = {})
+      : node_(std::move(node)),
+        conn_(std::move(address), options.connect_timeout,
+              detail::io_timeout_or(options.io_timeout, detail::segment_io_timeout)) {
+    detail::check_store_options(options, "worker node");
+    if (!detail::valid_namespace(node_.table))
+      throw invalid_option_error("flakeid: worker node table name '" + node_.table +
+                                 "' is invalid: use 1 to 40 letters, digits, '_' or '-'");
+  }
+
+  /// Inserts this process's row and returns its id as the node of layout `l`. Every call
+  /// inserts a row: call it once per generator.
+  [[nodiscard]] worker_assignment assign(const layout& l) {
+    const unsigned wbits = l.bits(field_kind::worker);
+    const unsigned bits = l.bits(field_kind::datacenter) + wbits;
+    const std::uint64_t id = insert();
+    const std::uint64_t last =
+        bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
+    if (id > last)
+      detail::reject_worker(conn_.where() + " " + node_.table + " gave id " + std::to_string(id) +
+                            ", past the layout's " + std::to_string(bits) +
+                            " datacenter and worker bits (1.." + std::to_string(last) +
+                            "): every start takes a new id, and they are used up");
+    worker_assignment a;
+    a.node.worker = wbits == 0 ? 0 : (id & l.max_value(field_kind::worker));
+    a.node.datacenter = wbits >= 64 ? 0 : (id >> wbits);
+    a.source = conn_.where() + " " + node_.table + " id " + std::to_string(id);
+    return a;
+  }
+
+ private:
+  std::uint64_t insert() {
+    const std::string t = "`" + node_.table + "`";
+    std::string host = node_.host_name;
+    if (host.empty()) {
+      char h[256] = {};
+      (void)::gethostname(h, sizeof h - 1);
+      host = h;
+    }
+    std::string port = node_.port;
+    if (port.empty())
+      port = std::to_string(::getpid()) + "-" +
+             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count());
+    const detail::mysql_answer a = detail::lease_call([&] {
+      return conn_.exec(
+          "CREATE TABLE IF NOT EXISTS " + t +
+          " (ID BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, HOST_NAME VARCHAR(64) NOT NULL, "
+          "PORT VARCHAR(64) NOT NULL, TYPE INT NOT NULL, LAUNCH_DATE DATE NOT NULL, MODIFIED "
+          "TIMESTAMP NOT NULL, CREATED TIMESTAMP NOT NULL) ENGINE=InnoDB; INSERT INTO " +
+          t + " (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES (" +
+          detail::mysql_literal(host.substr(0, 64)) + ", " +
+          detail::mysql_literal(port.substr(0, 64)) + ", " + std::to_string(node_.type) +
+          ", CURDATE(), NOW(), NOW()); SELECT LAST_INSERT_ID()");
+    });
+    if (a.rows.size() == 1 && a.rows[0].size() == 1 && a.rows[0][0])
+      if (const auto v = detail::parse_decimal<std::uint64_t>(*a.rows[0][0]); v && *v > 0)
+        return *v;
+    throw lease_store_error("flakeid: " + conn_.where() + ": unexpected answer to the insert into " +
+                            node_.table);
+  }
+
+  worker_node_options node_;
+  detail::mysql_connection conn_;
 };
 
 /// Worker-id leases and segment counters in one MySQL/MariaDB namespace: the two protocols
