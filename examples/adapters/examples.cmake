@@ -25,3 +25,14 @@ if(TARGET flakeid::postgres)
   add_test(NAME example.sql_partitions COMMAND example_sql_partitions)
   set_tests_properties(example.sql_partitions PROPERTIES LABELS "demo")
 endif()
+
+# The MySQL/MariaDB example: a worker id and segments (Leaf's table and flakeid's) from
+# FLAKEID_MYSQL_URL. Run alone it prints how to use it; tests/adapters/mysql_example_test.cpp
+# runs it against a MariaDB server it starts (label "server").
+if(TARGET flakeid::mysql)
+  add_executable(example_mysql_fleet "${CMAKE_CURRENT_LIST_DIR}/mysql_fleet.cpp")
+  target_link_libraries(example_mysql_fleet PRIVATE flakeid::mysql)
+  flakeid_set_warnings(example_mysql_fleet)
+  add_test(NAME example.mysql_fleet COMMAND example_mysql_fleet)
+  set_tests_properties(example.mysql_fleet PROPERTIES LABELS "demo")
+endif()
