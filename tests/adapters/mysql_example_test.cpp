@@ -1,7 +1,7 @@
 // Runs examples/adapters/mysql_fleet.cpp against a MariaDB server started here (see
 // test_servers.hpp), with Leaf's table and its "order" row set up as a Leaf fleet has them.
-#include <flakeid/adapters/mysql.hpp>
 #include <gtest/gtest.h>
+#include <flakeid/adapters/mysql.hpp>
 
 #include <cstdlib>
 

@@ -105,7 +105,9 @@ TEST_F(mysql_lease_test, worker_node_rows_give_every_start_a_new_id_beside_uid_g
           " user flakeid db flakeid WORKER_NODE gave id 1024, past the layout's 10 datacenter "
           "and worker bits (1..1023): every start takes a new id, and they are used up");
   expect_error<flakeid::invalid_option_error>(
-      [&] { flakeid::mysql_worker_node bad{address, {.table = "w`n"}}; },
+      [&] {
+        flakeid::mysql_worker_node bad{address, {.table = "w`n"}};
+      },
       "flakeid: worker node table name 'w`n' is invalid: use 1 to 40 letters, digits, '_' or '-'");
 }
 
@@ -118,15 +120,17 @@ TEST(mysql_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeou
     (void)l.acquire(32);
     FAIL() << "acquired from nowhere";
   } catch (const flakeid::lease_store_error& e) {
-    const std::string expected = "flakeid: cannot connect to mysql 127.0.0.1:" +
-                                 std::to_string(port) + " user app db shop within 500 ms: ";
+    const std::string expected =
+        "flakeid: cannot connect to mysql 127.0.0.1:" + std::to_string(port) +
+        " user app db shop within 500 ms: ";
     EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
     EXPECT_EQ(std::string(e.what()).find("S3cr3tPw"), std::string::npos) << e.what();
   }
 }
 
 TEST(mysql_address_test, reads_uris_and_names_what_is_wrong_without_the_password) {
-  const auto a = flakeid::mysql_address::parse("mysql://app:p%40ss@db.internal:3307/shop?timeout=2s");
+  const auto a =
+      flakeid::mysql_address::parse("mysql://app:p%40ss@db.internal:3307/shop?timeout=2s");
   EXPECT_EQ(a.host, "db.internal");
   EXPECT_EQ(a.port, 3307);
   EXPECT_EQ(a.user, "app");
@@ -135,7 +139,8 @@ TEST(mysql_address_test, reads_uris_and_names_what_is_wrong_without_the_password
   EXPECT_EQ(a.connect_timeout, 2000ms);
   EXPECT_EQ(a.command_timeout, 2000ms);
   EXPECT_EQ(a.where(), "mysql db.internal:3307 user app db shop");
-  const auto s = flakeid::mysql_address::parse("mariadb://root@/shop?socket=/run/mysqld/mysqld.sock");
+  const auto s =
+      flakeid::mysql_address::parse("mariadb://root@/shop?socket=/run/mysqld/mysqld.sock");
   EXPECT_EQ(s.unix_socket, "/run/mysqld/mysqld.sock");
   EXPECT_EQ(s.where(), "mysql unix:/run/mysqld/mysqld.sock user root db shop");
   const auto v6 = flakeid::mysql_address::parse("mysql://[::1]/x?tls=1");

@@ -46,9 +46,7 @@ TEST_F(mysql_segment_test, forty_processes_on_chains_call_the_store_once_per_seg
 TEST_F(mysql_segment_test, processes_on_segment_generators_waste_no_segment) {
   processes_on_segment_generators(b);
 }
-TEST_F(mysql_segment_test, server_outage_drains_the_chain_fails_then_resumes) {
-  server_outage(b);
-}
+TEST_F(mysql_segment_test, server_outage_drains_the_chain_fails_then_resumes) { server_outage(b); }
 TEST_F(mysql_segment_test, restart_after_sigkill_never_repeats_a_number) {
   restart_after_sigkill(b);
 }
@@ -105,8 +103,7 @@ TEST_F(mysql_segment_test, a_counter_past_bigint_unsigned_is_a_clear_error) {
   const std::string ns = unique_segment_ns("overflow");
   auto d = b.store(ns, patient).distributor("orders");
   EXPECT_EQ(d.next_max_id(1), 1U);
-  (void)b.raw().exec("UPDATE `flakeid_segment_" + ns +
-                     "` SET last_max_id = 18446744073709551000");
+  (void)b.raw().exec("UPDATE `flakeid_segment_" + ns + "` SET last_max_id = 18446744073709551000");
   try {
     (void)d.next_max_id(1000);
     FAIL() << "counted past BIGINT UNSIGNED";

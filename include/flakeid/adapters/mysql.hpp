@@ -80,8 +80,8 @@
 #include "../errors.hpp"
 #include "../lease.hpp"
 #include "../segment.hpp"
-#include "../worker_id.hpp"
 #include "../version.hpp"
+#include "../worker_id.hpp"
 #include "detail/mysql_connection.hpp"
 
 namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
@@ -131,22 +131,22 @@ class mysql_lease_store final : public lease_store {
                                "last_unix_ms <= " + unix_ms_text(q.skip_above) + ")";
       for (int attempt = 0; attempt < 100; ++attempt) {
         // Candidates, best first, read without locks; each is then taken alone.
-        const mysql_answer c = conn_.exec(
-            "SELECT id FROM " + table_ + " WHERE " + free +
-            " ORDER BY (last_unix_ms IS NOT NULL AND last_unix_ms > " + settled +
-            "), CASE WHEN last_unix_ms IS NULL OR last_unix_ms <= " + settled +
-            " THEN 0 ELSE last_unix_ms END, id LIMIT 8");
+        const mysql_answer c =
+            conn_.exec("SELECT id FROM " + table_ + " WHERE " + free +
+                       " ORDER BY (last_unix_ms IS NOT NULL AND last_unix_ms > " + settled +
+                       "), CASE WHEN last_unix_ms IS NULL OR last_unix_ms <= " + settled +
+                       " THEN 0 ELSE last_unix_ms END, id LIMIT 8");
         for (const auto& row : c.rows) {
           const std::string id = row.at(0).value_or("-1");
-          const mysql_answer t = conn_.exec(
-              "START TRANSACTION; SELECT last_unix_ms FROM " + table_ + " WHERE id = " + id +
-              " AND " + free + " FOR UPDATE SKIP LOCKED");
+          const mysql_answer t =
+              conn_.exec("START TRANSACTION; SELECT last_unix_ms FROM " + table_ +
+                         " WHERE id = " + id + " AND " + free + " FOR UPDATE SKIP LOCKED");
           if (t.rows.empty()) {
             (void)conn_.exec("ROLLBACK");
             continue;
           }
-          (void)conn_.exec("UPDATE " + table_ + " SET holder = " + holder + ", expires_ms = " +
-                           mysql_now_ms + " + " + ttl_ms_ +
+          (void)conn_.exec("UPDATE " + table_ + " SET holder = " + holder +
+                           ", expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
                            ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
                            ") WHERE id = " + id + "; COMMIT");
           return answer(id, mysql_number(t.rows[0].at(0), where()));
@@ -171,9 +171,9 @@ class mysql_lease_store final : public lease_store {
   renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     const std::string d = unix_ms_text(deadline);
     const mysql_answer r = lease_call([&] {
-      return conn_.exec("UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " +
-                        ttl_ms_ + ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d +
-                        "), " + d + ") WHERE id = " + std::to_string(id) +
+      return conn_.exec("UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
+                        ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
+                        ") WHERE id = " + std::to_string(id) +
                         " AND holder = " + mysql_literal(holder));
     });
     return r.affected == 1 ? renewal::held : renewal::taken;
@@ -190,8 +190,8 @@ class mysql_lease_store final : public lease_store {
  private:
   /// The claim of `id` (previous deadline `last`), with the table's age checked.
   lease_claim answer(const std::string& id, std::optional<std::int64_t> last) {
-    const mysql_answer b = conn_.exec("SELECT expires_ms, " + std::string(mysql_now_ms) +
-                                      " FROM " + table_ + " WHERE id = -1");
+    const mysql_answer b = conn_.exec("SELECT expires_ms, " + std::string(mysql_now_ms) + " FROM " +
+                                      table_ + " WHERE id = -1");
     lease_claim c;
     c.id = static_cast<std::uint64_t>(*mysql_number(id, where()));
     if (last) c.last = lease_time_of(*last);
@@ -304,8 +304,7 @@ class mysql_distributor {
       case mysql_table::leaf: {
         const auto a = exec("START TRANSACTION; UPDATE leaf_alloc SET max_id = max_id + " + s +
                                 " WHERE biz_tag = " + k +
-                                "; SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k +
-                                "; COMMIT",
+                                "; SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k + "; COMMIT",
                             what);
         if (a.rows.empty()) throw no_leaf_row(what);
         return value_of(a, what) - 1;  // Leaf's segment is [max_id - step, max_id)
@@ -452,8 +451,7 @@ class mysql_worker_node {
     const unsigned wbits = l.bits(field_kind::worker);
     const unsigned bits = l.bits(field_kind::datacenter) + wbits;
     const std::uint64_t id = insert();
-    const std::uint64_t last =
-        bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
+    const std::uint64_t last = bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
     if (id > last)
       detail::reject_worker(conn_.where() + " " + node_.table + " gave id " + std::to_string(id) +
                             ", past the layout's " + std::to_string(bits) +
@@ -495,8 +493,8 @@ class mysql_worker_node {
     if (a.rows.size() == 1 && a.rows[0].size() == 1 && a.rows[0][0])
       if (const auto v = detail::parse_decimal<std::uint64_t>(*a.rows[0][0]); v && *v > 0)
         return *v;
-    throw lease_store_error("flakeid: " + conn_.where() + ": unexpected answer to the insert into " +
-                            node_.table);
+    throw lease_store_error("flakeid: " + conn_.where() +
+                            ": unexpected answer to the insert into " + node_.table);
   }
 
   worker_node_options node_;

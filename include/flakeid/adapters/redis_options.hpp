@@ -101,7 +101,9 @@ struct redis_options {
 
   /// `text` with any password in it replaced by `***`, for quoting a URI in a message: the part
   /// of the user info after its first ':' (up to the last '@').
-  [[nodiscard]] static std::string redact(std::string_view text) { return detail::uri_redact(text); }
+  [[nodiscard]] static std::string redact(std::string_view text) {
+    return detail::uri_redact(text);
+  }
 };
 
 namespace detail {
