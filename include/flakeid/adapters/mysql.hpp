@@ -375,9 +375,9 @@ class mysql_distributor {
   }
 
   [[nodiscard]] segment_store_error no_leaf_row(const std::string& what) const {
-    return segment_store_error(name_, key_,
-                               what + ": leaf_alloc has no row with biz_tag '" + key_ +
-                                   "': insert it as for a Leaf server (biz_tag, max_id, step)");
+    return {name_, key_,
+            what + ": leaf_alloc has no row with biz_tag '" + key_ +
+                "': insert it as for a Leaf server (biz_tag, max_id, step)"};
   }
 
   void ensure_table(const std::string& what) {
@@ -435,7 +435,7 @@ struct worker_node_options {
 class mysql_worker_node {
  public:
   explicit mysql_worker_node(mysql_address address, worker_node_options node = {},
-                             store_options options = {})
+                             const store_options& options = {})
       : node_(std::move(node)),
         conn_(std::move(address), options.connect_timeout,
               detail::io_timeout_or(options.io_timeout, detail::segment_io_timeout)) {
