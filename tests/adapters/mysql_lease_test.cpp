@@ -163,6 +163,15 @@ TEST(mysql_address_test, reads_uris_and_names_what_is_wrong_without_the_password
       [] { (void)flakeid::mysql_address::parse("db.internal:3306"); },
       "flakeid: invalid MySQL address 'db.internal:3306': a MySQL address is a URI: "
       "mysql://[user[:password]@]host[:port][/database]");
+  ::unsetenv("FLAKEID_TEST_MYSQL_URL");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::mysql_address::from_env("FLAKEID_TEST_MYSQL_URL"); },
+      "flakeid: environment variable FLAKEID_TEST_MYSQL_URL is not set (want "
+      "mysql://[user[:password]@]host[:port]/db)");
+  ::setenv("FLAKEID_TEST_MYSQL_URL", "mysql://app:pw@10.1.2.3/orders", 1);
+  EXPECT_EQ(flakeid::mysql_address::from_env("FLAKEID_TEST_MYSQL_URL").where(),
+            "mysql 10.1.2.3:3306 user app db orders");
+  ::unsetenv("FLAKEID_TEST_MYSQL_URL");
   expect_error<flakeid::invalid_option_error>(
       [] { (void)flakeid::mysql_address::parse("mysql:///shop"); },
       "flakeid: invalid MySQL address 'mysql:///shop': no host (or ?socket=/path)");

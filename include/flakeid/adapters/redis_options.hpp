@@ -76,23 +76,14 @@ struct redis_options {
   /// `parse(getenv(variable))`. Throws `invalid_option_error` when the variable is unset or
   /// empty, or does not parse.
   [[nodiscard]] static redis_options from_env(const char* variable = "FLAKEID_REDIS_URL") {
-    const char* v = std::getenv(variable);
-    if (v == nullptr || *v == '\0')
-      throw invalid_option_error(std::string("flakeid: environment variable ") + variable +
-                                 " is not set (want redis://[user[:password]@]host[:port][/db])");
-    return parse(v);
+    return parse(detail::uri_from_env(variable, "redis://[user[:password]@]host[:port][/db]",
+                                      [](const std::string& m) { throw invalid_option_error(m); }));
   }
 
   /// Where the server is, for messages: `redis host:port`, then ` tls`, ` user <name>` and
   /// ` db <n>` when they apply (`redis unix:/run/redis.sock db 2`). Never the password.
   [[nodiscard]] std::string where() const {
-    std::string w = "redis ";
-    if (!unix_socket.empty()) {
-      w += "unix:" + unix_socket;
-    } else {
-      w += host.find(':') != std::string::npos ? "[" + host + "]" : host;
-      w += ":" + std::to_string(port);
-    }
+    std::string w = detail::server_where("redis", host, port, unix_socket);
     if (tls) w += " tls";
     if (!user.empty()) w += " user " + user;
     if (db != 0) w += " db " + std::to_string(db);

@@ -10,6 +10,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -24,6 +25,28 @@ inline long long uri_number(std::string_view text, long long lo, long long hi) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || v < lo || v > hi)
     return -1;
+  return v;
+}
+
+/// `<kind> host:port` (an IPv6 host in brackets), or `<kind> unix:<path>` when `unix_socket` is
+/// set: the start of a server store's `where()`.
+inline std::string server_where(std::string_view kind, const std::string& host, int port,
+                                const std::string& unix_socket) {
+  std::string w(kind);
+  w += ' ';
+  if (!unix_socket.empty()) return w + "unix:" + unix_socket;
+  w += host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return w + ":" + std::to_string(port);
+}
+
+/// The value of environment variable `variable`, or `fail(why)` (naming it and `want`, the
+/// form it should have) when it is unset or empty.
+template <class Fail>
+std::string_view uri_from_env(const char* variable, std::string_view want, Fail&& fail) {
+  const char* v = std::getenv(variable);
+  if (v == nullptr || *v == '\0')
+    fail(std::string("flakeid: environment variable ") + variable + " is not set (want " +
+         std::string(want) + ")");
   return v;
 }
 

@@ -78,23 +78,14 @@ struct mysql_address {
   /// `parse(getenv(variable))`. Throws `invalid_option_error` when it is unset or empty, or
   /// does not parse.
   [[nodiscard]] static mysql_address from_env(const char* variable = "FLAKEID_MYSQL_URL") {
-    const char* v = std::getenv(variable);
-    if (v == nullptr || *v == '\0')
-      throw invalid_option_error(std::string("flakeid: environment variable ") + variable +
-                                 " is not set (want mysql://[user[:password]@]host[:port]/db)");
-    return parse(v);
+    return parse(detail::uri_from_env(variable, "mysql://[user[:password]@]host[:port]/db",
+                                      [](const std::string& m) { throw invalid_option_error(m); }));
   }
 
   /// `mysql host:port`, then ` tls`, ` user <name>` and ` db <name>` when they apply. Never
   /// the password.
   [[nodiscard]] std::string where() const {
-    std::string w = "mysql ";
-    if (!unix_socket.empty()) {
-      w += "unix:" + unix_socket;
-    } else {
-      w += host.find(':') != std::string::npos ? "[" + host + "]" : host;
-      w += ":" + std::to_string(port);
-    }
+    std::string w = detail::server_where("mysql", host, port, unix_socket);
     if (tls || !tls_ca_file.empty()) w += " tls";
     if (!user.empty()) w += " user " + user;
     if (!database.empty()) w += " db " + database;
