@@ -12,6 +12,9 @@
 #   flakeid::mysql     include/flakeid/adapters/mysql.hpp (mysql_store: leases and segments,
 #                      Leaf's and CosId's tables too); MariaDB Connector/C (libmariadb-dev),
 #                      for MySQL and MariaDB servers alike
+#   flakeid::zookeeper include/flakeid/adapters/zookeeper.hpp (zookeeper_store: leases on
+#                      ephemeral znodes, segments); the ZooKeeper C client
+#                      (libzookeeper-mt-dev)
 # The headers of the names before the stores (redis_lease.hpp, postgres_segment.hpp ...) forward
 # to these for one release.
 # Their shared connection code is in include/flakeid/adapters/detail/.
@@ -45,10 +48,14 @@ cmake_language(EVAL CODE "${flakeid_find_hiredis}")
 cmake_language(EVAL CODE "${flakeid_find_libpq}")
 set(flakeid_find_mariadb "flakeid_find_client(mariadb libmariadb mysql.h mariadb mariadb)")
 cmake_language(EVAL CODE "${flakeid_find_mariadb}")
+set(flakeid_find_zookeeper
+    "flakeid_find_client(zookeeper zookeeper_mt zookeeper/zookeeper.h zookeeper_mt)")
+cmake_language(EVAL CODE "${flakeid_find_zookeeper}")
 
 set(FLAKEID_REDIS_FOUND ${flakeid_hiredis_client_FOUND})
 set(FLAKEID_POSTGRES_FOUND ${flakeid_libpq_client_FOUND})
 set(FLAKEID_MYSQL_FOUND ${flakeid_mariadb_client_FOUND})
+set(FLAKEID_ZOOKEEPER_FOUND ${flakeid_zookeeper_client_FOUND})
 
 if(FLAKEID_REDIS_FOUND)
   flakeid_adapter(redis
@@ -108,6 +115,17 @@ if(FLAKEID_MYSQL_FOUND)
     HEADERS mysql.hpp detail/mysql_connection.hpp)
 else()
   message(STATUS "flakeid: MariaDB Connector/C not found; flakeid::mysql is not built")
+endif()
+
+if(FLAKEID_ZOOKEEPER_FOUND)
+  flakeid_adapter(zookeeper
+    NEEDS "the ZooKeeper C client (Debian: libzookeeper-mt-dev)"
+    FIND "${flakeid_find_zookeeper}"
+    READY "TARGET flakeid::zookeeper_client"
+    LINK flakeid::flakeid flakeid::zookeeper_client
+    HEADERS zookeeper.hpp)
+else()
+  message(STATUS "flakeid: the ZooKeeper C client not found; flakeid::zookeeper is not built")
 endif()
 
 # The adapter tests and the lease example need the client libraries. They are read at the end

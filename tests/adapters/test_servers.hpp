@@ -574,4 +574,72 @@ class mariadb_server {
   pid_t pid_ = -1;
 };
 
+/// A standalone ZooKeeper server (Debian's `zookeeper` package: the server class run with the
+/// JVM) with a data directory in a temporary directory, on a free loopback port; kept data
+/// across a stop and a start. Ticks of 100 ms, so sessions may time out after 200 ms to 4 s.
+class zookeeper_server {
+ public:
+  zookeeper_server()
+      : java_(find_program("java", {"/usr/bin", "/usr/lib/jvm/default-java/bin"})),
+        jar_(std::filesystem::exists("/usr/share/java/zookeeper.jar")
+                 ? std::string("/usr/share/java/zookeeper.jar")
+                 : std::string()) {}
+  ~zookeeper_server() {
+    stop();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  zookeeper_server(const zookeeper_server&) = delete;
+  zookeeper_server& operator=(const zookeeper_server&) = delete;
+
+  [[nodiscard]] bool available() const { return !java_.empty() && !jar_.empty(); }
+  [[nodiscard]] std::string missing() const {
+    return "java or /usr/share/java/zookeeper.jar was not found (Debian: apt-get install "
+           "zookeeper)";
+  }
+
+  /// Starts the server (on the same port and data after a stop) and waits until it listens.
+  void start() {
+    if (dir_.empty()) {
+      dir_ = make_temp_dir("flakeid-zookeeper");
+      port_ = free_port();
+      std::filesystem::create_directory(dir_ + "/data");
+      std::ofstream cfg(dir_ + "/zoo.cfg");
+      cfg << "tickTime=100\ndataDir=" << dir_ << "/data\nclientPort=" << port_
+          << "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\nmaxClientCnxns=0\n"
+             "minSessionTimeout=200\nmaxSessionTimeout=4000\n";
+    }
+    pid_ = spawn({java_, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                  "-Dzookeeper.log.dir=" + dir_, "-cp", jar_,
+                  "org.apache.zookeeper.server.ZooKeeperServerMain", dir_ + "/zoo.cfg"},
+                 dir_ + "/server.log");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+    while (!port_open(port_)) {
+      int st = 0;
+      if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+        pid_ = -1;
+        throw std::runtime_error("zookeeper exited: " + read_file(dir_ + "/server.log"));
+      }
+      if (std::chrono::steady_clock::now() > deadline)
+        throw std::runtime_error("zookeeper did not start: " + read_file(dir_ + "/server.log"));
+      std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    }
+  }
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  [[nodiscard]] int port() const { return port_; }
+  /// `127.0.0.1:<port>`.
+  [[nodiscard]] std::string hosts() const { return "127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  std::string java_;
+  std::string jar_;
+  std::string dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
 }  // namespace flakeid_test

@@ -112,3 +112,10 @@ else()
   flakeid_missing_client(mysql_lease_test "MariaDB Connector/C" libmariadb-dev)
   flakeid_missing_client(mysql_segment_test "MariaDB Connector/C" libmariadb-dev)
 endif()
+
+# ZooKeeper leases and segments against Debian's zookeeper server.
+if(FLAKEID_ZOOKEEPER_FOUND)
+  flakeid_server_test(zookeeper_test "lease;segment;server" flakeid::zookeeper)
+else()
+  flakeid_missing_client(zookeeper_test "the ZooKeeper C client" libzookeeper-mt-dev)
+endif()

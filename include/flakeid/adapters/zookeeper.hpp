@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file adapters/zookeeper.hpp
+/// `zookeeper_store`: worker-id leases and segment counters in ZooKeeper (the ZooKeeper C
+/// client, `libzookeeper-mt`; CMake target `flakeid::zookeeper`).
+///
+///     flakeid::zookeeper_store store{"zk1:2181,zk2:2181,zk3:2181/apps", {.name_space = "shop"}};
+///     auto lease = store.lease();                                   // worker ids
+///     flakeid::classic_snowflake<> gen{lease};
+///     flakeid::segment_chain_generator ids{store.distributor("orders")};
+///
+/// ## Leases
+///
+/// Under `/flakeid/<namespace>`: `held/<id>`, an **ephemeral** node that names the holder (the
+/// session is the lease: it goes when the session ends), and `last/<id>`, a persistent node that
+/// keeps the holder's deadline, so that the next holder mints only above it. A claim creates
+/// both in one `multi` (the deadline set with a version check), so two sessions never hold one
+/// id; renewal checks that `held/<id>` still belongs to this session and raises `last/<id>`;
+/// release records the exact last timestamp and deletes `held/<id>`. The generator never mints
+/// past the deadline it recorded, whether or not the session is still alive: a client cut off
+/// from the ensemble stops at its deadline, and the next holder waits for that deadline plus
+/// `safe_guard`, however long the server takes to expire the session. Keep `ttl` at or below
+/// the session timeout so that the id comes back soon after a holder dies.
+///
+/// ## Segments
+///
+/// `/flakeid/<namespace>/segments/<key>` holds the counter in decimal. A call reads it and
+/// writes the sum back with a version check (compare-and-set), retrying when another client
+/// wrote first; a missing node counts from 0. Keys are percent-encoded into one node name.
+///
+/// Every request waits for its answer or for the client to declare the connection lost (two
+/// thirds of the session timeout); connecting is bounded by `connect_timeout`. Failures throw
+/// `lease_store_error` / `segment_store_error` naming `zookeeper <hosts>`.
+
+// The synchronous calls of the multi-threaded client (libzookeeper_mt).
+#ifndef THREADED
+#define THREADED 1
+#endif
+#include <zookeeper/zookeeper.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../detail/server_store.hpp"
+#include "../errors.hpp"
+#include "../lease.hpp"
+#include "../segment.hpp"
+#include "../version.hpp"
+
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+
+/// Where a ZooKeeper ensemble is: `host:port[,host:port...][/chroot]`, as the ZooKeeper
+/// clients write it, and the session timeout to ask for.
+struct zookeeper_address {
+  /// The ensemble and an optional chroot: `zk1:2181,zk2:2181/apps`.
+  std::string hosts = "127.0.0.1:2181";
+  /// The session timeout asked of the server (which clamps it to its own bounds).
+  std::chrono::milliseconds session_timeout{6'000};
+
+  /// `zookeeper <hosts>`.
+  [[nodiscard]] std::string where() const { return "zookeeper " + hosts; }
+};
+
+namespace detail {
+
+/// One ZooKeeper session (opened on first use within `connect_timeout`; a new one after the
+/// server expired it). Calls are synchronous. Not thread-safe: one caller at a time.
+class zookeeper_session {
+ public:
+  zookeeper_session(zookeeper_address a, std::chrono::milliseconds connect_timeout)
+      : a_(std::move(a)), connect_timeout_(connect_timeout), where_(a_.where()) {
+    if (a_.hosts.empty() || a_.session_timeout.count() < 1)
+      throw invalid_option_error("flakeid: invalid ZooKeeper address '" + a_.hosts +
+                                 "' or session timeout of " +
+                                 std::to_string(a_.session_timeout.count()) + " ms");
+  }
+  zookeeper_session(const zookeeper_session&) = delete;
+  zookeeper_session& operator=(const zookeeper_session&) = delete;
+  ~zookeeper_session() { close(); }
+
+  [[nodiscard]] const std::string& where() const noexcept { return where_; }
+
+  /// The handle of a connected session. Throws `store_connection_error`.
+  zhandle_t* handle() {
+    if (zh_ != nullptr && state_->expired()) close();
+    if (zh_ != nullptr) return zh_;
+    silence();
+    state_ = std::make_shared<watch_state>();
+    // The watcher context is a raw pointer to a shared state that this object keeps alive for
+    // as long as the handle exists.
+    zh_ = zookeeper_init(a_.hosts.c_str(), &on_event,
+                         static_cast<int>(a_.session_timeout.count()), nullptr, state_.get(), 0);
+    if (zh_ == nullptr)
+      throw store_connection_error("cannot connect to " + where_ + ": the client refused the "
+                                   "address (want host:port[,host:port...][/chroot])");
+    if (!state_->wait_connected(connect_timeout_)) {
+      close();
+      throw store_connection_error("cannot connect to " + where_ + " within " +
+                                   std::to_string(connect_timeout_.count()) + " ms: timed out");
+    }
+    return zh_;
+  }
+
+  /// This session's id (0 when none is open).
+  [[nodiscard]] std::int64_t session_id() const noexcept {
+    const clientid_t* c = zh_ != nullptr ? zoo_client_id(zh_) : nullptr;
+    return c != nullptr ? c->client_id : 0;
+  }
+
+  /// Throws `store_connection_error` for a code that says the request's fate is unknown or the
+  /// session is gone; returns the others (ZOK, ZNONODE, ZNODEEXISTS, ZBADVERSION, ...).
+  int check(int rc) {
+    if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONEXPIRED ||
+        rc == ZINVALIDSTATE || rc == ZCLOSING || rc == ZMARSHALLINGERROR || rc == ZSYSTEMERROR ||
+        rc == ZRUNTIMEINCONSISTENCY || rc == ZAUTHFAILED || rc == ZNOAUTH) {
+      if (rc == ZSESSIONEXPIRED || rc == ZINVALIDSTATE) close();
+      throw store_connection_error(where_ + ": " + zerror(rc));
+    }
+    return rc;
+  }
+
+  /// Creates `path` (and nothing above it); true when it was created, false when it existed.
+  bool create(const std::string& path, std::string_view data, int mode) {
+    const int rc = check(zoo_create(handle(), path.c_str(), data.data(),
+                                    static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE, mode,
+                                    nullptr, 0));
+    if (rc == ZOK) return true;
+    if (rc == ZNODEEXISTS) return false;
+    throw store_connection_error(where_ + ": create " + path + ": " + zerror(rc));
+  }
+
+  /// The data and stat of `path`, or nothing when it does not exist.
+  std::optional<std::pair<std::string, Stat>> get(const std::string& path) {
+    std::string buf(256, '\0');
+    int len = static_cast<int>(buf.size());
+    Stat st{};
+    const int rc = check(zoo_get(handle(), path.c_str(), 0, buf.data(), &len, &st));
+    if (rc == ZNONODE) return std::nullopt;
+    if (rc != ZOK) throw store_connection_error(where_ + ": get " + path + ": " + zerror(rc));
+    buf.resize(static_cast<std::size_t>(std::max(len, 0)));
+    return std::pair{std::move(buf), st};
+  }
+
+  /// The stat of `path`, or nothing when it does not exist.
+  std::optional<Stat> exists(const std::string& path) {
+    Stat st{};
+    const int rc = check(zoo_exists(handle(), path.c_str(), 0, &st));
+    if (rc == ZNONODE) return std::nullopt;
+    if (rc != ZOK) throw store_connection_error(where_ + ": exists " + path + ": " + zerror(rc));
+    return st;
+  }
+
+  /// The names of the children of `path` (none when it does not exist).
+  std::vector<std::string> children(const std::string& path) {
+    String_vector v{};
+    const int rc = check(zoo_get_children(handle(), path.c_str(), 0, &v));
+    std::vector<std::string> out;
+    if (rc == ZNONODE) return out;
+    if (rc != ZOK) throw store_connection_error(where_ + ": children " + path + ": " + zerror(rc));
+    for (int i = 0; i < v.count; ++i) out.emplace_back(v.data[i]);
+    deallocate_String_vector(&v);
+    return out;
+  }
+
+  /// Runs `ops` atomically; returns ZOK or the code of the first op that failed.
+  int multi(std::vector<zoo_op_t>& ops) {
+    std::vector<zoo_op_result_t> results(ops.size());
+    return check(zoo_multi(handle(), static_cast<int>(ops.size()), ops.data(), results.data()));
+  }
+
+  /// Ends the session (its ephemeral nodes go at once).
+  void close() noexcept {
+    if (zh_ != nullptr) zookeeper_close(zh_);
+    zh_ = nullptr;
+  }
+
+  /// In a forked child: forget the parent's handle without closing its session.
+  void abandon() noexcept { zh_ = nullptr; }
+
+ private:
+  struct watch_state {
+    std::mutex m;
+    std::condition_variable cv;
+    int state = 0;
+    bool wait_connected(std::chrono::milliseconds t) {
+      std::unique_lock lk(m);
+      return cv.wait_for(lk, t, [&] { return state == ZOO_CONNECTED_STATE; });
+    }
+    bool expired() {
+      std::lock_guard lk(m);
+      return state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE;
+    }
+  };
+
+  static void on_event(zhandle_t*, int type, int state, const char*, void* ctx) {
+    if (type != ZOO_SESSION_EVENT || ctx == nullptr) return;
+    auto* s = static_cast<watch_state*>(ctx);
+    {
+      std::lock_guard lk(s->m);
+      s->state = state;
+    }
+    s->cv.notify_all();
+  }
+
+  /// The client logs to stderr by default: only errors, and those go through the exceptions.
+  static void silence() {
+    static const bool once = [] {
+      zoo_set_debug_level(static_cast<ZooLogLevel>(0));
+      return true;
+    }();
+    (void)once;
+  }
+
+  zookeeper_address a_;
+  std::chrono::milliseconds connect_timeout_;
+  std::string where_;
+  std::shared_ptr<watch_state> state_ = std::make_shared<watch_state>();
+  zhandle_t* zh_ = nullptr;
+};
+
+/// `key` as one node name: bytes other than letters, digits, '-', '_' and '.' as %XX (and a
+/// key of "." or ".." escaped whole).
+inline std::string zookeeper_node_name(std::string_view key) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : key) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '-' || c == '_' || (c == '.' && key != "." && key != "..");
+    if (plain) {
+      out += ch;
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+/// Creates `/flakeid`, `/flakeid/<ns>` and the children named in `parts` when missing.
+inline void zookeeper_ensure(zookeeper_session& s, const std::string& ns,
+                             std::initializer_list<const char*> parts) {
+  (void)s.create("/flakeid", "", 0);
+  (void)s.create("/flakeid/" + ns, "", 0);
+  for (const char* p : parts) (void)s.create("/flakeid/" + ns + "/" + p, "", 0);
+}
+
+class zookeeper_lease_store final : public lease_store {
+ public:
+  zookeeper_lease_store(zookeeper_address a, const lease_options& o)
+      : ns_(o.name_space),
+        root_("/flakeid/" + o.name_space),
+        hold_ms_((o.ttl + o.safe_guard).count()),
+        s_(std::move(a), o.connect_timeout) {}
+
+  [[nodiscard]] std::string where() const override { return s_.where(); }
+
+  std::optional<lease_claim> claim(const claim_request& q) override {
+    return lease_call([&]() -> std::optional<lease_claim> {
+      zookeeper_ensure(s_, ns_, {"held", "last"});
+      for (int attempt = 0; attempt < 100; ++attempt) {
+        const auto held = s_.children(root_ + "/held");
+        struct candidate {
+          std::uint64_t id;
+          std::optional<std::int64_t> last;
+          int version;
+        };
+        std::vector<candidate> free;
+        std::uint64_t next = 0;
+        for (const std::string& name : s_.children(root_ + "/last")) {
+          const auto id = parse_decimal<std::uint64_t>(name);
+          if (!id) continue;
+          next = std::max(next, *id + 1);
+          if (*id >= q.count || std::find(held.begin(), held.end(), name) != held.end()) continue;
+          const auto node = s_.get(root_ + "/last/" + name);
+          if (!node) continue;
+          const auto last = parse_decimal<std::int64_t>(node->first);
+          if (last && *last > unix_ms_of(q.skip_above)) continue;
+          free.push_back({*id, last, node->second.version});
+        }
+        const std::int64_t settled = unix_ms_of(q.settled);
+        std::sort(free.begin(), free.end(), [&](const candidate& x, const candidate& y) {
+          const auto key = [&](const candidate& c) {
+            const bool waits = c.last && *c.last > settled;
+            return std::pair{waits, waits ? *c.last : 0};
+          };
+          return std::pair{key(x), x.id} < std::pair{key(y), y.id};
+        });
+        const std::string d = std::to_string(unix_ms_of(q.deadline));
+        for (const candidate& c : free) {
+          const std::string id = std::to_string(c.id);
+          const std::string rec = std::to_string(std::max(c.last.value_or(INT64_MIN),
+                                                          unix_ms_of(q.deadline)));
+          std::vector<zoo_op_t> ops(2);
+          const std::string hp = root_ + "/held/" + id;
+          const std::string lp = root_ + "/last/" + id;
+          zoo_create_op_init(&ops[0], hp.c_str(), q.holder.data(),
+                             static_cast<int>(q.holder.size()), &ZOO_OPEN_ACL_UNSAFE,
+                             ZOO_EPHEMERAL, nullptr, 0);
+          zoo_set_op_init(&ops[1], lp.c_str(), rec.data(), static_cast<int>(rec.size()),
+                          c.version, nullptr);
+          if (s_.multi(ops) == ZOK) return answer(c.id, c.last);
+        }
+        if (!free.empty()) continue;  // all taken meanwhile: read again
+        if (next >= q.count) return std::nullopt;
+        const std::string id = std::to_string(next);
+        const std::string hp = root_ + "/held/" + id;
+        const std::string lp = root_ + "/last/" + id;
+        std::vector<zoo_op_t> ops(2);
+        zoo_create_op_init(&ops[0], hp.c_str(), q.holder.data(), static_cast<int>(q.holder.size()),
+                           &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, nullptr, 0);
+        zoo_create_op_init(&ops[1], lp.c_str(), d.data(), static_cast<int>(d.size()),
+                           &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
+        if (s_.multi(ops) == ZOK) return answer(next, std::nullopt);
+        // Another client added the same id first: read again.
+      }
+      return std::nullopt;
+    });
+  }
+
+  renewal renew(std::uint64_t id, const std::string&, lease_time deadline) override {
+    return lease_call([&] {
+      const std::string i = std::to_string(id);
+      const auto held = s_.exists(root_ + "/held/" + i);
+      if (!held || held->ephemeralOwner != s_.session_id()) return renewal::taken;
+      const auto last = s_.get(root_ + "/last/" + i);
+      if (!last) return renewal::taken;
+      const auto prev = parse_decimal<std::int64_t>(last->first);
+      const std::string rec =
+          std::to_string(std::max(prev.value_or(INT64_MIN), unix_ms_of(deadline)));
+      const std::string lp = root_ + "/last/" + i;
+      std::vector<zoo_op_t> ops(1);
+      zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()),
+                      last->second.version, nullptr);
+      return s_.multi(ops) == ZOK ? renewal::held : renewal::taken;
+    });
+  }
+
+  void release(std::uint64_t id, const std::string&, lease_time last) override {
+    lease_call([&] {
+      const std::string i = std::to_string(id);
+      const std::string hp = root_ + "/held/" + i;
+      const std::string lp = root_ + "/last/" + i;
+      const auto held = s_.exists(hp);
+      if (!held || held->ephemeralOwner != s_.session_id()) return;
+      const std::string rec = std::to_string(unix_ms_of(last));
+      std::vector<zoo_op_t> ops(2);
+      zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()), -1, nullptr);
+      zoo_delete_op_init(&ops[1], hp.c_str(), held->version);
+      (void)s_.multi(ops);
+    });
+  }
+
+  void abandon_after_fork() noexcept override { s_.abandon(); }
+
+ private:
+  /// The claim of `id`, with the namespace's age checked against the server's clock (the
+  /// creation time of the node just made).
+  lease_claim answer(std::uint64_t id, std::optional<std::int64_t> last) {
+    lease_claim c;
+    c.id = id;
+    if (last) c.last = lease_time_of(*last);
+    const auto ns = s_.exists(root_);
+    const auto mine = s_.exists(root_ + "/held/" + std::to_string(id));
+    if (ns && mine && mine->ctime - ns->ctime < hold_ms_) c.lost_memory_at = lease_time_of(ns->ctime);
+    return c;
+  }
+
+  std::string ns_;
+  std::string root_;
+  std::int64_t hold_ms_;
+  zookeeper_session s_;
+};
+
+}  // namespace detail
+
+/// A counter of a `zookeeper_store`, with its own session (opened on the first call). A copy
+/// opens a session of its own. Throws `segment_store_error` when the ensemble cannot be
+/// reached or the counter would pass 2^64 - 1. Thread-safety: every member may be called
+/// concurrently (calls take turns on the session).
+class zookeeper_distributor {
+ public:
+  zookeeper_distributor(zookeeper_address address, std::string key, store_options options = {})
+      : address_(std::move(address)), options_(std::move(options)), key_(std::move(key)) {
+    detail::check_segment_key(key_);
+    detail::check_store_options(options_, "segment store");
+    s_ = std::make_unique<state>(address_, options_);
+    name_ = address_.where() + " namespace " + options_.name_space;
+    path_ = "/flakeid/" + options_.name_space + "/segments/" + detail::zookeeper_node_name(key_);
+  }
+  zookeeper_distributor(const zookeeper_distributor& o)
+      : zookeeper_distributor(o.address_, o.key_, o.options_) {}
+  zookeeper_distributor(zookeeper_distributor&&) noexcept = default;
+  zookeeper_distributor& operator=(const zookeeper_distributor& o) {
+    if (this != &o) *this = zookeeper_distributor(o);
+    return *this;
+  }
+  zookeeper_distributor& operator=(zookeeper_distributor&&) noexcept = default;
+  ~zookeeper_distributor() = default;
+
+  /// Adds `step` to the counter (compare-and-set on the node's version) and returns its new
+  /// value.
+  std::uint64_t next_max_id(std::uint64_t step) {
+    const std::string what = "next_max_id(" + std::to_string(step) + ")";
+    std::lock_guard lk(s_->mutex);
+    return call(what, [&]() -> std::uint64_t {
+      for (;;) {
+        const auto node = s_->session.get(path_);
+        if (!node) {
+          detail::zookeeper_ensure(s_->session, options_.name_space, {"segments"});
+          if (s_->session.create(path_, std::to_string(step), 0)) return step;
+          continue;
+        }
+        const auto cur = value_of(node->first, what);
+        if (cur > UINT64_MAX - step) detail::throw_store_overflow(name_, key_, cur, step);
+        const std::string v = std::to_string(cur + step);
+        std::vector<zoo_op_t> ops(1);
+        zoo_set_op_init(&ops[0], path_.c_str(), v.data(), static_cast<int>(v.size()),
+                        node->second.version, nullptr);
+        if (s_->session.multi(ops) == ZOK) return cur + step;
+      }
+    });
+  }
+
+  /// The counter's value (0 when its node does not exist yet).
+  [[nodiscard]] std::uint64_t current() {
+    std::lock_guard lk(s_->mutex);
+    return call("current()", [&]() -> std::uint64_t {
+      const auto node = s_->session.get(path_);
+      return node ? value_of(node->first, "current()") : 0;
+    });
+  }
+
+  /// `zookeeper <hosts> namespace <ns>`.
+  [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
+  /// The counter's key.
+  [[nodiscard]] std::string_view key() const noexcept { return key_; }
+  /// The counter's node.
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  /// A distributor for counter `key` of the same ensemble and namespace, on a session of its
+  /// own.
+  [[nodiscard]] zookeeper_distributor with_key(const std::string& key) const {
+    return {address_, key, options_};
+  }
+
+ private:
+  struct state {
+    state(const zookeeper_address& a, const store_options& o) : session(a, o.connect_timeout) {}
+    std::mutex mutex;
+    detail::zookeeper_session session;
+  };
+
+  template <class F>
+  std::uint64_t call(const std::string& what, F&& f) {
+    return detail::segment_call(name_, key_, what, std::forward<F>(f));
+  }
+
+  std::uint64_t value_of(const std::string& text, const std::string& what) const {
+    if (const auto v = detail::parse_decimal<std::uint64_t>(text)) return *v;
+    throw segment_store_error(name_, key_,
+                              what + ": node " + path_ + " holds '" + text + "', not a counter");
+  }
+
+  zookeeper_address address_;
+  store_options options_;
+  std::string key_;
+  std::string name_;
+  std::string path_;
+  std::unique_ptr<state> s_;
+};
+
+/// Worker-id leases and segment counters in one ZooKeeper namespace (see the file comment).
+/// Cheap to copy; holds no session itself: each lease and each distributor has its own.
+class zookeeper_store {
+ public:
+  explicit zookeeper_store(zookeeper_address address, store_options options = {})
+      : address_(std::move(address)), options_(std::move(options)) {
+    detail::check_store_options(options_, "segment store");
+  }
+  /// The same, from `host:port[,host:port...][/chroot]`.
+  explicit zookeeper_store(std::string_view hosts, store_options options = {})
+      : zookeeper_store(zookeeper_address{std::string(hosts)}, std::move(options)) {}
+
+  /// A lease on a worker id of this store's namespace, with its own session.
+  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
+    options = detail::lease_options_for_store(std::move(options), options_);
+    return {std::make_unique<detail::zookeeper_lease_store>(address_, options), options};
+  }
+  /// A distributor for counter `key`, with its own session.
+  [[nodiscard]] zookeeper_distributor distributor(const std::string& key) const {
+    return {address_, key, options_};
+  }
+  /// The counter's value (0 when unused). Opens a session for the call.
+  [[nodiscard]] std::uint64_t current(const std::string& key) const {
+    return distributor(key).current();
+  }
+  [[nodiscard]] const zookeeper_address& address() const noexcept { return address_; }
+  [[nodiscard]] const store_options& options() const noexcept { return options_; }
+
+ private:
+  zookeeper_address address_;
+  store_options options_;
+};
+
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

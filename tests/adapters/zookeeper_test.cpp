@@ -1,0 +1,113 @@
+// zookeeper_store leases and segments against a real ZooKeeper server (Debian's package, run
+// standalone on loopback with its data in a temporary directory) started for each test.
+#include <flakeid/adapters/zookeeper.hpp>
+
+#include "expect_error.hpp"
+#include "lease_scenarios.hpp"
+#include "segment_scenarios.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+static_assert(flakeid::keyed_segment_distributor<flakeid::zookeeper_distributor>);
+
+struct zookeeper_backend {
+  using store_type = flakeid::zookeeper_store;
+  using distributor_type = flakeid::zookeeper_distributor;
+  zookeeper_server server;
+  /// Sessions of 1 s: a killed or stopped holder's ephemeral node goes within a second.
+  [[nodiscard]] flakeid::zookeeper_address address() const {
+    return {server.hosts(), std::chrono::milliseconds{1'000}};
+  }
+  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
+    return lease_from(flakeid::zookeeper_store{address(), store_options_of(o)}, o);
+  }
+  store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
+    return store_type{address(),
+                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
+  }
+  void stop() { server.stop(); }
+  void start() { server.start(); }
+};
+
+class zookeeper_lease_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  zookeeper_backend b;
+};
+
+/// The segment scenarios, on the same kind of server.
+class zookeeper_segment_test : public zookeeper_lease_test {};
+
+TEST_F(zookeeper_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
+TEST_F(zookeeper_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) {
+  sigkill_holder(b);
+}
+TEST_F(zookeeper_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true); }
+TEST_F(zookeeper_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_holder(b); }
+TEST_F(zookeeper_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
+  skips_an_id_used_far_ahead(b);
+}
+TEST_F(zookeeper_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
+  restart_with_clock_back(b);
+}
+TEST_F(zookeeper_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
+  forty_processes_on_chains(b);
+}
+TEST_F(zookeeper_segment_test, processes_on_segment_generators_waste_no_segment) {
+  processes_on_segment_generators(b);
+}
+TEST_F(zookeeper_segment_test, restart_after_sigkill_never_repeats_a_number) {
+  restart_after_sigkill(b);
+}
+TEST_F(zookeeper_segment_test, grouped_counter_restarts_at_one_after_midnight) {
+  grouped_counter_across_midnight(b);
+}
+
+TEST_F(zookeeper_lease_test, the_lease_is_an_ephemeral_node_and_the_deadline_a_persistent_one) {
+  auto o = quick_options(unique_ns("nodes"));
+  flakeid::zookeeper_store store{b.address(), store_options_of(o)};
+  {
+    flakeid::lease l = store.lease(o);
+    EXPECT_EQ(l.acquire(8), 0U);
+    flakeid::detail::zookeeper_session peek{b.address(), std::chrono::seconds{30}};
+    const auto held = peek.exists("/flakeid/" + o.name_space + "/held/0");
+    ASSERT_TRUE(held.has_value());
+    EXPECT_NE(held->ephemeralOwner, 0) << "ephemeral";
+    const auto last = peek.get("/flakeid/" + o.name_space + "/last/0");
+    ASSERT_TRUE(last.has_value());
+    EXPECT_GT(std::stoll(last->first), 0);
+  }
+  flakeid::detail::zookeeper_session peek{b.address(), std::chrono::seconds{30}};
+  EXPECT_FALSE(peek.exists("/flakeid/" + o.name_space + "/held/0").has_value()) << "released";
+  EXPECT_TRUE(peek.exists("/flakeid/" + o.name_space + "/last/0").has_value()) << "kept";
+}
+
+TEST_F(zookeeper_segment_test, keys_are_one_node_each_and_count_from_zero) {
+  auto store = b.store(unique_segment_ns("keys"), patient);
+  auto d = store.distributor("inv/2026");
+  EXPECT_EQ(d.path(), "/flakeid/" + store.options().name_space + "/segments/inv%2F2026");
+  EXPECT_EQ(d.current(), 0U);
+  EXPECT_EQ(d.next_max_id(100), 100U);
+  EXPECT_EQ(d.with_key("..").next_max_id(5), 5U);
+  EXPECT_EQ(store.current("inv/2026"), 100U);
+}
+
+TEST(zookeeper_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
+  const int port = free_port();
+  const std::string where = "zookeeper 127.0.0.1:" + std::to_string(port);
+  auto o = quick_options("unreachable");
+  o.connect_timeout = 500ms;
+  flakeid::zookeeper_store store{"127.0.0.1:" + std::to_string(port), store_options_of(o)};
+  flakeid::lease l = store.lease(o);
+  expect_error<flakeid::lease_store_error>(
+      [&] { (void)l.acquire(32); },
+      "flakeid: cannot connect to " + where + " within 500 ms: timed out");
+}
+
+}  // namespace
