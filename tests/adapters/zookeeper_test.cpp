@@ -98,6 +98,65 @@ TEST_F(zookeeper_segment_test, keys_are_one_node_each_and_count_from_zero) {
   EXPECT_EQ(store.current("inv/2026"), 100U);
 }
 
+TEST_F(zookeeper_lease_test, leaf_workers_take_the_sequence_of_their_address_beside_leaf) {
+  flakeid::detail::zookeeper_session peer{b.address(), std::chrono::seconds{30}};
+  const std::string where = "zookeeper " + b.server.hosts();
+  std::int64_t first_report = 0;
+  {
+    flakeid::zookeeper_leaf_worker a{b.address(), {.ip = "10.0.0.1", .port = "8080"}};
+    const flakeid::worker_assignment x = a.assign(flakeid::layouts::twitter);
+    EXPECT_EQ(x.node, (flakeid::node_id{0, 0}));
+    EXPECT_EQ(a.node(), "/snowflake/leaf/forever/10.0.0.1:8080-0000000000");
+    EXPECT_EQ(x.source, where + " " + a.node());
+    const auto data = peer.get(a.node());
+    ASSERT_TRUE(data.has_value());
+    EXPECT_EQ(data->first.rfind("{\"ip\":\"10.0.0.1\",\"port\":\"8080\",\"timestamp\":", 0), 0U)
+        << data->first;
+    first_report = std::stoll(data->first.substr(data->first.rfind(':') + 1));
+    // A second flakeid process on the same address is refused while the first one runs.
+    flakeid::zookeeper_leaf_worker twin{b.address(), {.ip = "10.0.0.1", .port = "8080"}};
+    expect_error<flakeid::worker_id_error>(
+        [&] { (void)twin.assign(flakeid::layouts::twitter); },
+        "flakeid: " + where +
+            ": another flakeid process serves 10.0.0.1:8080 in Leaf's /snowflake/leaf (its node "
+            "flakeid-live/10.0.0.1:8080 is held)");
+  }
+  // A Leaf server on another address makes its node as Leaf does.
+  std::string made(128, '\0');
+  const std::string json = R"({"ip":"10.0.0.2","port":"8080","timestamp":1})";
+  ASSERT_EQ(zoo_create(peer.handle(), "/snowflake/leaf/forever/10.0.0.2:8080-", json.data(),
+                       static_cast<int>(json.size()), &ZOO_OPEN_ACL_UNSAFE,
+                       ZOO_PERSISTENT_SEQUENTIAL, made.data(), static_cast<int>(made.size())),
+            ZOK);
+  flakeid::zookeeper_leaf_worker c{b.address(), {.ip = "10.0.0.3", .port = "8080"}};
+  EXPECT_EQ(c.assign(flakeid::layouts::twitter).node, (flakeid::node_id{0, 2}));
+  // The first address starts again: the same worker id, not before its last report.
+  {
+    flakeid::zookeeper_leaf_worker again{b.address(), {.ip = "10.0.0.1", .port = "8080"}};
+    const flakeid::worker_assignment x = again.assign(flakeid::layouts::twitter);
+    EXPECT_EQ(x.node, (flakeid::node_id{0, 0}));
+    EXPECT_EQ(x.not_after_unix_ms, first_report);
+  }
+  // A clock behind the reported timestamp is refused, as Leaf's start-up check does.
+  const std::string ahead = R"({"ip":"10.0.0.1","port":"8080","timestamp":)" +
+                            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::system_clock::now().time_since_epoch() +
+                                               std::chrono::hours{1})
+                                               .count()) +
+                            "}";
+  ASSERT_EQ(zoo_set(peer.handle(), "/snowflake/leaf/forever/10.0.0.1:8080-0000000000", ahead.data(),
+                    static_cast<int>(ahead.size()), -1),
+            ZOK);
+  flakeid::zookeeper_leaf_worker behind{b.address(), {.ip = "10.0.0.1", .port = "8080"}};
+  try {
+    (void)behind.assign(flakeid::layouts::twitter);
+    ADD_FAILURE() << "started with a clock an hour behind its last report";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_GT(e.step(), std::chrono::minutes{59}) << e.what();
+    EXPECT_LE(e.step(), std::chrono::hours{1}) << e.what();
+  }
+}
+
 TEST(zookeeper_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
   const int port = free_port();
   const std::string where = "zookeeper 127.0.0.1:" + std::to_string(port);

@@ -48,6 +48,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,7 @@
 #include "../lease.hpp"
 #include "../segment.hpp"
 #include "../version.hpp"
+#include "../worker_id.hpp"
 
 namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
@@ -98,10 +100,11 @@ class zookeeper_session {
     state_ = std::make_shared<watch_state>();
     // The watcher context is a raw pointer to a shared state that this object keeps alive for
     // as long as the handle exists.
-    zh_ = zookeeper_init(a_.hosts.c_str(), &on_event,
-                         static_cast<int>(a_.session_timeout.count()), nullptr, state_.get(), 0);
+    zh_ = zookeeper_init(a_.hosts.c_str(), &on_event, static_cast<int>(a_.session_timeout.count()),
+                         nullptr, state_.get(), 0);
     if (zh_ == nullptr)
-      throw store_connection_error("cannot connect to " + where_ + ": the client refused the "
+      throw store_connection_error("cannot connect to " + where_ +
+                                   ": the client refused the "
                                    "address (want host:port[,host:port...][/chroot])");
     if (!state_->wait_connected(connect_timeout_)) {
       close();
@@ -131,9 +134,9 @@ class zookeeper_session {
 
   /// Creates `path` (and nothing above it); true when it was created, false when it existed.
   bool create(const std::string& path, std::string_view data, int mode) {
-    const int rc = check(zoo_create(handle(), path.c_str(), data.data(),
-                                    static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE, mode,
-                                    nullptr, 0));
+    const int rc =
+        check(zoo_create(handle(), path.c_str(), data.data(), static_cast<int>(data.size()),
+                         &ZOO_OPEN_ACL_UNSAFE, mode, nullptr, 0));
     if (rc == ZOK) return true;
     if (rc == ZNODEEXISTS) return false;
     throw store_connection_error(where_ + ": create " + path + ": " + zerror(rc));
@@ -300,16 +303,16 @@ class zookeeper_lease_store final : public lease_store {
         const std::string d = std::to_string(unix_ms_of(q.deadline));
         for (const candidate& c : free) {
           const std::string id = std::to_string(c.id);
-          const std::string rec = std::to_string(std::max(c.last.value_or(INT64_MIN),
-                                                          unix_ms_of(q.deadline)));
+          const std::string rec =
+              std::to_string(std::max(c.last.value_or(INT64_MIN), unix_ms_of(q.deadline)));
           std::vector<zoo_op_t> ops(2);
           const std::string hp = root_ + "/held/" + id;
           const std::string lp = root_ + "/last/" + id;
           zoo_create_op_init(&ops[0], hp.c_str(), q.holder.data(),
-                             static_cast<int>(q.holder.size()), &ZOO_OPEN_ACL_UNSAFE,
-                             ZOO_EPHEMERAL, nullptr, 0);
-          zoo_set_op_init(&ops[1], lp.c_str(), rec.data(), static_cast<int>(rec.size()),
-                          c.version, nullptr);
+                             static_cast<int>(q.holder.size()), &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL,
+                             nullptr, 0);
+          zoo_set_op_init(&ops[1], lp.c_str(), rec.data(), static_cast<int>(rec.size()), c.version,
+                          nullptr);
           if (s_.multi(ops) == ZOK) return answer(c.id, c.last);
         }
         if (!free.empty()) continue;  // all taken meanwhile: read again
@@ -373,7 +376,8 @@ class zookeeper_lease_store final : public lease_store {
     if (last) c.last = lease_time_of(*last);
     const auto ns = s_.exists(root_);
     const auto mine = s_.exists(root_ + "/held/" + std::to_string(id));
-    if (ns && mine && mine->ctime - ns->ctime < hold_ms_) c.lost_memory_at = lease_time_of(ns->ctime);
+    if (ns && mine && mine->ctime - ns->ctime < hold_ms_)
+      c.lost_memory_at = lease_time_of(ns->ctime);
     return c;
   }
 
@@ -478,6 +482,196 @@ class zookeeper_distributor {
   std::string name_;
   std::string path_;
   std::unique_ptr<state> s_;
+};
+
+/// Who this process is in Leaf's snowflake tree (see `zookeeper_leaf_worker`).
+struct leaf_worker_options {
+  /// Leaf's `leaf.name`: the nodes live under `/snowflake/<name>/forever`.
+  std::string name = "leaf";
+  /// The address this service listens on, as Leaf names its nodes (`<ip>:<port>`).
+  std::string ip{};
+  /// The port of that address.
+  std::string port{};
+  /// How often the node's timestamp is brought up to this clock (Leaf: 3 s).
+  std::chrono::milliseconds report_every{3'000};
+  /// Bound on connecting to the ensemble.
+  std::chrono::milliseconds connect_timeout{2'000};
+};
+
+/// A worker id from Leaf's snowflake mode: the persistent sequential node
+/// `/snowflake/<name>/forever/<ip>:<port>-<sequence>` of this service's address (made on its
+/// first start, found again on every later one), whose sequence number is the worker id, and
+/// whose data, `{"ip":...,"port":...,"timestamp":<Unix ms>}`, is this clock's last report. As in
+/// Leaf, a start whose clock is behind the reported timestamp is refused
+/// (`clock_backwards_error`, with the step), and the timestamp is reported again every
+/// `report_every` while the object lives; the generator also mints only after it. A Leaf
+/// server and a flakeid process therefore never share a worker id unless they share an
+/// address. Two flakeid processes with one address are refused: the one running holds the
+/// ephemeral node `/snowflake/<name>/flakeid-live/<ip>:<port>`. A sequence past the layout's
+/// node bits (Leaf's layout: 1023) is a `worker_id_error`. Other failures throw
+/// `lease_store_error`.
+///
+///     flakeid::zookeeper_leaf_worker leaf{{"zk1:2181,zk2:2181"}, {.ip = "10.0.0.7", .port = "8080"}};
+///     flakeid::classic_snowflake<> gen{leaf};
+class zookeeper_leaf_worker {
+ public:
+  zookeeper_leaf_worker(zookeeper_address address, leaf_worker_options options)
+      : o_(std::move(options)), s_(std::move(address), o_.connect_timeout) {
+    if (o_.ip.empty() || o_.port.empty() || o_.name.empty() ||
+        (o_.ip + o_.port + o_.name).find_first_of("/-") != std::string::npos)
+      throw invalid_option_error(
+          "flakeid: Leaf worker needs a name, an ip and a port without '/' "
+          "or '-' (got name '" +
+          o_.name + "', ip '" + o_.ip + "', port '" + o_.port + "')");
+    if (o_.report_every.count() < 1)
+      throw invalid_option_error("flakeid: Leaf worker report_every of " +
+                                 std::to_string(o_.report_every.count()) +
+                                 " ms is too short: use at least 1 ms");
+  }
+  zookeeper_leaf_worker(const zookeeper_leaf_worker&) = delete;
+  zookeeper_leaf_worker& operator=(const zookeeper_leaf_worker&) = delete;
+  ~zookeeper_leaf_worker() {
+    {
+      std::lock_guard lk(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (reporter_.joinable()) reporter_.join();
+  }
+
+  /// Finds or makes this address's node and returns its sequence as the node of layout `l`.
+  /// Call once.
+  [[nodiscard]] worker_assignment assign(const layout& l) {
+    std::lock_guard lk(m_);
+    if (!node_.empty())
+      detail::reject_worker("this Leaf worker was assigned already (" + node_ + ")");
+    const std::string address = o_.ip + ":" + o_.port;
+    const std::string forever = "/snowflake/" + o_.name + "/forever";
+    const auto now_ms = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+    std::int64_t reported = INT64_MIN;
+    std::uint64_t seq = 0;
+    detail::lease_call([&] {
+      (void)s_.create("/snowflake", "", 0);
+      (void)s_.create("/snowflake/" + o_.name, "", 0);
+      (void)s_.create(forever, "", 0);
+      (void)s_.create("/snowflake/" + o_.name + "/flakeid-live", "", 0);
+      if (!s_.create("/snowflake/" + o_.name + "/flakeid-live/" + address, "", ZOO_EPHEMERAL))
+        detail::reject_worker(s_.where() + ": another flakeid process serves " + address +
+                              " in Leaf's /snowflake/" + o_.name + " (its node flakeid-live/" +
+                              address + " is held)");
+      for (const std::string& child : s_.children(forever)) {
+        const auto dash = child.rfind('-');
+        if (dash == std::string::npos || child.substr(0, dash) != address) continue;
+        const auto n = detail::parse_decimal<std::uint64_t>(child.substr(dash + 1));
+        if (!n) continue;
+        node_ = forever + "/" + child;
+        seq = *n;
+        const auto data = s_.get(node_);
+        if (data) reported = timestamp_of(data->first);
+        break;
+      }
+      if (node_.empty()) {
+        const std::string prefix = forever + "/" + address + "-";
+        const std::string json = data_json(now_ms());
+        std::string made(prefix.size() + 32, '\0');
+        const int rc = s_.check(zoo_create(s_.handle(), prefix.c_str(), json.data(),
+                                           static_cast<int>(json.size()), &ZOO_OPEN_ACL_UNSAFE,
+                                           ZOO_PERSISTENT_SEQUENTIAL, made.data(),
+                                           static_cast<int>(made.size())));
+        if (rc != ZOK)
+          throw detail::store_connection_error(s_.where() + ": create " + prefix + ": " +
+                                               zerror(rc));
+        made.resize(made.find('\0'));
+        node_ = made;
+        const auto n = detail::parse_decimal<std::uint64_t>(made.substr(made.rfind('-') + 1));
+        if (!n)
+          throw detail::store_connection_error(s_.where() + ": node " + made + " has no sequence");
+        seq = *n;
+      }
+    });
+    const std::int64_t now = now_ms();
+    if (reported != INT64_MIN && reported > now)
+      throw clock_backwards_error(
+          "flakeid: " + s_.where() + " " + node_ + " holds a timestamp " +
+              std::to_string(reported - now) +
+              " ms ahead of this clock (Leaf's start-up check): wait until the clock passes it",
+          std::chrono::milliseconds{reported - now});
+    const unsigned wbits = l.bits(field_kind::worker);
+    const unsigned bits = l.bits(field_kind::datacenter) + wbits;
+    const std::uint64_t last = bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
+    if (seq > last)
+      detail::reject_worker(s_.where() + " " + node_ + ": sequence " + std::to_string(seq) +
+                            " is past the layout's " + std::to_string(bits) +
+                            " datacenter and worker bits (0.." + std::to_string(last) + ")");
+    worker_assignment a;
+    a.node.worker = wbits == 0 ? 0 : (seq & l.max_value(field_kind::worker));
+    a.node.datacenter = wbits >= 64 ? 0 : (seq >> wbits);
+    a.not_after_unix_ms = reported;
+    a.source = s_.where() + " " + node_;
+    report(now);
+    reporter_ = std::thread([this] { run(); });
+    return a;
+  }
+
+  /// The node of this address (empty before `assign`).
+  [[nodiscard]] std::string node() const {
+    std::lock_guard lk(m_);
+    return node_;
+  }
+
+ private:
+  [[nodiscard]] std::string data_json(std::int64_t ms) const {
+    return "{\"ip\":\"" + o_.ip + "\",\"port\":\"" + o_.port +
+           "\",\"timestamp\":" + std::to_string(ms) + "}";
+  }
+
+  static std::int64_t timestamp_of(const std::string& json) {
+    const auto k = json.find("\"timestamp\"");
+    if (k == std::string::npos) return INT64_MIN;
+    auto i = json.find(':', k);
+    if (i == std::string::npos) return INT64_MIN;
+    ++i;
+    while (i < json.size() && json[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < json.size() && json[j] >= '0' && json[j] <= '9') ++j;
+    return detail::parse_decimal<std::int64_t>(std::string_view(json).substr(i, j - i))
+        .value_or(INT64_MIN);
+  }
+
+  /// Writes `now` into the node unless the clock went back below the last report (as Leaf).
+  void report(std::int64_t now) {
+    if (now < last_report_) return;
+    try {
+      const std::string json = data_json(now);
+      (void)s_.check(
+          zoo_set(s_.handle(), node_.c_str(), json.data(), static_cast<int>(json.size()), -1));
+      last_report_ = now;
+    } catch (const std::exception&) {
+      // The next report tries again; the start-up check only needs a timestamp that is not
+      // ahead of the clock.
+    }
+  }
+
+  void run() {
+    std::unique_lock lk(m_);
+    while (!cv_.wait_for(lk, o_.report_every, [&] { return stop_; }))
+      report(std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count());
+  }
+
+  leaf_worker_options o_;
+  detail::zookeeper_session s_;
+  mutable std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::string node_;
+  std::int64_t last_report_ = INT64_MIN;
+  std::thread reporter_;
 };
 
 /// Worker-id leases and segment counters in one ZooKeeper namespace (see the file comment).
