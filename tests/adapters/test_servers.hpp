@@ -642,4 +642,115 @@ class zookeeper_server {
   pid_t pid_ = -1;
 };
 
+/// A ZooKeeper ensemble of three servers on 127.0.0.1, 127.0.0.2 and 127.0.0.3 (one data
+/// directory each in a temporary directory), any of which can be killed and started again.
+class zookeeper_ensemble {
+ public:
+  zookeeper_ensemble()
+      : java_(find_program("java", {"/usr/bin", "/usr/lib/jvm/default-java/bin"})),
+        jar_(std::filesystem::exists("/usr/share/java/zookeeper.jar")
+                 ? std::string("/usr/share/java/zookeeper.jar")
+                 : std::string()) {}
+  ~zookeeper_ensemble() {
+    for (int i = 0; i < 3; ++i) kill(i);
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  zookeeper_ensemble(const zookeeper_ensemble&) = delete;
+  zookeeper_ensemble& operator=(const zookeeper_ensemble&) = delete;
+
+  [[nodiscard]] bool available() const { return !java_.empty() && !jar_.empty(); }
+  [[nodiscard]] static std::string missing() {
+    return "java or /usr/share/java/zookeeper.jar was not found (Debian: apt-get install "
+           "zookeeper)";
+  }
+
+  /// Starts the three servers and waits until one of them leads.
+  void start() {
+    if (dir_.empty()) {
+      dir_ = make_temp_dir("flakeid-zk-ensemble");
+      for (int i = 0; i < 3; ++i)
+        for (int& p : ports_[i]) p = free_port();
+      for (int i = 0; i < 3; ++i) {
+        const std::string d = dir_ + "/n" + std::to_string(i + 1);
+        std::filesystem::create_directories(d + "/data");
+        std::ofstream(d + "/data/myid") << (i + 1) << "\n";
+        std::ofstream cfg(d + "/zoo.cfg");
+        cfg << "tickTime=100\ninitLimit=50\nsyncLimit=20\ndataDir=" << d
+            << "/data\nclientPort=" << ports_[i][0] << "\nclientPortAddress=" << ip(i)
+            << "\nadmin.enableServer=false\nmaxClientCnxns=0\nminSessionTimeout=200\n"
+               "maxSessionTimeout=6000\n4lw.commands.whitelist=srvr\n";
+        for (int k = 0; k < 3; ++k)
+          cfg << "server." << (k + 1) << "=" << ip(k) << ":" << ports_[k][1] << ":" << ports_[k][2]
+              << "\n";
+      }
+    }
+    for (int i = 0; i < 3; ++i) start(i);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{90};
+    while (leader() < 0) {
+      if (std::chrono::steady_clock::now() > deadline)
+        throw std::runtime_error("the ensemble elected no leader: " +
+                                 read_file(dir_ + "/n1/server.log"));
+      std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    }
+  }
+  void start(int i) {
+    if (pids_[i] > 0) return;
+    const std::string d = dir_ + "/n" + std::to_string(i + 1);
+    pids_[i] = spawn({java_, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                      "-Dzookeeper.log.dir=" + d, "-cp", jar_,
+                      "org.apache.zookeeper.server.quorum.QuorumPeerMain", d + "/zoo.cfg"},
+                     d + "/server.log");
+  }
+  void kill(int i) {
+    if (pids_[i] <= 0) return;
+    ::kill(pids_[i], SIGKILL);
+    ::waitpid(pids_[i], nullptr, 0);
+    pids_[i] = -1;
+  }
+  /// The index of the server that leads now, or -1.
+  [[nodiscard]] int leader() const {
+    for (int i = 0; i < 3; ++i)
+      if (pids_[i] > 0 && mode(i) == "leader") return i;
+    return -1;
+  }
+  /// `127.0.0.1:<port>,127.0.0.2:<port>,127.0.0.3:<port>`.
+  [[nodiscard]] std::string hosts() const {
+    std::string h;
+    for (int i = 0; i < 3; ++i) h += (i ? "," : "") + ip(i) + ":" + std::to_string(ports_[i][0]);
+    return h;
+  }
+
+ private:
+  static std::string ip(int i) { return "127.0.0." + std::to_string(i + 1); }
+
+  /// The server's answer to `srvr`: "leader", "follower", or "" when it does not serve.
+  [[nodiscard]] std::string mode(int i) const {
+    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0) return "";
+    timeval tv{1, 0};
+    (void)::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(ports_[i][0]));
+    (void)::inet_pton(AF_INET, ip(i).c_str(), &a.sin_addr);
+    std::string out;
+    if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        ::write(s, "srvr", 4) == 4) {
+      char buf[512];
+      for (ssize_t n; (n = ::read(s, buf, sizeof buf)) > 0;)
+        out.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(s);
+    const auto m = out.find("Mode: ");
+    if (m == std::string::npos) return "";
+    return out.substr(m + 6, out.find('\n', m) - m - 6);
+  }
+
+  std::string java_;
+  std::string jar_;
+  std::string dir_;
+  int ports_[3][3] = {};  // client, peer, election
+  pid_t pids_[3] = {-1, -1, -1};
+};
+
 }  // namespace flakeid_test

@@ -157,6 +157,57 @@ TEST_F(zookeeper_lease_test, leaf_workers_take_the_sequence_of_their_address_bes
   }
 }
 
+TEST(zookeeper_ensemble_lease_test, the_leader_killed_mid_run_no_duplicate_and_minting_resumes) {
+  zookeeper_ensemble zk;
+  FLAKEID_REQUIRE_SERVER(zk.available(), zk.missing());
+  zk.start();
+  // Sessions of 6 s outlive an election; the lease's deadline (ttl 900 ms) does not, so the
+  // generator may refuse while the ensemble has no leader.
+  const flakeid::zookeeper_address address{zk.hosts(), std::chrono::milliseconds{6'000}};
+  auto o = quick_options(unique_ns("ensemble"));
+  o.max_ids = 1;
+  o.max_wait = 30'000ms;
+  const flakeid::zookeeper_store store{address, store_options_of(o)};
+  std::vector<std::uint64_t> ids;
+  std::atomic<std::size_t> minted{0};
+  std::atomic<std::size_t> refused{0};
+  std::atomic<bool> stop{false};
+  std::thread minter([&] {
+    auto lease = lease_from(store, o);
+    auto gen = std::make_unique<wall_gen>(*lease);
+    while (!stop.load()) {
+      try {
+        ids.push_back(gen->next_id());
+        minted.fetch_add(1);
+      } catch (const flakeid::lease_lost_error&) {
+        refused.fetch_add(1);
+        if (lease->lost()) {
+          // The session expired after all: the id is another holder's to take; take it anew
+          // (above the old deadline, as any holder would).
+          gen.reset();
+          lease.reset();
+          lease = lease_from(store, o);
+          gen = std::make_unique<wall_gen>(*lease);
+        }
+        std::this_thread::sleep_for(1ms);
+      }
+    }
+  });
+  ASSERT_TRUE(eventually([&] { return minted.load() > 1000; }));
+  const int leader = zk.leader();
+  ASSERT_GE(leader, 0);
+  zk.kill(leader);
+  const std::size_t at_kill = minted.load();
+  ASSERT_TRUE(eventually([&] { return zk.leader() >= 0; }, 90s)) << "no new leader";
+  EXPECT_TRUE(eventually([&] { return minted.load() > at_kill + 1000; }, 90s))
+      << "minting did not resume (" << refused.load() << " refusals)";
+  stop.store(true);
+  minter.join();
+  EXPECT_TRUE(std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<>()) == ids.end())
+      << "an ID repeated or went back";
+  zk.start(leader);
+}
+
 TEST(zookeeper_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
   const int port = free_port();
   const std::string where = "zookeeper 127.0.0.1:" + std::to_string(port);
