@@ -23,12 +23,14 @@
 include(flakeidFindClient)
 
 # flakeid_adapter(<component> NEEDS <what it needs, for messages> FIND <CMake code> READY
-#                 <condition> PC_REQUIRES <pkg-config modules> LINK <targets> HEADERS <files>):
+#                 <condition> PC_REQUIRES <pkg-config modules> [PC_LIBS <flags>] LINK <targets>
+#                 HEADERS <files>):
 # the INTERFACE target flakeid_<component> (alias and export name flakeid::<component>) and what
 # the install rules need to make it a package component: FIND runs in the consumer's
-# flakeidConfig.cmake to find what the adapter links, READY is true when it did.
+# flakeidConfig.cmake to find what the adapter links, READY is true when it did; PC_LIBS are
+# linker flags for its .pc file, for a client library without a pkg-config module of its own.
 function(flakeid_adapter component)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NEEDS;FIND;READY" "PC_REQUIRES;LINK;HEADERS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NEEDS;FIND;READY" "PC_REQUIRES;PC_LIBS;LINK;HEADERS")
   add_library(flakeid_${component} INTERFACE)
   add_library(flakeid::${component} ALIAS flakeid_${component})
   set_target_properties(flakeid_${component} PROPERTIES EXPORT_NAME ${component})
@@ -36,7 +38,7 @@ function(flakeid_adapter component)
   list(TRANSFORM arg_HEADERS PREPEND "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/")
   flakeid_add_headers(flakeid_${component} ${arg_HEADERS})
   set_property(GLOBAL APPEND PROPERTY FLAKEID_COMPONENTS ${component})
-  foreach(key IN ITEMS NEEDS FIND READY PC_REQUIRES)
+  foreach(key IN ITEMS NEEDS FIND READY PC_REQUIRES PC_LIBS)
     set_property(GLOBAL PROPERTY FLAKEID_COMPONENT_${component}_${key} "${arg_${key}}")
   endforeach()
   message(STATUS "flakeid: adapter flakeid::${component} enabled")
@@ -122,6 +124,7 @@ if(FLAKEID_ZOOKEEPER_FOUND)
     NEEDS "the ZooKeeper C client (Debian: libzookeeper-mt-dev)"
     FIND "${flakeid_find_zookeeper}"
     READY "TARGET flakeid::zookeeper_client"
+    PC_LIBS -lzookeeper_mt
     LINK flakeid::flakeid flakeid::zookeeper_client
     HEADERS zookeeper.hpp)
 else()

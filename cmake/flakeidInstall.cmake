@@ -58,7 +58,7 @@ flakeid_install_pc(flakeid "${PROJECT_DESCRIPTION}" "" "-I\${includedir}" "-pthr
 
 get_property(FLAKEID_COMPONENTS GLOBAL PROPERTY FLAKEID_COMPONENTS)
 foreach(component IN LISTS FLAKEID_COMPONENTS)
-  foreach(key IN ITEMS NEEDS FIND READY PC_REQUIRES)
+  foreach(key IN ITEMS NEEDS FIND READY PC_REQUIRES PC_LIBS)
     get_property(FLAKEID_COMPONENT_${key} GLOBAL PROPERTY FLAKEID_COMPONENT_${component}_${key})
   endforeach()
   set(FLAKEID_COMPONENT "${component}")
@@ -74,8 +74,9 @@ foreach(component IN LISTS FLAKEID_COMPONENTS)
     list(JOIN definitions " " cflags)
   endif()
   list(JOIN FLAKEID_COMPONENT_PC_REQUIRES " " requires)
+  list(JOIN FLAKEID_COMPONENT_PC_LIBS " " libs)
   flakeid_install_pc(flakeid-${component} "flakeid's ${component} adapter" "flakeid ${requires}"
-                     "${cflags}" "")
+                     "${cflags}" "${libs}")
 endforeach()
 
 list(JOIN FLAKEID_COMPONENTS ", " FLAKEID_COMPONENTS_TEXT)

@@ -36,3 +36,14 @@ if(TARGET flakeid::mysql)
   add_test(NAME example.mysql_fleet COMMAND example_mysql_fleet)
   set_tests_properties(example.mysql_fleet PROPERTIES LABELS "demo")
 endif()
+
+# The ZooKeeper example: a worker id from Leaf's snowflake nodes and a segment counter, from
+# FLAKEID_ZOOKEEPER_HOSTS. Run alone it prints how to use it; zookeeper_example_test runs it
+# against a ZooKeeper server it starts (label "server").
+if(TARGET flakeid::zookeeper)
+  add_executable(example_zookeeper_fleet "${CMAKE_CURRENT_LIST_DIR}/zookeeper_fleet.cpp")
+  target_link_libraries(example_zookeeper_fleet PRIVATE flakeid::zookeeper)
+  flakeid_set_warnings(example_zookeeper_fleet)
+  add_test(NAME example.zookeeper_fleet COMMAND example_zookeeper_fleet)
+  set_tests_properties(example.zookeeper_fleet PROPERTIES LABELS "demo")
+endif()

@@ -116,6 +116,12 @@ endif()
 # ZooKeeper leases and segments against Debian's zookeeper server.
 if(FLAKEID_ZOOKEEPER_FOUND)
   flakeid_server_test(zookeeper_test "lease;segment;server" flakeid::zookeeper)
+  if(FLAKEID_BUILD_EXAMPLES)
+    flakeid_server_test(zookeeper_example_test "server" flakeid::zookeeper)
+    target_compile_definitions(zookeeper_example_test PRIVATE
+                               "FLAKEID_ZOOKEEPER_EXAMPLE=\"$<TARGET_FILE:example_zookeeper_fleet>\"")
+    add_dependencies(zookeeper_example_test example_zookeeper_fleet)
+  endif()
 else()
   flakeid_missing_client(zookeeper_test "the ZooKeeper C client" libzookeeper-mt-dev)
 endif()
