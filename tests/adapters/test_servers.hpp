@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -472,6 +473,51 @@ class postgres_cluster {
   bool running_ = false;
 };
 
+/// Waits until `ready()` for a server `name` just started as `pid` (60 s at most, a bound on a
+/// broken start only); throws with its log when it exits or never gets ready.
+inline void wait_until_up(pid_t& pid, const std::string& name, const std::string& log,
+                          const std::function<bool()>& ready) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+  while (!ready()) {
+    int st = 0;
+    if (::waitpid(pid, &st, WNOHANG) == pid) {
+      pid = -1;
+      throw std::runtime_error(name + " exited: " + read_file(log));
+    }
+    if (std::chrono::steady_clock::now() > deadline)
+      throw std::runtime_error(name + " did not start: " + read_file(log));
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+}
+
+/// Kills `pid` (SIGKILL) and reaps it; -1 afterwards.
+inline void kill_and_reap(pid_t& pid) {
+  if (pid <= 0) return;
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  pid = -1;
+}
+
+/// The JVM and jar of Debian's `zookeeper` package, which run its servers.
+struct zookeeper_jvm {
+  std::string java = find_program("java", {"/usr/bin", "/usr/lib/jvm/default-java/bin"});
+  std::string jar = std::filesystem::exists("/usr/share/java/zookeeper.jar")
+                        ? std::string("/usr/share/java/zookeeper.jar")
+                        : std::string();
+  [[nodiscard]] bool available() const { return !java.empty() && !jar.empty(); }
+  [[nodiscard]] static std::string missing() {
+    return "java or /usr/share/java/zookeeper.jar was not found (Debian: apt-get install "
+           "zookeeper)";
+  }
+  /// Runs `main_class` with configuration `cfg`, logging to `dir`/server.log.
+  [[nodiscard]] pid_t spawn_server(const std::string& main_class, const std::string& cfg,
+                                   const std::string& dir) const {
+    return spawn({java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                  "-Dzookeeper.log.dir=" + dir, "-cp", jar, main_class, cfg},
+                 dir + "/server.log");
+  }
+};
+
 /// A MariaDB server: a data directory made with mariadb-install-db in a temporary directory,
 /// then mariadbd on a free loopback port, as 'nobody' when the tests run as root. Its first
 /// start creates the user 'flakeid'@'127.0.0.1' (no password; every privilege) and the
@@ -537,24 +583,11 @@ class mariadb_server {
                   std::string("--innodb-flush-log-at-trx-commit=") + (durable_ ? "2" : "0"),
                   "--max-connections=500", "--log-error=" + dir_ + "/server.log"},
                  dir_ + "/mariadbd.log", uid_, gid_, dir_);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
-    while (read_file(dir_ + "/server.log").find("ready for connections") == std::string::npos) {
-      int st = 0;
-      if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-        pid_ = -1;
-        throw std::runtime_error("mariadbd exited: " + read_file(dir_ + "/server.log"));
-      }
-      if (std::chrono::steady_clock::now() > deadline)
-        throw std::runtime_error("mariadbd did not start: " + read_file(dir_ + "/server.log"));
-      std::this_thread::sleep_for(std::chrono::milliseconds{20});
-    }
+    wait_until_up(pid_, "mariadbd", dir_ + "/server.log", [&] {
+      return read_file(dir_ + "/server.log").find("ready for connections") != std::string::npos;
+    });
   }
-  void stop() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
+  void stop() { kill_and_reap(pid_); }
   [[nodiscard]] int port() const { return port_; }
   [[nodiscard]] static std::string user() { return "flakeid"; }
   [[nodiscard]] static std::string database() { return "flakeid"; }
@@ -579,11 +612,7 @@ class mariadb_server {
 /// across a stop and a start. Ticks of 100 ms, so sessions may time out after 200 ms to 4 s.
 class zookeeper_server {
  public:
-  zookeeper_server()
-      : java_(find_program("java", {"/usr/bin", "/usr/lib/jvm/default-java/bin"})),
-        jar_(std::filesystem::exists("/usr/share/java/zookeeper.jar")
-                 ? std::string("/usr/share/java/zookeeper.jar")
-                 : std::string()) {}
+  zookeeper_server() = default;
   ~zookeeper_server() {
     stop();
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
@@ -591,11 +620,8 @@ class zookeeper_server {
   zookeeper_server(const zookeeper_server&) = delete;
   zookeeper_server& operator=(const zookeeper_server&) = delete;
 
-  [[nodiscard]] bool available() const { return !java_.empty() && !jar_.empty(); }
-  [[nodiscard]] std::string missing() const {
-    return "java or /usr/share/java/zookeeper.jar was not found (Debian: apt-get install "
-           "zookeeper)";
-  }
+  [[nodiscard]] bool available() const { return jvm_.available(); }
+  [[nodiscard]] static std::string missing() { return zookeeper_jvm::missing(); }
 
   /// Starts the server (on the same port and data after a stop) and waits until it listens.
   void start() {
@@ -608,35 +634,17 @@ class zookeeper_server {
           << "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\nmaxClientCnxns=0\n"
              "minSessionTimeout=200\nmaxSessionTimeout=4000\n";
     }
-    pid_ = spawn({java_, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                  "-Dzookeeper.log.dir=" + dir_, "-cp", jar_,
-                  "org.apache.zookeeper.server.ZooKeeperServerMain", dir_ + "/zoo.cfg"},
-                 dir_ + "/server.log");
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
-    while (!port_open(port_)) {
-      int st = 0;
-      if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-        pid_ = -1;
-        throw std::runtime_error("zookeeper exited: " + read_file(dir_ + "/server.log"));
-      }
-      if (std::chrono::steady_clock::now() > deadline)
-        throw std::runtime_error("zookeeper did not start: " + read_file(dir_ + "/server.log"));
-      std::this_thread::sleep_for(std::chrono::milliseconds{20});
-    }
+    pid_ = jvm_.spawn_server("org.apache.zookeeper.server.ZooKeeperServerMain", dir_ + "/zoo.cfg",
+                             dir_);
+    wait_until_up(pid_, "zookeeper", dir_ + "/server.log", [&] { return port_open(port_); });
   }
-  void stop() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
+  void stop() { kill_and_reap(pid_); }
   [[nodiscard]] int port() const { return port_; }
   /// `127.0.0.1:<port>`.
   [[nodiscard]] std::string hosts() const { return "127.0.0.1:" + std::to_string(port_); }
 
  private:
-  std::string java_;
-  std::string jar_;
+  zookeeper_jvm jvm_;
   std::string dir_;
   int port_ = 0;
   pid_t pid_ = -1;
@@ -646,11 +654,7 @@ class zookeeper_server {
 /// directory each in a temporary directory), any of which can be killed and started again.
 class zookeeper_ensemble {
  public:
-  zookeeper_ensemble()
-      : java_(find_program("java", {"/usr/bin", "/usr/lib/jvm/default-java/bin"})),
-        jar_(std::filesystem::exists("/usr/share/java/zookeeper.jar")
-                 ? std::string("/usr/share/java/zookeeper.jar")
-                 : std::string()) {}
+  zookeeper_ensemble() = default;
   ~zookeeper_ensemble() {
     for (int i = 0; i < 3; ++i) kill(i);
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
@@ -658,11 +662,8 @@ class zookeeper_ensemble {
   zookeeper_ensemble(const zookeeper_ensemble&) = delete;
   zookeeper_ensemble& operator=(const zookeeper_ensemble&) = delete;
 
-  [[nodiscard]] bool available() const { return !java_.empty() && !jar_.empty(); }
-  [[nodiscard]] static std::string missing() {
-    return "java or /usr/share/java/zookeeper.jar was not found (Debian: apt-get install "
-           "zookeeper)";
-  }
+  [[nodiscard]] bool available() const { return jvm_.available(); }
+  [[nodiscard]] static std::string missing() { return zookeeper_jvm::missing(); }
 
   /// Starts the three servers and waits until one of them leads.
   void start() {
@@ -696,17 +697,10 @@ class zookeeper_ensemble {
   void start(int i) {
     if (pids_[i] > 0) return;
     const std::string d = dir_ + "/n" + std::to_string(i + 1);
-    pids_[i] = spawn({java_, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                      "-Dzookeeper.log.dir=" + d, "-cp", jar_,
-                      "org.apache.zookeeper.server.quorum.QuorumPeerMain", d + "/zoo.cfg"},
-                     d + "/server.log");
+    pids_[i] =
+        jvm_.spawn_server("org.apache.zookeeper.server.quorum.QuorumPeerMain", d + "/zoo.cfg", d);
   }
-  void kill(int i) {
-    if (pids_[i] <= 0) return;
-    ::kill(pids_[i], SIGKILL);
-    ::waitpid(pids_[i], nullptr, 0);
-    pids_[i] = -1;
-  }
+  void kill(int i) { kill_and_reap(pids_[i]); }
   /// The index of the server that leads now, or -1.
   [[nodiscard]] int leader() const {
     for (int i = 0; i < 3; ++i)
@@ -746,8 +740,7 @@ class zookeeper_ensemble {
     return out.substr(m + 6, out.find('\n', m) - m - 6);
   }
 
-  std::string java_;
-  std::string jar_;
+  zookeeper_jvm jvm_;
   std::string dir_;
   int ports_[3][3] = {};  // client, peer, election
   pid_t pids_[3] = {-1, -1, -1};

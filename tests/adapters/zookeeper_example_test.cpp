@@ -1,7 +1,7 @@
 // Runs examples/adapters/zookeeper_fleet.cpp against a ZooKeeper server started here (see
 // test_servers.hpp), beside a node that a Leaf server made.
-#include <flakeid/adapters/zookeeper.hpp>
 #include <gtest/gtest.h>
+#include <flakeid/adapters/zookeeper.hpp>
 
 #include <cstdlib>
 
