@@ -119,6 +119,65 @@ TEST(memory_store_test, all_ids_leased_is_a_worker_id_error_that_names_the_count
       "further ahead of this clock than max_wait (1000 ms) (memory store)");
 }
 
+TEST(memory_store_test, wait_for_id_keeps_trying_until_an_id_comes_free) {
+  auto clk = new_year();
+  const std::int64_t t0 = ms_of(clk);
+  flakeid::memory_store store{{.name_space = "orders"}};
+  auto o = slow_lease(clk);  // ttl 60 s, safe_guard 2 s: one try each 6.2 s of this clock
+  o.max_ids = 1;
+  auto a = store.lease(o);
+  (void)a.assign(flakeid::layouts::twitter);
+
+  // Nobody lets go: the wait ends at exactly wait_for_id on this clock, with the error.
+  auto w = o;
+  w.wait_for_id = 20s;
+  auto b = store.lease(w);
+  expect_error<flakeid::worker_id_error>(
+      [&] { (void)b.acquire(1); },
+      "flakeid: worker id 0 in namespace orders is held by another process, or was let go less "
+      "than safe_guard (2000 ms) ago (memory store)");
+  EXPECT_EQ(ms_of(clk), t0 + 20'000);
+
+  // The holder lets go during the wait: the id is taken once safe_guard has passed, and the
+  // first ID lies above the holder's last timestamp plus the guard.
+  int tries = 0;
+  w.sleep = [&](std::chrono::milliseconds d) {
+    if (++tries == 2) a.release();  // at t0 + 20 s + 6.2 s
+    clk.advance(d);
+  };
+  auto c = store.lease(w);
+  EXPECT_EQ(c.acquire(1), 0U);
+  EXPECT_EQ(tries, 2) << "released as the second wait began, free and settled at its end";
+  EXPECT_EQ(c.not_after(), at(t0 + 20'000 + 6'200 + 2'000));
+  EXPECT_EQ(ms_of(clk), t0 + 20'000 + 2 * 6'200) << "past not_after already: no further wait";
+
+  expect_error<flakeid::invalid_option_error>(
+      [&] {
+        auto bad = o;
+        bad.wait_for_id = -1ms;
+        (void)store.lease(bad);
+      },
+      "flakeid: lease wait_for_id of -1 ms is negative: use 0 or more");
+}
+
+TEST(memory_store_test, wait_for_id_names_itself_when_all_ids_stay_leased) {
+  auto clk = new_year();
+  flakeid::memory_store store{{.name_space = "orders"}};
+  auto o = slow_lease(clk);
+  o.max_ids = 2;
+  auto a = store.lease(o);
+  auto b = store.lease(o);
+  (void)a.assign(flakeid::layouts::twitter);
+  (void)b.assign(flakeid::layouts::twitter);
+  o.wait_for_id = 1s;
+  auto c = store.lease(o);
+  expect_error<flakeid::worker_id_error>(
+      [&] { (void)c.assign(flakeid::layouts::twitter); },
+      "flakeid: no free worker id in namespace orders: all 2 ids are leased, or were used "
+      "further ahead of this clock than max_wait (1000 ms), for wait_for_id (1000 ms) (memory "
+      "store)");
+}
+
 TEST(memory_store_test, copies_share_counters_and_leases) {
   auto clk = new_year();
   flakeid::memory_store store;

@@ -128,6 +128,10 @@ struct lease_options {
   std::chrono::milliseconds max_wait{1'000};
   /// Claim only ids below this (0: every id the layout's datacenter and worker bits can hold).
   std::uint64_t max_ids = 0;
+  /// When every id is held, how long `acquire` keeps trying for one to come free (released, or
+  /// expired plus `safe_guard`) before its "no free worker id" error, on this lease's clock.
+  /// 0: fail at once.
+  std::chrono::milliseconds wait_for_id{0};
   /// Reads the time the generator mints with (empty: the system clock).
   std::function<lease_time()> now;
   /// Deprecated (use `now`; removed in the next minor release): the same in Unix ms. Used
@@ -327,6 +331,10 @@ class lease {
       throw invalid_option_error("flakeid: lease max_wait of " +
                                  std::to_string(opt_.max_wait.count()) +
                                  " ms is negative: use 0 or more");
+    if (opt_.wait_for_id.count() < 0)
+      throw invalid_option_error("flakeid: lease wait_for_id of " +
+                                 std::to_string(opt_.wait_for_id.count()) +
+                                 " ms is negative: use 0 or more");
     if (opt_.margin.count() <= 0) opt_.margin = opt_.ttl / 5;
     if (opt_.margin >= opt_.ttl * 2 / 3)
       throw invalid_option_error("flakeid: lease margin of " + std::to_string(opt_.margin.count()) +
@@ -370,25 +378,41 @@ class lease {
     claim_request req;
     req.count = id_count;
     req.holder = holder_;
-    req.now = opt_.now();
-    req.deadline = req.now + (opt_.ttl - opt_.margin);
-    req.settled = req.now - opt_.safe_guard;
-    if (id_count > 1) req.skip_above = req.now + (opt_.max_wait - opt_.safe_guard);
     std::optional<lease_claim> c;
-    {
-      std::lock_guard io(io_m_);
-      c = store_->claim(req);
+    const lease_time give_up = opt_.now() + opt_.wait_for_id;
+    for (;;) {
+      req.now = opt_.now();
+      req.deadline = req.now + (opt_.ttl - opt_.margin);
+      req.settled = req.now - opt_.safe_guard;
+      if (id_count > 1) req.skip_above = req.now + (opt_.max_wait - opt_.safe_guard);
+      {
+        std::lock_guard io(io_m_);
+        c = store_->claim(req);
+      }
+      if (c || req.now >= give_up) break;
+      // Every id is held: try again, each tenth of the time an id takes to come free.
+      lk.unlock();
+      opt_.sleep(std::clamp<std::chrono::milliseconds>(
+          (opt_.ttl + opt_.safe_guard) / 10, std::chrono::milliseconds{1}, give_up - req.now));
+      lk.lock();
+      if (claimed_)
+        detail::reject_worker("this lease already holds worker id " + std::to_string(id_) + " (" +
+                              where() + ")");
     }
     if (!c && id_count == 1)
       detail::reject_worker("worker id 0 in namespace " + opt_.name_space +
                             " is held by another process, or was let go less than safe_guard (" +
                             std::to_string(opt_.safe_guard.count()) + " ms) ago (" + where() + ")");
     if (!c)
-      detail::reject_worker("no free worker id in namespace " + opt_.name_space + ": all " +
-                            std::to_string(id_count) +
-                            " ids are leased, or were used further ahead of this clock than "
-                            "max_wait (" +
-                            std::to_string(opt_.max_wait.count()) + " ms) (" + where() + ")");
+      detail::reject_worker(
+          "no free worker id in namespace " + opt_.name_space + ": all " +
+          std::to_string(id_count) +
+          " ids are leased, or were used further ahead of this clock than max_wait (" +
+          std::to_string(opt_.max_wait.count()) + " ms)" +
+          (opt_.wait_for_id.count() > 0
+               ? ", for wait_for_id (" + std::to_string(opt_.wait_for_id.count()) + " ms)"
+               : std::string()) +
+          " (" + where() + ")");
     id_ = c->id;
     previous_last_ = c->last;
     lost_memory_at_ = c->lost_memory_at;
