@@ -133,7 +133,7 @@ endif()
 
 # The adapter tests and the lease example need the client libraries. They are read at the end
 # of the top-level CMakeLists.txt, once the core tests (and GoogleTest) are set up.
-if(FLAKEID_BUILD_TESTS)
+if(FLAKEID_BUILD_TESTS AND FLAKEID_BUILD_SERVER_TESTS)
   cmake_language(DEFER CALL include "${PROJECT_SOURCE_DIR}/tests/adapters/tests.cmake")
 endif()
 # (Leases need POSIX: no lease example on Windows.)

@@ -38,6 +38,22 @@ TEST(worker_id_test, fixed_node_uses_the_given_ids) {
             "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
 }
 
+TEST(worker_id_test, a_node_number_fills_the_worker_bits_then_the_datacenter_bits) {
+  namespace L = flakeid::layouts;
+  EXPECT_EQ(flakeid::detail::node_bits(L::twitter), 10U);
+  EXPECT_EQ(flakeid::detail::last_node(L::twitter), 1023U);
+  EXPECT_EQ(flakeid::detail::node_of(L::twitter, 0), (flakeid::node_id{0, 0}));
+  EXPECT_EQ(flakeid::detail::node_of(L::twitter, 31), (flakeid::node_id{0, 31}));
+  EXPECT_EQ(flakeid::detail::node_of(L::twitter, 32), (flakeid::node_id{1, 0}));
+  EXPECT_EQ(flakeid::detail::node_of(L::twitter, 1023), (flakeid::node_id{31, 31}));
+  EXPECT_EQ(flakeid::detail::last_node(L::instagram), 8191U);
+  EXPECT_EQ(flakeid::detail::node_of(L::instagram, 8191), (flakeid::node_id{0, 8191}));
+  // No node field at all: one node, number 0.
+  EXPECT_EQ(flakeid::detail::node_bits(L::mastodon), 0U);
+  EXPECT_EQ(flakeid::detail::last_node(L::mastodon), 0U);
+  EXPECT_EQ(flakeid::detail::node_of(L::mastodon, 0), (flakeid::node_id{0, 0}));
+}
+
 TEST(worker_id_test, env_worker_id_reads_the_variables) {
   ::setenv("FLAKEID_TEST_WORKER", "17", 1);
   ::setenv("FLAKEID_TEST_DC", "3", 1);

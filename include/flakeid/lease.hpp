@@ -477,14 +477,12 @@ class lease {
 
   /// `worker_id_source`: claims an id for a generator of layout `l`.
   [[nodiscard]] worker_assignment assign(const flakeid::layout& l) {
-    const unsigned wbits = l.bits(field_kind::worker);
-    const unsigned bits = l.bits(field_kind::datacenter) + wbits;
-    std::uint64_t count = bits >= 63 ? (std::uint64_t{1} << 63) : (std::uint64_t{1} << bits);
+    // At most 2^63 ids: acquire counts them in 64 bits.
+    std::uint64_t count = std::min(detail::last_node(l), std::uint64_t{INT64_MAX}) + 1;
     if (opt_.max_ids != 0) count = std::min(count, opt_.max_ids);
     const std::uint64_t n = acquire(count);
     worker_assignment a;
-    a.node.worker = wbits == 0 ? 0 : (n & l.max_value(field_kind::worker));
-    a.node.datacenter = wbits >= 64 ? 0 : (n >> wbits);
+    a.node = detail::node_of(l, n);
     a.not_after_unix_ms = detail::unix_ms_or_min(not_after());
     a.fence = fence_;
     a.source = "lease " + where() + " namespace " + opt_.name_space + " id " + std::to_string(n);

@@ -117,6 +117,25 @@ namespace detail {
   throw worker_id_error("flakeid: " + msg);
 }
 
+/// The datacenter and worker bits of `l` together: the width of a node number.
+inline unsigned node_bits(const layout& l) {
+  return l.bits(field_kind::datacenter) + l.bits(field_kind::worker);
+}
+
+/// The largest node number of `l`: 2^node_bits(l) - 1.
+inline std::uint64_t last_node(const layout& l) {
+  const unsigned bits = node_bits(l);
+  return bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
+}
+
+/// Node number `n` of `l`: its low worker bits are the worker id, the rest the datacenter id.
+/// (How stores that hand out one number per process spread it over the two fields.)
+inline node_id node_of(const layout& l, std::uint64_t n) {
+  const unsigned wbits = l.bits(field_kind::worker);
+  return {.datacenter = wbits >= 64 ? 0 : (n >> wbits),
+          .worker = wbits == 0 ? 0 : (n & l.max_value(field_kind::worker))};
+}
+
 /// Checks `n` against the layout's field of kind `k` (field_range_error when it does not fit).
 inline void check_node_field(const layout& l, field_kind k, std::uint64_t v) {
   (void)l.place(k, v);

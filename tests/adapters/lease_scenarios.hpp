@@ -430,6 +430,46 @@ pid_t spawn_minter(Backend& b, const flakeid::lease_options& o, int out, int rea
   ::_exit(code);
 }
 
+/// Mints `n` IDs from `gen` into `out`, waiting out a renewal that came late (on a busy
+/// machine the holder's renewal can miss its deadline by a few ms; the generator then refuses
+/// until the next one is confirmed). Fails only when `lease` is lost for good, or when no ID
+/// comes for 60 s.
+template <class Gen>
+void mint_through_late_renewals(Gen& gen, const flakeid::lease& lease, int n,
+                                std::vector<std::uint64_t>& out) {
+  auto give_up = steady::now() + 60s;
+  for (int i = 0; i < n;) {
+    try {
+      out.push_back(gen.next_id());
+      ++i;
+      give_up = steady::now() + 60s;
+    } catch (const flakeid::lease_lost_error& e) {
+      ASSERT_FALSE(lease.lost()) << "the lease was lost: " << e.what();
+      ASSERT_LT(steady::now(), give_up) << "no renewal confirmed for 60 s: " << e.what();
+      std::this_thread::sleep_for(1ms);
+    }
+  }
+}
+
+/// Kills and reaps a child process when the test ends before it did (a failed assertion), so
+/// that a stopped child never outlives its test nor holds its output open.
+class reap_on_exit {
+ public:
+  explicit reap_on_exit(pid_t pid) : pid_(pid) {}
+  reap_on_exit(const reap_on_exit&) = delete;
+  reap_on_exit& operator=(const reap_on_exit&) = delete;
+  ~reap_on_exit() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  /// The child was reaped by the test: nothing to do.
+  void reaped() { pid_ = -1; }
+
+ private:
+  pid_t pid_;
+};
+
 /// A holder stopped with SIGSTOP for longer than ttl + safe_guard while a second holder claims
 /// its id and mints; then SIGCONT: the first one gets `lease_lost_error`, not IDs, and no ID
 /// is minted twice.
@@ -446,6 +486,7 @@ void sigstop_holder(Backend& b) {
   ASSERT_GE(fd, 0);
   const pid_t a = spawn_minter(b, o, fd, ready[1]);
   ASSERT_GT(a, 0);
+  reap_on_exit guard{a};
   ::close(ready[1]);
   char c = 0;
   ASSERT_EQ(::read(ready[0], &c, 1), 1) << "the first holder did not start minting";
@@ -457,11 +498,13 @@ void sigstop_holder(Backend& b) {
   std::vector<std::uint64_t> b_ids;
   {
     wall_gen gen{held(*second)};
-    for (int i = 0; i < 20'000; ++i) b_ids.push_back(gen.next_id());
+    mint_through_late_renewals(gen, *second, 20'000, b_ids);
   }
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
   ::kill(a, SIGCONT);
   int status = 0;
   ::waitpid(a, &status, 0);
+  guard.reaped();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
       << "the first holder did not end on lease_lost_error";
   ::lseek(fd, 0, SEEK_SET);
@@ -498,6 +541,15 @@ void store_forgets(Backend& b, Forget forget) {
       }
     }
   });
+  // An assertion that returns early still stops and joins the minter.
+  struct join_on_exit {
+    std::atomic<bool>& stop;
+    std::thread& t;
+    ~join_on_exit() {
+      stop.store(true);
+      if (t.joinable()) t.join();
+    }
+  } joiner{stop, minter};
   while (minted.load() == 0) std::this_thread::sleep_for(1ms);
   forget();
   auto second = claim_until(b, o, steady::now() + 60s);
@@ -505,12 +557,13 @@ void store_forgets(Backend& b, Forget forget) {
   std::vector<std::uint64_t> b_ids;
   {
     wall_gen gen_b{held(*second)};
-    for (int i = 0; i < 20'000; ++i) b_ids.push_back(gen_b.next_id());
+    mint_through_late_renewals(gen_b, *second, 20'000, b_ids);
   }
   // The first holder's deadline has passed by the time the second could mint.
   EXPECT_THROW((void)gen_a.next_id(), flakeid::lease_lost_error);
   stop.store(true);
   minter.join();
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
   EXPECT_EQ(duplicates(a_ids, b_ids), 0U) << a_ids.size() << " and " << b_ids.size() << " IDs";
   EXPECT_GT(b_ids.front(), a_ids.back());
 }

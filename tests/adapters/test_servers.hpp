@@ -152,6 +152,62 @@ inline std::string make_temp_dir(const std::string& stem) {
   return t;
 }
 
+/// Makes `dest` a copy of a data directory that `make(dir)` creates in `dir`/data, made once
+/// per `key` and user and kept in the temporary directory for the next test (initdb and
+/// mariadb-install-db take seconds of CPU; a copy takes milliseconds). `key` names the program
+/// and every argument that shapes the data. Made in a directory of its own and renamed into
+/// place, so that tests running side by side never see half a template. `uid`/`gid` own the
+/// directory `make` works in; `cp -a` keeps them.
+inline void copy_data_template(const std::string& key, const std::string& dest, uid_t uid,
+                               gid_t gid, const std::function<void(const std::string&)>& make) {
+  namespace fs = std::filesystem;
+  const fs::path root =
+      fs::temp_directory_path() / ("flakeid-test-templates-" + std::to_string(::geteuid()));
+  std::error_code ec;
+  fs::create_directory(root, ec);
+  struct stat st {};
+  if (::lstat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+    // Not ours (or not a directory): make the data where it is needed, every time.
+    const std::string dir = make_temp_dir("flakeid-data");
+    if (uid != static_cast<uid_t>(-1) && ::chown(dir.c_str(), uid, gid) != 0)
+      throw std::runtime_error("cannot chown " + dir);
+    make(dir);
+    fs::rename(dir + "/data", dest);
+    fs::remove_all(dir);
+    return;
+  }
+  ::chmod(root.c_str(), 0755);
+  const fs::path ready = root / std::to_string(std::hash<std::string>{}(key));
+  if (!fs::exists(ready / "data")) {
+    const std::string dir = make_temp_dir((root / "new").string());
+    if (uid != static_cast<uid_t>(-1) && ::chown(dir.c_str(), uid, gid) != 0)
+      throw std::runtime_error("cannot chown " + dir);
+    try {
+      make(dir);
+    } catch (...) {
+      fs::remove_all(dir);
+      throw;
+    }
+    // Another test may have been first: its template serves as well.
+    if (::rename(dir.c_str(), ready.c_str()) != 0) fs::remove_all(dir);
+  }
+  const std::string log = dest + ".copy.log";
+  if (run({find_program("cp", {"/usr/bin", "/bin"}), "-a", (ready / "data").string(), dest}, log) !=
+      0)
+    throw std::runtime_error("cannot copy the data template: " + read_file(log));
+  fs::remove(log);
+}
+
+/// The key of `copy_data_template` for `program` run with `args`: its path, size and time.
+inline std::string template_key(const std::string& program, const std::vector<std::string>& args) {
+  std::string key = program;
+  struct stat st {};
+  if (::stat(program.c_str(), &st) == 0)
+    key += "@" + std::to_string(st.st_size) + "@" + std::to_string(st.st_mtime);
+  for (const std::string& a : args) key += "\n" + a;
+  return key;
+}
+
 /// A test CA and certificates signed by it, made with `openssl` in `dir`: `server` for
 /// localhost and 127.0.0.1, `other` for other.example only, `client` for mutual TLS. Each
 /// `<name>.crt` with its `<name>.key`; the CA is `ca.crt`.
@@ -384,16 +440,13 @@ class postgres_cluster {
       if (uid_ != static_cast<uid_t>(-1) && ::chown(dir_.c_str(), uid_, gid_) != 0)
         throw std::runtime_error("cannot chown " + dir_);
       port_ = free_port();
-      std::vector<std::string> argv{initdb_, "-D",        dir_ + "/data",     "-U", "flakeid", "-E",
-                                    "UTF8",  "--no-sync", "--no-instructions"};
+      std::vector<std::string> args{"-U",   "flakeid",   "-E",
+                                    "UTF8", "--no-sync", "--no-instructions"};
       if (config_.password.empty()) {
-        argv.insert(argv.end(), {"-A", "trust"});
+        args.insert(args.end(), {"-A", "trust"});
       } else {
-        std::ofstream(dir_ + "/pwfile") << config_.password << "\n";
-        if (uid_ != static_cast<uid_t>(-1) && ::chown((dir_ + "/pwfile").c_str(), uid_, gid_) != 0)
-          throw std::runtime_error("cannot chown the password file");
-        argv.insert(argv.end(), {"--auth-local=trust", "--auth-host=scram-sha-256",
-                                 "--pwfile=" + dir_ + "/pwfile"});
+        args.insert(args.end(), {"--auth-local=trust", "--auth-host=scram-sha-256",
+                                 "password " + config_.password});
       }
       if (config_.ssl) {
         certs_ = make_test_certs(dir_);
@@ -405,8 +458,22 @@ class postgres_cluster {
         ssl_options_ = " -c ssl=on -c ssl_cert_file=" + certs_.crt("server") +
                        " -c ssl_key_file=" + certs_.key("server");
       }
-      const int rc = run(argv, dir_ + "/initdb.log", uid_, gid_, dir_);
-      if (rc != 0) throw std::runtime_error("initdb failed: " + read_file(dir_ + "/initdb.log"));
+      copy_data_template(
+          template_key(initdb_, args), dir_ + "/data", uid_, gid_, [&](const std::string& dir) {
+            std::vector<std::string> argv{initdb_, "-D", dir + "/data"};
+            argv.insert(argv.end(), args.begin(), args.end());
+            if (!config_.password.empty()) {
+              std::ofstream(dir + "/pwfile") << config_.password << "\n";
+              if (uid_ != static_cast<uid_t>(-1) &&
+                  ::chown((dir + "/pwfile").c_str(), uid_, gid_) != 0)
+                throw std::runtime_error("cannot chown the password file");
+              argv.back() = "--pwfile=" + dir + "/pwfile";
+            }
+            const int rc = run(argv, dir + "/initdb.log", uid_, gid_, dir);
+            std::filesystem::remove(dir + "/pwfile");
+            if (rc != 0)
+              throw std::runtime_error("initdb failed: " + read_file(dir + "/initdb.log"));
+          });
     }
     const int rc =
         run({pg_ctl_, "-D", dir_ + "/data", "-l", dir_ + "/server.log", "-w", "-t", "30", "-o",
@@ -562,12 +629,18 @@ class mariadb_server {
       std::filesystem::create_directory(dir_ + "/tmp");
       if (uid_ != static_cast<uid_t>(-1) && ::chown((dir_ + "/tmp").c_str(), uid_, gid_) != 0)
         throw std::runtime_error("cannot chown " + dir_ + "/tmp");
-      const int rc = run(
-          {install_db_, "--no-defaults", "--datadir=" + dir_ + "/data", "--tmpdir=" + dir_ + "/tmp",
-           "--auth-root-authentication-method=normal", "--skip-test-db"},
-          dir_ + "/install.log", uid_, gid_, dir_);
-      if (rc != 0)
-        throw std::runtime_error("mariadb-install-db failed: " + read_file(dir_ + "/install.log"));
+      const std::vector<std::string> args{"--auth-root-authentication-method=normal",
+                                          "--skip-test-db"};
+      copy_data_template(template_key(install_db_, args), dir_ + "/data", uid_, gid_,
+                         [&](const std::string& dir) {
+                           std::vector<std::string> argv{install_db_, "--no-defaults",
+                                                         "--datadir=" + dir + "/data",
+                                                         "--tmpdir=" + dir_ + "/tmp"};
+                           argv.insert(argv.end(), args.begin(), args.end());
+                           if (run(argv, dir + "/install.log", uid_, gid_, dir) != 0)
+                             throw std::runtime_error("mariadb-install-db failed: " +
+                                                      read_file(dir + "/install.log"));
+                         });
       std::ofstream init(dir_ + "/init.sql");
       init << "CREATE USER IF NOT EXISTS 'flakeid'@'127.0.0.1';\n"
               "GRANT ALL ON *.* TO 'flakeid'@'127.0.0.1';\n"

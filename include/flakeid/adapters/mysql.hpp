@@ -448,18 +448,15 @@ class mysql_worker_node {
   /// Inserts this process's row and returns its id as the node of layout `l`. Every call
   /// inserts a row: call it once per generator.
   [[nodiscard]] worker_assignment assign(const layout& l) {
-    const unsigned wbits = l.bits(field_kind::worker);
-    const unsigned bits = l.bits(field_kind::datacenter) + wbits;
     const std::uint64_t id = insert();
-    const std::uint64_t last = bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
+    const std::uint64_t last = detail::last_node(l);
     if (id > last)
       detail::reject_worker(conn_.where() + " " + node_.table + " gave id " + std::to_string(id) +
-                            ", past the layout's " + std::to_string(bits) +
+                            ", past the layout's " + std::to_string(detail::node_bits(l)) +
                             " datacenter and worker bits (1.." + std::to_string(last) +
                             "): every start takes a new id, and they are used up");
     worker_assignment a;
-    a.node.worker = wbits == 0 ? 0 : (id & l.max_value(field_kind::worker));
-    a.node.datacenter = wbits >= 64 ? 0 : (id >> wbits);
+    a.node = detail::node_of(l, id);
     a.source = conn_.where() + " " + node_.table + " id " + std::to_string(id);
     return a;
   }

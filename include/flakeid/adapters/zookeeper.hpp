@@ -600,16 +600,13 @@ class zookeeper_leaf_worker {
               std::to_string(reported - now) +
               " ms ahead of this clock (Leaf's start-up check): wait until the clock passes it",
           std::chrono::milliseconds{reported - now});
-    const unsigned wbits = l.bits(field_kind::worker);
-    const unsigned bits = l.bits(field_kind::datacenter) + wbits;
-    const std::uint64_t last = bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
+    const std::uint64_t last = detail::last_node(l);
     if (seq > last)
       detail::reject_worker(s_.where() + " " + node_ + ": sequence " + std::to_string(seq) +
-                            " is past the layout's " + std::to_string(bits) +
+                            " is past the layout's " + std::to_string(detail::node_bits(l)) +
                             " datacenter and worker bits (0.." + std::to_string(last) + ")");
     worker_assignment a;
-    a.node.worker = wbits == 0 ? 0 : (seq & l.max_value(field_kind::worker));
-    a.node.datacenter = wbits >= 64 ? 0 : (seq >> wbits);
+    a.node = detail::node_of(l, seq);
     a.not_after_unix_ms = reported;
     a.source = s_.where() + " " + node_;
     report(now);
