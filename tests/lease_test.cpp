@@ -973,18 +973,17 @@ TEST(clock_guard_test, adopts_the_state_an_earlier_version_kept_in_the_named_fil
 }
 
 TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkill) {
-  // A generator that borrows future ticks mints as fast as it can, is killed, and the process
-  // restarts at once on the same state file: no ID comes back.
-  using borrowing_wall = flakeid::basic_snowflake<
-      flakeid::layouts::twitter, flakeid::wall_clock,
+  // A generator that borrows future ticks mints until its deadline stops it, is killed, and
+  // the process restarts at once on the same state file: no ID comes back. Its clock stands
+  // still, so that it borrows up to the deadline however fast the machine mints.
+  using borrowing_gen = flakeid::basic_snowflake<
+      flakeid::layouts::twitter, flakeid::manual_clock,
       flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<60'000>,
                         flakeid::throw_on_backwards, flakeid::multi_threaded>>;
   file_backend b;
   const std::string file = b.dir + "/state";
   const std::string ids_file = b.dir + "/ids";
   const flakeid::fixed_node node{flakeid::worker_id{7}};
-  auto o = flakeid::clock_guard_file::default_options();
-  o.ttl = 300ms;
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   const pid_t child = ::fork();
@@ -992,8 +991,9 @@ TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkil
   if (child == 0) {
     ::close(fds[0]);
     const int out = ::open(ids_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    flakeid::clock_guard_file guard{file, node, o};
-    borrowing_wall gen{guard};
+    flakeid::manual_clock clk = clock_at_wall();
+    flakeid::clock_guard_file guard{file, node, guard_options(clk)};
+    borrowing_gen gen{guard, clk};
     std::vector<std::uint64_t> ids(1 << 16);
     bool fenced = false;
     for (int round = 0; round < 64 && !fenced; ++round) {
@@ -1006,7 +1006,7 @@ TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkil
       (void)!::write(out, ids.data(), n * sizeof(std::uint64_t));
     }
     ::close(out);
-    (void)!::write(fds[1], "k", 1);
+    (void)!::write(fds[1], fenced ? "f" : "n", 1);
     ::pause();
     ::_exit(1);
   }
@@ -1016,13 +1016,16 @@ TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkil
   ::close(fds[0]);
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
+  EXPECT_EQ(c, 'f') << "the generator did not stop at its deadline";
   const int in = ::open(ids_file.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(in, 0);
   const std::vector<std::uint64_t> before = read_ids(in);
   ::close(in);
+  // The deadline lies ttl less a margin (over 100 ms) ahead: 4,096 IDs a borrowed ms.
   ASSERT_GT(before.size(), 100'000U);
-  flakeid::clock_guard_file guard{file, node, o};
-  borrowing_wall gen{guard};
+  flakeid::manual_clock clk = clock_at_wall();
+  flakeid::clock_guard_file guard{file, node, guard_options(clk)};
+  borrowing_gen gen{guard, clk};
   std::vector<std::uint64_t> after;
   for (int i = 0; i < 100'000; ++i) after.push_back(gen.next_id());
   EXPECT_EQ(duplicates(before, after), 0U);
