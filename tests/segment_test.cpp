@@ -722,3 +722,162 @@ TEST(segment_generator_test, step_one_under_four_threads_reuses_slots_safely) {
   expect_distinct(c);
   EXPECT_LE(*std::max_element(p.begin(), p.end()), store.current("p"));
 }
+
+// ---- stride and remainder: interleaved numbers -------------------------------------------
+
+TEST(segment_stride_test, two_stores_interleave_odd_and_even_numbers) {
+  flakeid::memory_segment_store east;
+  flakeid::memory_segment_store west;
+  flakeid::segment_generator odd{east.distributor("orders"),
+                                 {.step = 3, .stride = 2, .remainder = 1}};
+  flakeid::segment_generator even{west.distributor("orders"),
+                                  {.step = 3, .stride = 2, .remainder = 0}};
+  std::vector<std::uint64_t> got_odd;
+  std::vector<std::uint64_t> got_even;
+  for (int i = 0; i < 7; ++i) {
+    got_odd.push_back(odd.next_id());
+    got_even.push_back(even.next_id());
+  }
+  EXPECT_EQ(got_odd, (std::vector<std::uint64_t>{1, 3, 5, 7, 9, 11, 13}));
+  EXPECT_EQ(got_even, (std::vector<std::uint64_t>{2, 4, 6, 8, 10, 12, 14}));
+  // A segment of 3 IDs takes 3 * 2 numbers of its store's counter: 3 segments so far.
+  EXPECT_EQ(east.current("orders"), 18u);
+  EXPECT_EQ(west.current("orders"), 18u);
+  EXPECT_EQ(odd.store_calls(), 3u);
+  EXPECT_EQ(odd.stride(), 2u);
+  EXPECT_EQ(odd.remainder(), 1u);
+}
+
+TEST(segment_stride_test, different_strides_on_one_counter_take_disjoint_ranges) {
+  // Every user takes whole ranges of the counter (step * stride numbers), so a plain generator,
+  // a strided one and a bare store call (another service on the same counter) never meet.
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator plain{store.distributor("n"), {.step = 10}};
+  flakeid::segment_generator strided{store.distributor("n"),
+                                     {.step = 4, .stride = 3, .remainder = 2}};
+  auto bare = store.distributor("n");
+  EXPECT_EQ(plain.next_id(), 1u);       // takes (0, 10]
+  EXPECT_EQ(strided.next_id(), 11u);    // takes (10, 22]: 11, 14, 17, 20
+  EXPECT_EQ(bare.next_max_id(5), 27u);  // the other service owns (22, 27]
+  EXPECT_EQ(strided.next_id(), 14u);
+  EXPECT_EQ(strided.next_id(), 17u);
+  EXPECT_EQ(strided.next_id(), 20u);
+  EXPECT_EQ(strided.next_id(), 29u);  // (27, 39]: the first number % 3 == 2 is 29
+  std::vector<std::uint64_t> ids{1, 11, 14, 17, 20, 29};
+  for (int i = 0; i < 200; ++i) {
+    ids.push_back(plain.next_id());
+    const std::uint64_t s = strided.next_id();
+    EXPECT_EQ(s % 3, 2u);
+    ids.push_back(s);
+    if (i % 50 == 0) {
+      const std::uint64_t max = bare.next_max_id(5);
+      for (std::uint64_t n = max - 4; n <= max; ++n) ids.push_back(n);
+    }
+  }
+  expect_distinct(ids);
+}
+
+TEST(segment_stride_test, batches_and_the_chain_keep_the_remainder) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator gen{store.distributor("g"), {.step = 4, .stride = 10, .remainder = 7}};
+  std::vector<std::uint64_t> batch(6);
+  gen.next_ids(batch);
+  EXPECT_EQ(batch, (std::vector<std::uint64_t>{7, 17, 27, 37, 47, 57}));
+  EXPECT_EQ(store.current("g"), 80u);
+
+  flakeid::segment_chain_generator chain{store.distributor("c"),
+                                         {.step = 4, .stride = 10, .remainder = 7}};
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 100; ++i) ids.push_back(chain.next_id());
+  std::vector<std::uint64_t> more(30);
+  chain.next_ids(more);
+  ids.insert(ids.end(), more.begin(), more.end());
+  expect_strictly_increasing(ids);
+  EXPECT_EQ(ids.front(), 7u);
+  for (const std::uint64_t id : ids) ASSERT_EQ(id % 10, 7u) << id;
+}
+
+TEST(segment_stride_test, thread_blocks_step_by_the_stride) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_chain_generator gen{
+      store.distributor("blocks"),
+      {.step = 100, .min_ahead = 2, .stride = 4, .remainder = 3, .thread_block = 8}};
+  EXPECT_EQ(gen.next_id(), 3u);  // this thread's block: 3, 7, ... 31
+  EXPECT_EQ(gen.next_id(), 7u);
+  std::uint64_t few[3];
+  gen.next_ids(few);
+  EXPECT_EQ(few[0], 11u);
+  EXPECT_EQ(few[2], 19u);
+  constexpr std::size_t threads = 4;
+  constexpr std::size_t per_thread = 20'000;
+  std::vector<std::vector<std::uint64_t>> got(threads);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      got[t].reserve(per_thread);
+      for (std::size_t i = 0; i < per_thread; ++i) got[t].push_back(gen.next_id());
+    });
+  }
+  for (auto& th : pool) th.join();
+  std::vector<std::uint64_t> all{3, 7, 11, 15, 19};
+  for (auto& v : got) {
+    expect_strictly_increasing(v);
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  for (const std::uint64_t id : all) ASSERT_EQ(id % 4, 3u) << id;
+  expect_distinct(all);
+}
+
+TEST(segment_stride_test, grouped_counters_keep_the_remainder_in_every_period) {
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min};
+  flakeid::memory_segment_store store;
+  flakeid::grouped_segment_generator gen{store.distributor("orders"),
+                                         flakeid::group_period::day,
+                                         {.step = 2, .stride = 2, .remainder = 1},
+                                         clock};
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 1}));
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 3}));
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 5}));
+  clock.advance(1min);
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250319, 1}));
+  EXPECT_EQ(store.current("orders@20250318"), 8u);
+  EXPECT_EQ(store.current("orders@20250319"), 4u);
+}
+
+TEST(segment_stride_test, bad_stride_or_remainder_throws_naming_the_range) {
+  flakeid::memory_segment_store store;
+  const auto message = [&](flakeid::segment_options o) -> std::string {
+    try {
+      flakeid::segment_generator gen{store.distributor("n"), o};
+    } catch (const flakeid::invalid_option_error& e) {
+      return e.what();
+    }
+    return "no throw";
+  };
+  EXPECT_EQ(message({.stride = 0}),
+            "flakeid: segment option stride = 0 is out of range [1, 65536]");
+  EXPECT_EQ(message({.stride = flakeid::max_segment_stride + 1}),
+            "flakeid: segment option stride = 65537 is out of range [1, 65536]");
+  EXPECT_EQ(message({.stride = 3, .remainder = 3}),
+            "flakeid: segment option remainder = 3 is out of range [0, 2]");
+  EXPECT_EQ(message({.remainder = 1}),
+            "flakeid: segment option remainder = 1 is out of range [0, 0]");
+  EXPECT_EQ(message({.stride = 65536, .remainder = 65535}), "no throw");
+  EXPECT_THROW(
+      (flakeid::segment_chain_generator{store.distributor("n"), {.stride = 2, .remainder = 2}}),
+      flakeid::invalid_option_error);
+  EXPECT_THROW((flakeid::grouped_segment_generator{
+                   store.distributor("n"), flakeid::group_period::day, {.stride = 0}}),
+               flakeid::invalid_option_error);
+}
+
+TEST(segment_stride_test, the_largest_step_and_stride_do_not_overflow) {
+  // 2^31 IDs per segment, 2^16 apart: one segment spans 2^47 numbers of the counter.
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator gen{
+      store.distributor("wide"),
+      {.step = flakeid::max_segment_step, .stride = flakeid::max_segment_stride, .remainder = 5}};
+  EXPECT_EQ(gen.next_id(), 5u);
+  EXPECT_EQ(gen.next_id(), 5u + 65536u);
+  EXPECT_EQ(store.current("wide"), std::uint64_t{1} << 47);
+}

@@ -42,9 +42,10 @@
 ///     +-----------------------+------------------------+
 ///
 /// `next_id()` is one `fetch_add` on that word and a versioned read of the slot (a seqlock):
-/// ID = first + offset while offset < step. The caller that runs past the end moves the word to
-/// the next generation with a compare-and-swap (chain: a segment already prefetched) or, when
-/// none is ready, fetches one from the store under a mutex that serialises store calls.
+/// ID = first + offset * stride while offset < step. The caller that runs past the end moves
+/// the word to the next generation with a compare-and-swap (chain: a segment already
+/// prefetched) or, when none is ready, fetches one from the store under a mutex that serialises
+/// store calls.
 
 #include <algorithm>
 #include <atomic>
@@ -108,6 +109,9 @@ inline constexpr std::chrono::milliseconds segment_ttl_forever = std::chrono::mi
 /// The largest step a segment generator accepts (2^31 IDs per segment).
 inline constexpr std::uint64_t max_segment_step = std::uint64_t{1} << 31;
 
+/// The largest stride a segment generator accepts (2^16).
+inline constexpr std::uint64_t max_segment_stride = std::uint64_t{1} << 16;
+
 /// Settings of a `segment_generator`.
 struct segment_options {
   /// IDs per segment, in [1, max_segment_step]. 1 fetches every ID from the store.
@@ -115,6 +119,14 @@ struct segment_options {
   /// How long a segment may be used after it was fetched; what is left of it then is skipped.
   /// Keeps a slow process from handing out numbers far below the other processes' ones.
   std::chrono::milliseconds ttl = segment_ttl_forever;
+  /// Hand out only numbers `n` with `n % stride == remainder`, in [1, max_segment_stride]:
+  /// counters in several stores interleave their numbers (MySQL's `auto_increment_increment`).
+  /// A segment of `step` IDs then takes `step * stride` numbers of the counter, so every user
+  /// of a counter still takes whole ranges of it, whatever its stride.
+  std::uint64_t stride = 1;
+  /// The remainder of every ID modulo `stride`, in [0, stride - 1] (`auto_increment_offset`
+  /// modulo the increment).
+  std::uint64_t remainder = 0;
 };
 
 /// Settings of a `segment_chain_generator`.
@@ -131,6 +143,10 @@ struct segment_chain_options {
   std::chrono::milliseconds retry_after{50};
   /// How long a segment may be used after it was fetched (see `segment_options::ttl`).
   std::chrono::milliseconds ttl = segment_ttl_forever;
+  /// Hand out only numbers `n % stride == remainder` (see `segment_options::stride`).
+  std::uint64_t stride = 1;
+  /// The remainder of every ID modulo `stride`, in [0, stride - 1].
+  std::uint64_t remainder = 0;
   /// IDs a thread takes from the chain at once and then serves from a thread-local block, in
   /// [1, step]. 1 (the default) takes every ID from the shared position. A larger block lets
   /// threads scale instead of moving one cache line between cores on every ID, at the cost of
@@ -169,6 +185,31 @@ inline void check_step(std::uint64_t step) {
   if (step < 1 || step > max_segment_step) throw_segment_option("step", step, 1, max_segment_step);
 }
 
+/// How a generator numbers its IDs: `step` IDs per segment, every ID `% stride == remainder`.
+struct segment_numbering {
+  std::uint64_t step = 1000;
+  std::uint64_t stride = 1;
+  std::uint64_t remainder = 0;
+
+  /// The numbering of generator options `o`; throws `invalid_option_error` naming a value out
+  /// of range and the range.
+  template <class Options>
+  static segment_numbering of(const Options& o) {
+    check_step(o.step);
+    if (o.stride < 1 || o.stride > max_segment_stride)
+      throw_segment_option("stride", o.stride, 1, max_segment_stride);
+    if (o.remainder >= o.stride) throw_segment_option("remainder", o.remainder, 0, o.stride - 1);
+    return {o.step, o.stride, o.remainder};
+  }
+
+  /// The first ID of `k` segments in the counter range `(max - k * step * stride, max]`: the
+  /// smallest number in it with the remainder. Segment `i` starts `i * step * stride` above.
+  [[nodiscard]] constexpr std::uint64_t first_in(std::uint64_t max, std::uint64_t span) const {
+    const std::uint64_t low = max - span + 1;
+    return low + (remainder + stride - low % stride) % stride;
+  }
+};
+
 /// One segment held by a generator: the IDs `[first, first + size)` of generation `tag >> 1`,
 /// usable until `expires_ms` (Unix ms). Written under a seqlock: `tag` is 0 while it changes,
 /// then `(generation << 1) | 1`.
@@ -204,15 +245,14 @@ inline std::uint64_t next_segment_instance() noexcept {
 template <class D, class Clock>
 class segment_engine {
  public:
-  segment_engine(D d, Clock clock, std::uint64_t step, std::chrono::milliseconds ttl,
+  segment_engine(D d, Clock clock, segment_numbering n, std::chrono::milliseconds ttl,
                  std::size_t ring)
       : dist_(std::move(d)),
         clock_(std::move(clock)),
-        step_(step),
+        num_(n),
         ttl_ms_(ttl == segment_ttl_forever ? -1 : ttl.count()),
         mask_(static_cast<std::uint32_t>(ring - 1)),  // ring: a power of two, at most 2^17
         slots_(std::make_unique<segment_slot[]>(ring)) {
-    check_step(step);
     if (ttl != segment_ttl_forever && ttl.count() < 1)
       throw_segment_option("ttl (ms)", static_cast<std::uint64_t>(ttl.count()), 1,
                            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
@@ -228,14 +268,14 @@ class segment_engine {
       if (read_slot(g, first, size)) [[likely]] {
         const std::uint64_t off = p & offset_mask;
         if (off < size) [[likely]]
-          return first + off;
+          return first + off * num_.stride;
       }
       advance(g);
     }
   }
 
-  /// Claims up to `want` consecutive IDs of one segment with one fetch_add: returns the first
-  /// and sets `got` (>= 1).
+  /// Claims up to `want` consecutive IDs of one segment with one fetch_add (`stride` apart):
+  /// returns the first and sets `got` (>= 1).
   std::uint64_t claim(std::uint64_t want, std::uint64_t& got) {
     for (;;) {
       const std::uint64_t p = pos_.fetch_add(want, std::memory_order_acquire);
@@ -247,7 +287,7 @@ class segment_engine {
         if (off < size) {
           got = std::min(want, size - off);
           if (got < want) advance(g);
-          return first + off;
+          return first + off * num_.stride;
         }
       }
       advance(g);
@@ -258,7 +298,7 @@ class segment_engine {
   void next_ids(std::span<std::uint64_t> out) {
     std::size_t i = 0;
     while (i < out.size()) {
-      const std::uint64_t want = std::min<std::uint64_t>(out.size() - i, step_);
+      const std::uint64_t want = std::min<std::uint64_t>(out.size() - i, num_.step);
       const std::uint64_t p = pos_.fetch_add(want, std::memory_order_acquire);
       const auto g = gen_of(p);
       std::uint64_t first = 0;
@@ -267,7 +307,7 @@ class segment_engine {
       if (read_slot(g, first, size)) {
         const std::uint64_t off = p & offset_mask;
         if (off < size) got = std::min(want, size - off);
-        for (std::uint64_t k = 0; k < got; ++k) out[i++] = first + off + k;
+        for (std::uint64_t k = 0; k < got; ++k) out[i++] = first + (off + k) * num_.stride;
       }
       if (got < want) advance(g);
     }
@@ -315,7 +355,9 @@ class segment_engine {
 
   [[nodiscard]] const D& distributor() const noexcept { return dist_; }
   [[nodiscard]] const Clock& clock() const noexcept { return clock_; }
-  [[nodiscard]] std::uint64_t step() const noexcept { return step_; }
+  [[nodiscard]] std::uint64_t step() const noexcept { return num_.step; }
+  [[nodiscard]] std::uint64_t stride() const noexcept { return num_.stride; }
+  [[nodiscard]] std::uint64_t remainder() const noexcept { return num_.remainder; }
   [[nodiscard]] std::uint64_t store_calls() const noexcept {
     return store_calls_.load(std::memory_order_relaxed);
   }
@@ -402,11 +444,13 @@ class segment_engine {
   /// Calls the store once for one segment (see `fill_locked`).
   void fill_one_locked() { fill_locked(1); }
 
-  /// Calls the store once for `k` segments, `next_max_id(k * step)`, and puts them in the slots
-  /// of generations `tail_` .. `tail_ + k - 1`. Requires `mutex_` held and `k` free slots.
-  /// Throws `segment_store_error`.
+  /// Calls the store once for `k` segments, `next_max_id(k * step * stride)`, and puts them in
+  /// the slots of generations `tail_` .. `tail_ + k - 1`. Requires `mutex_` held and `k` free
+  /// slots. Throws `segment_store_error`. (step <= 2^31, stride <= 2^16 and k < 2^17: the span
+  /// fits 64 bits.)
   void fill_locked(std::uint32_t k) {
-    const std::uint64_t span = step_ * k;
+    const std::uint64_t per_segment = num_.step * num_.stride;
+    const std::uint64_t span = per_segment * k;
     std::uint64_t max = 0;
     try {
       max = dist_.next_max_id(span);
@@ -430,13 +474,13 @@ class segment_engine {
                     ? std::numeric_limits<std::int64_t>::max()
                     : now + ttl_ms_;
     }
-    const std::uint64_t first = max - span + 1;
+    const std::uint64_t first = num_.first_in(max, span);
     for (std::uint32_t i = 0; i < k; ++i) {
       const std::uint32_t t = tail_.load(std::memory_order_relaxed);
       segment_slot& s = slots_[t & mask_];
       s.tag.store(0, std::memory_order_relaxed);
-      s.first.store(first + std::uint64_t{i} * step_, std::memory_order_release);
-      s.size.store(step_, std::memory_order_release);
+      s.first.store(first + std::uint64_t{i} * per_segment, std::memory_order_release);
+      s.size.store(num_.step, std::memory_order_release);
       s.expires_ms.store(expires, std::memory_order_release);
       s.tag.store(tag_of(t), std::memory_order_release);
       tail_.store(t + 1, std::memory_order_release);
@@ -466,7 +510,7 @@ class segment_engine {
   std::atomic<std::uint64_t> hungry_{0};
   D dist_;
   [[no_unique_address]] Clock clock_;
-  const std::uint64_t step_;
+  const segment_numbering num_;
   const std::int64_t ttl_ms_;  // -1: forever
   const std::uint32_t mask_;
   std::unique_ptr<segment_slot[]> slots_;
@@ -518,7 +562,7 @@ class segment_generator {
 
   /// A generator on counter `d` with `opts` (step, time to live).
   explicit segment_generator(Distributor d, segment_options opts = {}, Clock clock = Clock{})
-      : engine_(std::move(d), std::move(clock), opts.step, opts.ttl, 4) {}
+      : engine_(std::move(d), std::move(clock), detail::segment_numbering::of(opts), opts.ttl, 4) {}
 
   /// A generator on counter `d` with segments of `step` IDs.
   segment_generator(Distributor d, std::uint64_t step, Clock clock = Clock{})
@@ -542,6 +586,10 @@ class segment_generator {
   [[nodiscard]] const Distributor& distributor() const noexcept { return engine_.distributor(); }
   /// IDs per segment.
   [[nodiscard]] std::uint64_t step() const noexcept { return engine_.step(); }
+  /// The distance between two consecutive IDs of a segment (1 unless interleaving).
+  [[nodiscard]] std::uint64_t stride() const noexcept { return engine_.stride(); }
+  /// Every ID's remainder modulo `stride()`.
+  [[nodiscard]] std::uint64_t remainder() const noexcept { return engine_.remainder(); }
   /// Successful store calls so far.
   [[nodiscard]] std::uint64_t store_calls() const noexcept { return engine_.store_calls(); }
 
@@ -580,7 +628,7 @@ class segment_chain_generator {
   explicit segment_chain_generator(Distributor d, segment_chain_options opts = {},
                                    Clock clock = Clock{})
       : opts_(check(opts)),
-        engine_(std::move(d), std::move(clock), opts.step, opts.ttl,
+        engine_(std::move(d), std::move(clock), detail::segment_numbering::of(opts), opts.ttl,
                 std::bit_ceil(opts.max_ahead + 3)),
         target_(opts.min_ahead) {
     engine_.on_switch = &segment_chain_generator::switched;
@@ -602,13 +650,16 @@ class segment_chain_generator {
     if (opts_.thread_block <= 1) return engine_.next_id();
     detail::segment_thread_block& b = detail::this_thread_segment_block();
     if (b.owner == instance_ && b.next < b.end && !stopping_.load(std::memory_order_relaxed))
-        [[likely]]
-      return b.next++;
+        [[likely]] {
+      const std::uint64_t id = b.next;
+      b.next += opts_.stride;
+      return id;
+    }
     std::uint64_t got = 0;
     const std::uint64_t first = engine_.claim(opts_.thread_block, got);
     b.owner = instance_;
-    b.next = first + 1;
-    b.end = first + got;
+    b.next = first + opts_.stride;
+    b.end = first + got * opts_.stride;
     return first;
   }
 
@@ -619,7 +670,7 @@ class segment_chain_generator {
     if (opts_.thread_block > 1 && !stopping_.load(std::memory_order_relaxed)) {
       detail::segment_thread_block& b = detail::this_thread_segment_block();
       if (b.owner == instance_)
-        while (i < out.size() && b.next < b.end) out[i++] = b.next++;
+        for (; i < out.size() && b.next < b.end; b.next += opts_.stride) out[i++] = b.next;
     }
     engine_.next_ids(out.subspan(i));
   }
@@ -658,12 +709,14 @@ class segment_chain_generator {
   [[nodiscard]] const Distributor& distributor() const noexcept { return engine_.distributor(); }
   /// IDs per segment.
   [[nodiscard]] std::uint64_t step() const noexcept { return engine_.step(); }
+  /// The distance between two consecutive IDs of a segment (1 unless interleaving).
+  [[nodiscard]] std::uint64_t stride() const noexcept { return engine_.stride(); }
   /// The options the chain runs with.
   [[nodiscard]] const segment_chain_options& options() const noexcept { return opts_; }
 
  private:
   static segment_chain_options check(const segment_chain_options& o) {
-    detail::check_step(o.step);
+    (void)detail::segment_numbering::of(o);
     if (o.min_ahead < 1 || o.min_ahead > 65536)
       detail::throw_segment_option("min_ahead", o.min_ahead, 1, 65536);
     if (o.max_ahead < o.min_ahead || o.max_ahead > 65536)
@@ -825,7 +878,7 @@ class grouped_segment_generator {
         opts_(opts),
         clock_(std::move(clock)),
         offset_(utc_offset) {
-    detail::check_step(opts.step);
+    (void)detail::segment_numbering::of(opts);
   }
 
   grouped_segment_generator(const grouped_segment_generator&) = delete;
