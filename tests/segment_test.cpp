@@ -881,3 +881,88 @@ TEST(segment_stride_test, the_largest_step_and_stride_do_not_overflow) {
   EXPECT_EQ(gen.next_id(), 5u + 65536u);
   EXPECT_EQ(store.current("wide"), std::uint64_t{1} << 47);
 }
+
+// ---- start: a counter that begins above existing rows -----------------------------------
+
+TEST(segment_start_test, a_fresh_counter_is_raised_to_start_once) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator gen{store.distributor("orders"), {.step = 10, .start = 1001}};
+  for (std::uint64_t want = 1001; want <= 1010; ++want) EXPECT_EQ(gen.next_id(), want);
+  // (0, 10] was taken and skipped, the counter raised to 1000, then (1000, 1010] taken.
+  EXPECT_EQ(gen.store_calls(), 3u);
+  EXPECT_EQ(store.current("orders"), 1010u);
+  EXPECT_EQ(gen.next_id(), 1011u);
+  EXPECT_EQ(gen.store_calls(), 4u);
+}
+
+TEST(segment_start_test, a_counter_above_start_is_used_as_it_is) {
+  flakeid::memory_segment_store store;
+  EXPECT_EQ(store.distributor("orders").next_max_id(5000), 5000u);
+  flakeid::segment_generator gen{store.distributor("orders"), {.step = 10, .start = 1001}};
+  EXPECT_EQ(gen.next_id(), 5001u);
+  EXPECT_EQ(gen.store_calls(), 1u);
+}
+
+TEST(segment_start_test, a_range_across_start_is_skipped_without_raising) {
+  flakeid::memory_segment_store store;
+  EXPECT_EQ(store.distributor("orders").next_max_id(995), 995u);
+  flakeid::segment_generator gen{store.distributor("orders"), {.step = 10, .start = 1001}};
+  EXPECT_EQ(gen.next_id(), 1006u);  // (995, 1005] reaches past 1000: skipped, no raise
+  EXPECT_EQ(gen.store_calls(), 2u);
+}
+
+TEST(segment_start_test, start_with_a_stride_takes_the_first_number_with_the_remainder) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_generator gen{store.distributor("orders"),
+                                 {.step = 5, .start = 1001, .stride = 2, .remainder = 0}};
+  std::vector<std::uint64_t> ids(7);
+  gen.next_ids(ids);
+  EXPECT_EQ(ids, (std::vector<std::uint64_t>{1002, 1004, 1006, 1008, 1010, 1012, 1014}));
+}
+
+TEST(segment_start_test, a_chain_starts_at_start_without_gaps) {
+  flakeid::memory_segment_store store;
+  flakeid::segment_chain_generator gen{store.distributor("n"),
+                                       {.step = 100, .min_ahead = 3, .start = 1'000'001}};
+  std::vector<std::uint64_t> ids(1000);
+  for (auto& id : ids) id = gen.next_id();
+  for (std::size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], 1'000'001 + i);
+}
+
+TEST(segment_start_test, every_period_of_a_grouped_counter_starts_at_start) {
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min};
+  flakeid::memory_segment_store store;
+  flakeid::grouped_segment_generator gen{
+      store.distributor("orders"), flakeid::group_period::day, {.step = 5, .start = 100}, clock};
+  EXPECT_EQ(gen.next().to_string(), "20250318-0100");
+  EXPECT_EQ(gen.next().to_string(), "20250318-0101");
+  clock.advance(1min);
+  EXPECT_EQ(gen.next().to_string(), "20250319-0100");
+}
+
+TEST(segment_start_test, a_store_that_does_not_raise_the_counter_is_refused) {
+  // The raise of 990 answers 10 again: the store did not move the counter.
+  flakeid::segment_generator gen{scripted_distributor{{10, 10}}, {.step = 10, .start = 1001}};
+  try {
+    (void)gen.next_id();
+    FAIL() << "no throw";
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "flakeid: segment store scripted, key 'k': the store returned max 10 for step "
+                 "990, which does not lie above the previous max 10; handing it out could repeat "
+                 "IDs");
+  }
+}
+
+TEST(segment_start_test, bad_start_throws_naming_the_range) {
+  flakeid::memory_segment_store store;
+  for (const std::uint64_t start : {std::uint64_t{0}, flakeid::max_segment_start + 1}) {
+    try {
+      flakeid::segment_chain_generator gen{store.distributor("n"), {.start = start}};
+      FAIL() << "no throw for " << start;
+    } catch (const flakeid::invalid_option_error& e) {
+      EXPECT_EQ(std::string(e.what()), "flakeid: segment option start = " + std::to_string(start) +
+                                           " is out of range [1, 9223372036854775807]");
+    }
+  }
+}

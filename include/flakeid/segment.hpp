@@ -112,6 +112,10 @@ inline constexpr std::uint64_t max_segment_step = std::uint64_t{1} << 31;
 /// The largest stride a segment generator accepts (2^16).
 inline constexpr std::uint64_t max_segment_stride = std::uint64_t{1} << 16;
 
+/// The largest `start` a segment generator accepts (2^63 - 1, the largest SQL BIGINT).
+inline constexpr std::uint64_t max_segment_start =
+    static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+
 /// Settings of a `segment_generator`.
 struct segment_options {
   /// IDs per segment, in [1, max_segment_step]. 1 fetches every ID from the store.
@@ -119,6 +123,11 @@ struct segment_options {
   /// How long a segment may be used after it was fetched; what is left of it then is skipped.
   /// Keeps a slow process from handing out numbers far below the other processes' ones.
   std::chrono::milliseconds ttl = segment_ttl_forever;
+  /// The smallest number handed out, in [1, max_segment_start]: a counter that must start above the
+  /// rows a table already has. A counter still below it is raised to `start - 1` with one
+  /// more store call (`next_max_id(start - 1 - max)`, so any store can do it); what it skips is
+  /// a gap. Users of the counter without a `start` are not affected.
+  std::uint64_t start = 1;
   /// Hand out only numbers `n` with `n % stride == remainder`, in [1, max_segment_stride]:
   /// counters in several stores interleave their numbers (MySQL's `auto_increment_increment`).
   /// A segment of `step` IDs then takes `step * stride` numbers of the counter, so every user
@@ -143,6 +152,8 @@ struct segment_chain_options {
   std::chrono::milliseconds retry_after{50};
   /// How long a segment may be used after it was fetched (see `segment_options::ttl`).
   std::chrono::milliseconds ttl = segment_ttl_forever;
+  /// The smallest number handed out (see `segment_options::start`).
+  std::uint64_t start = 1;
   /// Hand out only numbers `n % stride == remainder` (see `segment_options::stride`).
   std::uint64_t stride = 1;
   /// The remainder of every ID modulo `stride`, in [0, stride - 1].
@@ -185,9 +196,11 @@ inline void check_step(std::uint64_t step) {
   if (step < 1 || step > max_segment_step) throw_segment_option("step", step, 1, max_segment_step);
 }
 
-/// How a generator numbers its IDs: `step` IDs per segment, every ID `% stride == remainder`.
+/// How a generator numbers its IDs: `step` IDs per segment, none below `start`, every ID
+/// `% stride == remainder`.
 struct segment_numbering {
   std::uint64_t step = 1000;
+  std::uint64_t start = 1;
   std::uint64_t stride = 1;
   std::uint64_t remainder = 0;
 
@@ -196,10 +209,12 @@ struct segment_numbering {
   template <class Options>
   static segment_numbering of(const Options& o) {
     check_step(o.step);
+    if (o.start < 1 || o.start > max_segment_start)
+      throw_segment_option("start", o.start, 1, max_segment_start);
     if (o.stride < 1 || o.stride > max_segment_stride)
       throw_segment_option("stride", o.stride, 1, max_segment_stride);
     if (o.remainder >= o.stride) throw_segment_option("remainder", o.remainder, 0, o.stride - 1);
-    return {o.step, o.stride, o.remainder};
+    return {o.step, o.start, o.stride, o.remainder};
   }
 
   /// The first ID of `k` segments in the counter range `(max - k * step * stride, max]`: the
@@ -451,22 +466,13 @@ class segment_engine {
   void fill_locked(std::uint32_t k) {
     const std::uint64_t per_segment = num_.step * num_.stride;
     const std::uint64_t span = per_segment * k;
-    std::uint64_t max = 0;
-    try {
-      max = dist_.next_max_id(span);
-    } catch (const segment_store_error& e) {
-      record_failure(e.what());
-      throw;
-    } catch (const std::exception& e) {
-      fail_store("next_max_id(" + std::to_string(span) + ") failed: " + e.what());
+    std::uint64_t max = take_locked(span);
+    if (max - span + 1 < num_.start) {
+      // The counter is below `start`: raise it to start - 1 (unless that one range already
+      // reached it), then take the segments above it; the range below `start` is a gap.
+      if (max < num_.start - 1) (void)take_locked(num_.start - 1 - max);
+      max = take_locked(span);  // above start - 1: take_locked checks it lies above the last
     }
-    if (max < span || (have_max_ && max - span < last_max_))
-      fail_store("the store returned max " + std::to_string(max) + " for step " +
-                 std::to_string(span) + ", which does not lie above the previous max " +
-                 std::to_string(last_max_) + "; handing it out could repeat IDs");
-    have_max_ = true;
-    last_max_ = max;
-    store_calls_.fetch_add(1, std::memory_order_relaxed);
     std::int64_t expires = std::numeric_limits<std::int64_t>::max();
     if (ttl_ms_ >= 0) {
       const std::int64_t now = detail::unix_ms(clock_.now());
@@ -485,6 +491,28 @@ class segment_engine {
       s.tag.store(tag_of(t), std::memory_order_release);
       tail_.store(t + 1, std::memory_order_release);
     }
+  }
+
+  /// One store call, `next_max_id(span)`: returns the new max after checking that the range
+  /// lies above every range taken before. Requires `mutex_` held. Throws `segment_store_error`.
+  std::uint64_t take_locked(std::uint64_t span) {
+    std::uint64_t max = 0;
+    try {
+      max = dist_.next_max_id(span);
+    } catch (const segment_store_error& e) {
+      record_failure(e.what());
+      throw;
+    } catch (const std::exception& e) {
+      fail_store("next_max_id(" + std::to_string(span) + ") failed: " + e.what());
+    }
+    if (max < span || (have_max_ && max - span < last_max_))
+      fail_store("the store returned max " + std::to_string(max) + " for step " +
+                 std::to_string(span) + ", which does not lie above the previous max " +
+                 std::to_string(last_max_) + "; handing it out could repeat IDs");
+    have_max_ = true;
+    last_max_ = max;
+    store_calls_.fetch_add(1, std::memory_order_relaxed);
+    return max;
   }
 
   [[noreturn]] void fail_store(const std::string& detail) {
