@@ -268,7 +268,8 @@ constexpr std::string_view gen_help =
     "                   [--worker W] [--datacenter D] [--gene K] [--to FORM]\n"
     "                   [--format text|json|tsv] [-q]\n"
     "       flakeid gen --generator segment --store memory|file|redis|postgres [--key K]\n"
-    "                   [--step S] [--redis ADDRESS] [--postgres CONNINFO] [-n N] [--to FORM]\n"
+    "                   [--step S] [--start N0] [--stride M --remainder R]\n"
+    "                   [--redis ADDRESS] [--postgres CONNINFO] [-n N] [--to FORM]\n"
     "\n"
     "Mints N IDs (default 1), one per line, in decimal or in the text form FORM\n"
     "(radix62, radix36, base32, friendly).\n"
@@ -308,6 +309,11 @@ constexpr std::string_view gen_help =
     "  --key         the counter's name (default 'default')\n"
     "  --step        numbers reserved per store call, 1 to 2147483648 (default N): a run hands\n"
     "                out the first N of what it reserved, the next run goes on above it\n"
+    "  --start       the smallest number handed out, 1 to 9223372036854775807 (default 1): a\n"
+    "                counter below it is raised to it\n"
+    "  --stride, --remainder\n"
+    "                only numbers n with n % M == R (M from 1 to 65536, R from 0 to M - 1;\n"
+    "                default 1 and 0): counters in several stores interleave their numbers\n"
     "Redis and PostgreSQL counters use the namespace FLAKEID_SEGMENT_NAMESPACE (default\n"
     "'default'). A store this build lacks is reported as bad input.\n";
 
@@ -1196,8 +1202,8 @@ std::string hide_password(std::string_view text) {
 
 /// Draws `count` numbers from a segment generator on `d` and prints them.
 template <class Distributor>
-void draw_segment(Distributor d, std::uint64_t step, const gen_request& r) {
-  flakeid::segment_generator<Distributor> gen{std::move(d), step};
+void draw_segment(Distributor d, const flakeid::segment_options& o, const gen_request& r) {
+  flakeid::segment_generator<Distributor> gen{std::move(d), o};
   const std::uint64_t count = r.count;
   std::vector<std::uint64_t> ids(static_cast<std::size_t>(std::min<std::uint64_t>(count, 4096)));
   for (std::uint64_t left = count; left != 0;) {
@@ -1238,6 +1244,22 @@ int run_gen_segment(const context& c, const arguments& a, gen_request& r) {
       a.get("--step") ? read_number("gen", "--step", *a.get("--step"), flakeid::max_segment_step)
                       : std::min(r.count, flakeid::max_segment_step);
   if (step == 0) fail("flakeid gen: --step 0 reserves nothing; give a step of at least 1");
+  flakeid::segment_options opts{.step = step};
+  if (const auto v = a.get("--start"))
+    opts.start = read_number("gen", "--start", *v, flakeid::max_segment_start);
+  if (const auto v = a.get("--stride"))
+    opts.stride = read_number("gen", "--stride", *v, flakeid::max_segment_stride);
+  if (const auto v = a.get("--remainder"))
+    opts.remainder = read_number("gen", "--remainder", *v, flakeid::max_segment_stride - 1);
+  if (opts.start == 0)
+    fail("flakeid gen: --start 0 is out of range [1, " +
+         std::to_string(flakeid::max_segment_start) + "]; the first number is 1");
+  if (opts.stride == 0)
+    fail("flakeid gen: --stride 0 is out of range [1, " +
+         std::to_string(flakeid::max_segment_stride) + "]");
+  if (opts.remainder >= opts.stride)
+    fail("flakeid gen: --remainder " + std::to_string(opts.remainder) + " is out of range [0, " +
+         std::to_string(opts.stride - 1) + "] for --stride " + std::to_string(opts.stride));
   if (a.get("--redis") && store != "redis")
     fail("flakeid gen: --redis applies only to --store redis");
   if (a.get("--postgres") && store != "postgres")
@@ -1250,11 +1272,11 @@ int run_gen_segment(const context& c, const arguments& a, gen_request& r) {
 
   if (store == "memory") {
     const flakeid::memory_store s;
-    draw_segment(s.distributor(key), step, r);
+    draw_segment(s.distributor(key), opts, r);
   } else if (store == "file") {
 #if defined(FLAKEID_HAS_FILE_SEGMENT_STORE)
     const flakeid::file_store s{segment_directory()};
-    draw_segment(s.distributor(key), step, r);
+    draw_segment(s.distributor(key), opts, r);
 #else
     fail("flakeid gen: the file store needs a POSIX system");
 #endif
@@ -1266,7 +1288,7 @@ int run_gen_segment(const context& c, const arguments& a, gen_request& r) {
                                      : server_of(a, "--redis", "FLAKEID_REDIS_URL",
                                                  address != nullptr ? address : "127.0.0.1:6379"),
                                  {.name_space = segment_namespace()}};
-    draw_segment(s.distributor(key), step, r);
+    draw_segment(s.distributor(key), opts, r);
 #else
     fail(
         "flakeid gen: this flakeid was built without the Redis adapter (hiredis was not found); "
@@ -1278,7 +1300,7 @@ int run_gen_segment(const context& c, const arguments& a, gen_request& r) {
         !store_uri.empty() ? store_uri
                            : server_of(a, "--postgres", "FLAKEID_POSTGRES_CONNINFO", ""),
         {.name_space = segment_namespace()}};
-    draw_segment(s.distributor(key), step, r);
+    draw_segment(s.distributor(key), opts, r);
 #else
     fail(
         "flakeid gen: this flakeid was built without the PostgreSQL adapter (libpq was not "
@@ -1297,7 +1319,7 @@ int run_gen(context& c, std::span<const std::string> argv) {
       {"-n", true},           {"--layout", true}, {"--generator", true}, {"--worker", true},
       {"--datacenter", true}, {"--gene", true},   {"--to", true},        {"--store", true},
       {"--key", true},        {"--step", true},   {"--redis", true},     {"--postgres", true},
-      {"--format", true}};
+      {"--format", true},     {"--start", true},  {"--stride", true},    {"--remainder", true}};
   const arguments a = read_arguments(c, argv, allowed);
   if (a.help) return print_help(c, gen_help);
   if (!a.operands.empty())
@@ -1313,7 +1335,8 @@ int run_gen(context& c, std::span<const std::string> argv) {
   r.writer = &writer;
   const std::string_view kind = a.get("--generator").value_or("classic");
   if (kind == "segment") return run_gen_segment(c, a, r);
-  for (const std::string_view o : {"--store", "--key", "--step", "--redis", "--postgres"})
+  for (const std::string_view o : {"--store", "--key", "--step", "--start", "--stride",
+                                   "--remainder", "--redis", "--postgres"})
     if (a.get(o)) fail("flakeid gen: option " + quote(o) + " applies only to --generator segment");
   std::string_view default_layout = "twitter";
   if (kind == "classic") {

@@ -210,6 +210,9 @@ endif()
 # The memory store starts at 1 on every run.
 expect_out(gen_segment_memory "1\n2\n3\n" gen --generator segment --store memory -n 3)
 expect_out(gen_segment_memory_step "1\n2\n3\n4\n5\n" gen --generator segment --store memory --step 2 -n 5)
+expect_out(gen_segment_memory_start "5000\n5001\n5002\n" gen --generator segment --store memory --start 5000 -n 3)
+expect_out(gen_segment_memory_stride "3\n7\n11\n15\n" gen --generator segment --store memory --stride 4 --remainder 3 --step 2 -n 4)
+expect_out(gen_segment_memory_start_stride "1002\n1004\n" gen --generator segment --store memory --start 1001 --stride 2 -n 2)
 expect_out(gen_segment_base32 "0000000000001\n0000000000002\n" gen --generator segment --store memory -n 2 --to base32)
 # The file store: each run goes on after the segment the run before reserved (its step; by
 # default the run's N), never repeating a number.
@@ -613,6 +616,18 @@ expect_bad(gen_segment_bad_store "store 'etcd' is unknown; allowed: memory, file
 expect_bad(gen_segment_step_zero "--step 0 reserves nothing" gen --generator segment --store memory --step 0)
 expect_bad(gen_segment_step_too_large "--step '2147483649' is not a decimal number in \\[0, 2147483648\\]"
            gen --generator segment --store memory --step 2147483649)
+expect_bad(gen_segment_start_zero "--start 0 is out of range \\[1, 9223372036854775807\\]; the first number is 1"
+           gen --generator segment --store memory --start 0)
+expect_bad(gen_segment_stride_zero "--stride 0 is out of range \\[1, 65536\\]"
+           gen --generator segment --store memory --stride 0)
+expect_bad(gen_segment_stride_too_large "--stride '65537' is not a decimal number in \\[0, 65536\\]"
+           gen --generator segment --store memory --stride 65537)
+expect_bad(gen_segment_remainder_too_large "--remainder 2 is out of range \\[0, 1\\] for --stride 2"
+           gen --generator segment --store memory --stride 2 --remainder 2)
+expect_bad(gen_segment_remainder_without_stride "--remainder 1 is out of range \\[0, 0\\] for --stride 1"
+           gen --generator segment --store memory --remainder 1)
+expect_bad(gen_stride_not_segment "option '--stride' applies only to --generator segment"
+           gen --stride 2)
 expect_bad(gen_segment_worker "option '--worker' does not apply to --generator segment"
            gen --generator segment --store memory --worker 1)
 expect_bad(gen_segment_friendly "--to friendly needs a snowflake layout"

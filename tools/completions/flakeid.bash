@@ -35,7 +35,7 @@ _flakeid() {
     --type) COMPREPLY=($(compgen -W "bigint numeric unsigned" -- "$cur")); return ;;
     --by) COMPREPLY=($(compgen -W "gene worker" -- "$cur")); return ;;
     --every) COMPREPLY=($(compgen -W "day month year" -- "$cur")); return ;;
-    -n | --worker | --datacenter | --gene | --key | --step | --redis | --postgres | --column | \
+    -n | --worker | --datacenter | --gene | --key | --step | --start | --stride | --remainder | --redis | --postgres | --column | \
       --table | --prefix | --shards | --columns) return ;;
   esac
 
@@ -43,7 +43,7 @@ _flakeid() {
   case $command in
     "") COMPREPLY=($(compgen -W "$commands --help --version -q" -- "$cur")); return ;;
     help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
-    gen) options="-n --layout --generator --worker --datacenter --gene --to --format --store --key --step --redis --postgres" ;;
+    gen) options="-n --layout --generator --worker --datacenter --gene --to --format --store --key --step --start --stride --remainder --redis --postgres" ;;
     parse) options="--layout --format --from --input --bits" ;;
     range) options="--layout --column --format" ;;
     encode) options="--to --pad --layout --from --format" ;;
