@@ -585,16 +585,31 @@ struct zookeeper_jvm {
   }
 };
 
+/// How a `mariadb_server` is set up beyond the defaults.
+struct mariadb_config {
+  /// Every commit is written to the operating system before it is answered.
+  bool durable = false;
+  /// The password of the user 'flakeid' (none when empty).
+  std::string password{};
+  /// TLS with a certificate for localhost and 127.0.0.1 signed by a test CA, and a second user
+  /// 'flakeid_tls' (same password) whose logins must use TLS (`REQUIRE SSL`).
+  bool tls = false;
+};
+
 /// A MariaDB server: a data directory made with mariadb-install-db in a temporary directory,
 /// then mariadbd on a free loopback port, as 'nobody' when the tests run as root. Its first
-/// start creates the user 'flakeid'@'127.0.0.1' (no password; every privilege) and the
-/// database 'flakeid' through --init-file; grants stay enforced. `durable`: every commit is
-/// written to the operating system before it is answered, so a server killed with SIGKILL keeps
-/// it (else up to a second of commits may be lost, which the SQL tests do not mind).
+/// start creates the user 'flakeid'@'127.0.0.1' (every privilege; the password of the
+/// config, else none) and the database 'flakeid' through --init-file; grants stay enforced.
+/// `durable`: every commit is written to the operating system before it is answered, so a
+/// server killed with SIGKILL keeps it (else up to a second of commits may be lost, which the
+/// SQL tests do not mind).
 class mariadb_server {
  public:
   explicit mariadb_server(bool durable = false)
-      : durable_(durable),
+      : mariadb_server(mariadb_config{.durable = durable}) {}
+  explicit mariadb_server(mariadb_config config)
+      : durable_(config.durable),
+        config_(std::move(config)),
         install_db_(find_program("mariadb-install-db", {"/usr/bin", "/usr/local/mysql/bin"})),
         mariadbd_(find_program("mariadbd", {"/usr/sbin", "/usr/local/mysql/bin"})) {
     if (::geteuid() == 0) {
@@ -612,7 +627,10 @@ class mariadb_server {
   mariadb_server(const mariadb_server&) = delete;
   mariadb_server& operator=(const mariadb_server&) = delete;
 
-  [[nodiscard]] bool available() const { return !install_db_.empty() && !mariadbd_.empty(); }
+  [[nodiscard]] bool available() const {
+    return !install_db_.empty() && !mariadbd_.empty() &&
+           (!config_.tls || !openssl_program().empty());
+  }
   [[nodiscard]] std::string missing() const {
     return "mariadb-install-db/mariadbd were not found (Debian: apt-get install mariadb-server)";
   }
@@ -641,21 +659,44 @@ class mariadb_server {
                              throw std::runtime_error("mariadb-install-db failed: " +
                                                       read_file(dir + "/install.log"));
                          });
+      const std::string identified =
+          config_.password.empty() ? "" : " IDENTIFIED BY '" + config_.password + "'";
       std::ofstream init(dir_ + "/init.sql");
-      init << "CREATE USER IF NOT EXISTS 'flakeid'@'127.0.0.1';\n"
-              "GRANT ALL ON *.* TO 'flakeid'@'127.0.0.1';\n"
+      init << "CREATE USER IF NOT EXISTS 'flakeid'@'127.0.0.1'" << identified << ";\n"
+           << "GRANT ALL ON *.* TO 'flakeid'@'127.0.0.1';\n"
               "CREATE DATABASE IF NOT EXISTS flakeid;\n";
+      if (config_.tls) {
+        init << "CREATE USER IF NOT EXISTS 'flakeid_tls'@'127.0.0.1'" << identified
+             << " REQUIRE SSL;\nGRANT ALL ON *.* TO 'flakeid_tls'@'127.0.0.1';\n";
+        std::filesystem::create_directory(dir_ + "/certs");
+        certs_ = make_test_certs(dir_ + "/certs");
+        for (const std::string& f : {certs_.crt("server"), certs_.key("server"), certs_.ca()})
+          if (uid_ != static_cast<uid_t>(-1) && ::chown(f.c_str(), uid_, gid_) != 0)
+            throw std::runtime_error("cannot chown " + f);
+        tls_args_ = {"--ssl-cert=" + certs_.crt("server"), "--ssl-key=" + certs_.key("server"),
+                     "--ssl-ca=" + certs_.ca()};
+      }
     }
     // A fresh log: readiness is read from it, and a restart must not see the last start's line.
     std::filesystem::remove(dir_ + "/server.log");
-    pid_ = spawn({mariadbd_, "--no-defaults", "--datadir=" + dir_ + "/data",
-                  "--port=" + std::to_string(port_), "--bind-address=127.0.0.1",
-                  "--tmpdir=" + dir_ + "/tmp", "--socket=" + dir_ + "/mariadb.sock",
-                  "--pid-file=" + dir_ + "/mariadb.pid", "--skip-name-resolve", "--skip-log-bin",
-                  "--init-file=" + dir_ + "/init.sql", "--innodb-buffer-pool-size=32M",
-                  std::string("--innodb-flush-log-at-trx-commit=") + (durable_ ? "2" : "0"),
-                  "--max-connections=500", "--log-error=" + dir_ + "/server.log"},
-                 dir_ + "/mariadbd.log", uid_, gid_, dir_);
+    std::vector<std::string> argv{
+        mariadbd_,
+        "--no-defaults",
+        "--datadir=" + dir_ + "/data",
+        "--port=" + std::to_string(port_),
+        "--bind-address=127.0.0.1",
+        "--tmpdir=" + dir_ + "/tmp",
+        "--socket=" + dir_ + "/mariadb.sock",
+        "--pid-file=" + dir_ + "/mariadb.pid",
+        "--skip-name-resolve",
+        "--skip-log-bin",
+        "--init-file=" + dir_ + "/init.sql",
+        "--innodb-buffer-pool-size=32M",
+        std::string("--innodb-flush-log-at-trx-commit=") + (durable_ ? "2" : "0"),
+        "--max-connections=500",
+        "--log-error=" + dir_ + "/server.log"};
+    argv.insert(argv.end(), tls_args_.begin(), tls_args_.end());
+    pid_ = spawn(argv, dir_ + "/mariadbd.log", uid_, gid_, dir_);
     wait_until_up(pid_, "mariadbd", dir_ + "/server.log", [&] {
       return read_file(dir_ + "/server.log").find("ready for connections") != std::string::npos;
     });
@@ -664,13 +705,20 @@ class mariadb_server {
   [[nodiscard]] int port() const { return port_; }
   [[nodiscard]] static std::string user() { return "flakeid"; }
   [[nodiscard]] static std::string database() { return "flakeid"; }
-  /// `mysql://flakeid@127.0.0.1:<port>/flakeid`.
+  /// `mysql://flakeid[:password]@127.0.0.1:<port>/flakeid` (the password as it is: tests use
+  /// passwords without reserved characters).
   [[nodiscard]] std::string uri() const {
-    return "mysql://flakeid@127.0.0.1:" + std::to_string(port_) + "/flakeid";
+    return "mysql://flakeid" + (config_.password.empty() ? "" : ":" + config_.password) +
+           "@127.0.0.1:" + std::to_string(port_) + "/flakeid";
   }
+  /// The test CA and certificates (with `mariadb_config::tls`, once started).
+  [[nodiscard]] const test_certs& certs() const { return certs_; }
 
  private:
   bool durable_;
+  mariadb_config config_;
+  test_certs certs_;
+  std::vector<std::string> tls_args_;
   std::string install_db_;
   std::string mariadbd_;
   uid_t uid_ = static_cast<uid_t>(-1);

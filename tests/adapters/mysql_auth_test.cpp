@@ -1,0 +1,119 @@
+// MySQL/MariaDB as it is deployed: a password, and TLS verified against a CA made at test time
+// (`tls_ca`), against real MariaDB servers (see test_servers.hpp). Every message the adapter
+// produces here is checked for the passwords.
+#include <flakeid/adapters/mysql.hpp>
+
+#include "lease_scenarios.hpp"
+#include "secret_messages.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+const std::string password = "S3cr3tPw";
+const std::string wrong_password = "Wr0ngPw";
+
+flakeid::lease_options recorded(const std::string& ns) {
+  auto o = quick_options(ns);
+  // Generous: they bound waits for a server that is there, so a busy machine changes nothing.
+  o.io_timeout = 30'000ms;
+  o.connect_timeout = 30'000ms;
+  o.on_event = [](flakeid::lease_event, const std::string& text) { seen().add(text); };
+  return o;
+}
+
+flakeid::store_options patient(const std::string& ns) {
+  return {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s};
+}
+
+/// Checks, after each test, that no message holds a password.
+class mysql_auth_test : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const auto& m : seen().all())
+      for (const std::string& secret : {password, wrong_password})
+        EXPECT_EQ(m.find(secret), std::string::npos) << "a message shows a password: " << m;
+  }
+};
+
+/// A lease and a segment counter reached at `uri` work; returns the lease's `where()`.
+std::string expect_works(const std::string& uri, const std::string& stem) {
+  const std::string ns = unique_ns(stem);
+  flakeid::mysql_lease lease{uri, recorded(ns)};
+  EXPECT_EQ(lease.acquire(8), 0U);
+  seen().add(lease.where());
+  const flakeid::mysql_store store{uri, patient(ns)};
+  auto d = store.distributor("orders");
+  seen().add(std::string(d.store_name()));
+  EXPECT_EQ(d.next_max_id(5), 5U);
+  return lease.where();
+}
+
+std::string lease_error(const std::string& uri) {
+  try {
+    flakeid::mysql_lease lease{uri, recorded(unique_ns("refused"))};
+    return error_of([&] { (void)lease.acquire(8); });
+  } catch (const std::exception& e) {
+    seen().add(e.what());
+    return e.what();
+  }
+}
+
+std::string uri_of(const mariadb_server& db, const std::string& user, const std::string& pw,
+                   const std::string& query = "") {
+  return "mysql://" + user + (pw.empty() ? "" : ":" + pw) + "@127.0.0.1:" +
+         std::to_string(db.port()) + "/flakeid" + query;
+}
+
+TEST_F(mysql_auth_test, password_right_works_wrong_or_none_is_a_clear_error) {
+  mariadb_server db{mariadb_config{.password = password}};
+  FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
+  db.start();
+  const std::string where =
+      "mysql 127.0.0.1:" + std::to_string(db.port()) + " user flakeid db flakeid";
+  EXPECT_EQ(expect_works(db.uri(), "pw"), where);
+  const std::string head = "flakeid: cannot connect to " + where + " within 30000 ms: ";
+  const std::string wrong = lease_error(uri_of(db, "flakeid", wrong_password));
+  EXPECT_EQ(wrong.substr(0, head.size()), head) << wrong;
+  EXPECT_NE(wrong.find("Access denied for user 'flakeid'@'127.0.0.1' (using password: YES)"),
+            std::string::npos)
+      << wrong;
+  const std::string none = lease_error(uri_of(db, "flakeid", ""));
+  EXPECT_EQ(none.substr(0, head.size()), head) << none;
+  EXPECT_NE(none.find("(using password: NO)"), std::string::npos) << none;
+
+  const flakeid::mysql_store store{uri_of(db, "flakeid", wrong_password), patient("refused")};
+  const std::string m = error_of([&] { (void)store.distributor("orders").next_max_id(1); });
+  const std::string segment_head = "flakeid: segment store " + where +
+                                   " namespace refused, key 'orders': next_max_id(1) failed: "
+                                   "cannot connect to " +
+                                   where;
+  EXPECT_EQ(m.substr(0, segment_head.size()), segment_head) << m;
+}
+
+TEST_F(mysql_auth_test, tls_verified_against_the_test_ca) {
+  mariadb_server db{mariadb_config{.password = password, .tls = true}};
+  FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
+  db.start();
+  const std::string where =
+      "mysql 127.0.0.1:" + std::to_string(db.port()) + " tls user flakeid_tls db flakeid";
+  // 'flakeid_tls' may log in only over TLS: that it works shows the connection is encrypted.
+  const std::string verified = uri_of(db, "flakeid_tls", password, "?tls_ca=" + db.certs().ca());
+  EXPECT_EQ(expect_works(verified, "tls_ca"), where);
+  EXPECT_EQ(expect_works(uri_of(db, "flakeid_tls", password, "?tls=1"), "tls"), where);
+
+  // Without TLS the server refuses that user.
+  const std::string plain = lease_error(uri_of(db, "flakeid_tls", password));
+  EXPECT_NE(plain.find("Access denied for user 'flakeid_tls'@'127.0.0.1'"), std::string::npos)
+      << plain;
+  // A CA that did not sign the server's certificate: the client refuses the server.
+  const std::string head = "flakeid: cannot connect to " + where + " within 30000 ms: ";
+  const std::string untrusted =
+      lease_error(uri_of(db, "flakeid_tls", password, "?tls_ca=" + db.certs().crt("other")));
+  EXPECT_EQ(untrusted.substr(0, head.size()), head) << untrusted;
+  EXPECT_NE(untrusted.find("TLS/SSL error: self-signed certificate"), std::string::npos)
+      << untrusted;
+}
+
+}  // namespace
