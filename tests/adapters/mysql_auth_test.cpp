@@ -62,8 +62,8 @@ std::string lease_error(const std::string& uri) {
 
 std::string uri_of(const mariadb_server& db, const std::string& user, const std::string& pw,
                    const std::string& query = "") {
-  return "mysql://" + user + (pw.empty() ? "" : ":" + pw) + "@127.0.0.1:" +
-         std::to_string(db.port()) + "/flakeid" + query;
+  return "mysql://" + user + (pw.empty() ? "" : ":" + pw) +
+         "@127.0.0.1:" + std::to_string(db.port()) + "/flakeid" + query;
 }
 
 TEST_F(mysql_auth_test, password_right_works_wrong_or_none_is_a_clear_error) {
@@ -114,6 +114,23 @@ TEST_F(mysql_auth_test, tls_verified_against_the_test_ca) {
   EXPECT_EQ(untrusted.substr(0, head.size()), head) << untrusted;
   EXPECT_NE(untrusted.find("TLS/SSL error: self-signed certificate"), std::string::npos)
       << untrusted;
+}
+
+TEST_F(mysql_auth_test, tls_ca_checks_the_host_name_too) {
+  // The server presents a certificate from the trusted CA, but for other.example only.
+  mariadb_server db{mariadb_config{.password = password, .tls = true, .tls_cert = "other"}};
+  FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
+  db.start();
+  const std::string where =
+      "mysql 127.0.0.1:" + std::to_string(db.port()) + " tls user flakeid_tls db flakeid";
+  const std::string head = "flakeid: cannot connect to " + where + " within 30000 ms: ";
+  const std::string m =
+      lease_error(uri_of(db, "flakeid_tls", password, "?tls_ca=" + db.certs().ca()));
+  EXPECT_EQ(m.substr(0, head.size()), head) << m;
+  EXPECT_NE(m.find("TLS/SSL error: Validation of SSL server certificate failed"), std::string::npos)
+      << m;
+  // tls=1 encrypts without checking the certificate: the same server is accepted.
+  EXPECT_EQ(expect_works(uri_of(db, "flakeid_tls", password, "?tls=1"), "tls_unchecked"), where);
 }
 
 }  // namespace

@@ -594,6 +594,9 @@ struct mariadb_config {
   /// TLS with a certificate for localhost and 127.0.0.1 signed by a test CA, and a second user
   /// 'flakeid_tls' (same password) whose logins must use TLS (`REQUIRE SSL`).
   bool tls = false;
+  /// The certificate the server presents (`test_certs`: "server", or "other" for a host name
+  /// that is not the one the client dials).
+  std::string tls_cert = "server";
 };
 
 /// A MariaDB server: a data directory made with mariadb-install-db in a temporary directory,
@@ -670,10 +673,11 @@ class mariadb_server {
              << " REQUIRE SSL;\nGRANT ALL ON *.* TO 'flakeid_tls'@'127.0.0.1';\n";
         std::filesystem::create_directory(dir_ + "/certs");
         certs_ = make_test_certs(dir_ + "/certs");
-        for (const std::string& f : {certs_.crt("server"), certs_.key("server"), certs_.ca()})
+        const std::string& cert = config_.tls_cert;
+        for (const std::string& f : {certs_.crt(cert), certs_.key(cert), certs_.ca()})
           if (uid_ != static_cast<uid_t>(-1) && ::chown(f.c_str(), uid_, gid_) != 0)
             throw std::runtime_error("cannot chown " + f);
-        tls_args_ = {"--ssl-cert=" + certs_.crt("server"), "--ssl-key=" + certs_.key("server"),
+        tls_args_ = {"--ssl-cert=" + certs_.crt(cert), "--ssl-key=" + certs_.key(cert),
                      "--ssl-ca=" + certs_.ca()};
       }
     }
