@@ -149,14 +149,15 @@ TEST_F(mysql_segment_test, leaf_rows_hand_out_what_leaf_would_and_must_exist) {
           "as for a Leaf server (biz_tag, max_id, step)");
 }
 
-/// Forks `processes` children, each drawing `per_process` IDs from a generator on counter
-/// `key` of `table`, while this process takes `peer_calls` segments of `peer_step` with
-/// `peer(step)`, which returns the segment's [first, last]. Every ID is distinct and none lies
-/// in a peer's segment.
+/// Forks `processes` children, each drawing `per_process` IDs from a generator with options
+/// `o` on counter `key` of `table`, while this process takes `peer_calls` segments of
+/// `peer_step` with `peer(step)`, which returns the segment's [first, last]. Every ID is
+/// distinct, none lies in a peer's segment, and each keeps `o`'s start and remainder.
 template <class Peer>
 void interleave_with_a_peer(mysql_backend& b, flakeid::mysql_table table, const std::string& key,
                             int processes, std::size_t per_process, int peer_calls,
-                            std::uint64_t peer_step, Peer peer) {
+                            std::uint64_t peer_step, Peer peer,
+                            flakeid::segment_options o = {.step = 37}) {
   shared_ids out(static_cast<std::size_t>(processes), per_process);
   std::vector<pid_t> kids;
   for (int p = 0; p < processes; ++p) {
@@ -165,7 +166,7 @@ void interleave_with_a_peer(mysql_backend& b, flakeid::mysql_table table, const 
       int rc = 0;
       try {
         auto store = b.store("peer", patient);
-        flakeid::segment_generator gen{store.distributor(key, table), 37};
+        flakeid::segment_generator gen{store.distributor(key, table), o};
         for (auto& id : out.row(static_cast<std::size_t>(p))) id = gen.next_id();
         out.count(static_cast<std::size_t>(p)).store(per_process);
       } catch (const std::exception& e) {
@@ -192,6 +193,11 @@ void interleave_with_a_peer(mysql_backend& b, flakeid::mysql_table table, const 
   }
   std::sort(all.begin(), all.end());
   EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "an ID was handed out twice";
+  EXPECT_GE(all.front(), o.start);
+  EXPECT_EQ(std::count_if(all.begin(), all.end(),
+                          [&](std::uint64_t id) { return id % o.stride != o.remainder; }),
+            0)
+      << "IDs without the remainder";
   std::size_t inside = 0;
   for (const auto& [first, last] : ranges)
     inside += static_cast<std::size_t>(std::upper_bound(all.begin(), all.end(), last) -
@@ -202,20 +208,34 @@ void interleave_with_a_peer(mysql_backend& b, flakeid::mysql_table table, const 
     EXPECT_LT(ranges[i - 1].second, ranges[i].first) << "the peer's own segments overlap";
 }
 
+/// Leaf's segment service on `peer`: in one transaction, add the step to row `tag`, then read
+/// the row back; it hands out [max_id - step, max_id).
+auto leaf_server(flakeid::detail::mysql_connection& peer, const std::string& tag) {
+  return [&peer, tag](std::uint64_t step) {
+    const auto a = peer.exec("START TRANSACTION; UPDATE leaf_alloc SET max_id = max_id + " +
+                             std::to_string(step) + " WHERE biz_tag = '" + tag +
+                             "'; SELECT biz_tag, max_id, step FROM leaf_alloc WHERE biz_tag = '" +
+                             tag + "'; COMMIT");
+    const std::uint64_t max = std::stoull(a.rows.at(0).at(1).value());
+    return std::pair{max - step, max - 1};
+  };
+}
+
 TEST_F(mysql_segment_test, interleaved_with_a_leaf_server_no_number_is_handed_out_twice) {
   make_leaf_table(b, "order", 1, 1000);
   auto peer = b.raw();
-  interleave_with_a_peer(
-      b, flakeid::mysql_table::leaf, "order", 4, 3000, 200, 1000, [&](std::uint64_t step) {
-        // Leaf's segment service: in one transaction, add the step, then read the row back; it
-        // hands out [max_id - step, max_id).
-        const auto a = peer.exec(
-            "START TRANSACTION; UPDATE leaf_alloc SET max_id = max_id + " + std::to_string(step) +
-            " WHERE biz_tag = 'order'; SELECT biz_tag, max_id, step FROM leaf_alloc WHERE biz_tag "
-            "= 'order'; COMMIT");
-        const std::uint64_t max = std::stoull(a.rows.at(0).at(1).value());
-        return std::pair{max - step, max - 1};
-      });
+  interleave_with_a_peer(b, flakeid::mysql_table::leaf, "order", 4, 3000, 200, 1000,
+                         leaf_server(peer, "order"));
+}
+
+TEST_F(mysql_segment_test, strided_generators_above_a_start_beside_a_leaf_server_never_meet) {
+  // The row was numbered by Leaf up to 1000; flakeid starts at 100,000 and hands out only
+  // numbers % 4 == 3, while the Leaf server goes on taking plain ranges of the same row.
+  make_leaf_table(b, "order", 1000, 1000);
+  auto peer = b.raw();
+  interleave_with_a_peer(b, flakeid::mysql_table::leaf, "order", 4, 3000, 200, 1000,
+                         leaf_server(peer, "order"),
+                         {.step = 37, .start = 100'000, .stride = 4, .remainder = 3});
 }
 
 TEST_F(mysql_segment_test, interleaved_with_a_cosid_server_no_number_is_handed_out_twice) {
