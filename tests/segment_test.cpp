@@ -21,6 +21,8 @@
 
 #include <flakeid/flakeid.hpp>
 
+#include "adapters/expect_error.hpp"
+
 using namespace std::chrono;
 using namespace std::chrono_literals;
 
@@ -943,26 +945,19 @@ TEST(segment_start_test, every_period_of_a_grouped_counter_starts_at_start) {
 TEST(segment_start_test, a_store_that_does_not_raise_the_counter_is_refused) {
   // The raise of 990 answers 10 again: the store did not move the counter.
   flakeid::segment_generator gen{scripted_distributor{{10, 10}}, {.step = 10, .start = 1001}};
-  try {
-    (void)gen.next_id();
-    FAIL() << "no throw";
-  } catch (const flakeid::segment_store_error& e) {
-    EXPECT_STREQ(e.what(),
-                 "flakeid: segment store scripted, key 'k': the store returned max 10 for step "
-                 "990, which does not lie above the previous max 10; handing it out could repeat "
-                 "IDs");
-  }
+  flakeid_test::expect_error<flakeid::segment_store_error>(
+      [&] { (void)gen.next_id(); },
+      "flakeid: segment store scripted, key 'k': the store returned max 10 for step 990, which "
+      "does not lie above the previous max 10; handing it out could repeat IDs");
 }
 
 TEST(segment_start_test, bad_start_throws_naming_the_range) {
   flakeid::memory_segment_store store;
-  for (const std::uint64_t start : {std::uint64_t{0}, flakeid::max_segment_start + 1}) {
-    try {
-      flakeid::segment_chain_generator gen{store.distributor("n"), {.start = start}};
-      FAIL() << "no throw for " << start;
-    } catch (const flakeid::invalid_option_error& e) {
-      EXPECT_EQ(std::string(e.what()), "flakeid: segment option start = " + std::to_string(start) +
-                                           " is out of range [1, 9223372036854775807]");
-    }
-  }
+  for (const std::uint64_t start : {std::uint64_t{0}, flakeid::max_segment_start + 1})
+    flakeid_test::expect_error<flakeid::invalid_option_error>(
+        [&] {
+          flakeid::segment_chain_generator gen{store.distributor("n"), {.start = start}};
+        },
+        "flakeid: segment option start = " + std::to_string(start) +
+            " is out of range [1, 9223372036854775807]");
 }
