@@ -20,18 +20,14 @@ flakeid::lease_options recorded(const std::string& ns) {
   // Generous: they bound waits for a server that is there, so a busy machine changes nothing.
   o.io_timeout = 30'000ms;
   o.connect_timeout = 30'000ms;
-  o.on_event = [](flakeid::lease_event, const std::string& text) { seen().add(text); };
-  return o;
+  return recording(o);
 }
 
 /// Checks, after each test, that no message holds a password.
-class postgres_auth_test : public ::testing::Test {
+class postgres_auth_test : public secrets_stay_hidden {
  protected:
-  void TearDown() override {
-    for (const auto& m : seen().all())
-      for (const std::string& secret : {password, wrong_password, std::string("S3cr%ZZtPw")})
-        EXPECT_EQ(m.find(secret), std::string::npos) << "a message shows a password: " << m;
-  }
+  postgres_auth_test()
+      : secrets_stay_hidden({password, wrong_password, std::string("S3cr%ZZtPw")}) {}
 };
 
 /// A lease and a segment counter reached with `conninfo` work.

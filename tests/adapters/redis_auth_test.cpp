@@ -16,22 +16,14 @@ const std::string password = "S3cr3t-pw";     // requirepass
 const std::string acl_password = "Al1ce-pw";  // user alice
 const std::string wrong_password = "Wr0ng-pw";
 
-flakeid::lease_options recorded(const std::string& ns) {
-  auto o = quick_options(ns);
-  o.on_event = [](flakeid::lease_event, const std::string& text) { seen().add(text); };
-  return o;
-}
+flakeid::lease_options recorded(const std::string& ns) { return recording(quick_options(ns)); }
 
 std::string at(int port) { return "127.0.0.1:" + std::to_string(port); }
 
 /// Checks, after each test, that no message holds a password.
-class redis_auth_test : public ::testing::Test {
+class redis_auth_test : public secrets_stay_hidden {
  protected:
-  void TearDown() override {
-    for (const auto& m : seen().all())
-      for (const std::string& secret : {password, acl_password, wrong_password})
-        EXPECT_EQ(m.find(secret), std::string::npos) << "a message shows a password: " << m;
-  }
+  redis_auth_test() : secrets_stay_hidden({password, acl_password, wrong_password}) {}
 };
 
 /// A lease and a segment counter on `server` work.

@@ -3,6 +3,7 @@
 // test can check that none of them shows a password.
 
 #include <gtest/gtest.h>
+#include <flakeid/lease.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <exception>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace flakeid_test {
@@ -45,6 +47,27 @@ seen_messages& seen() {
   static seen_messages s;
   return s;
 }
+
+/// `o`, with every lease event it reports recorded in `seen()`.
+inline flakeid::lease_options recording(flakeid::lease_options o) {
+  o.on_event = [](flakeid::lease_event, const std::string& text) { seen().add(text); };
+  return o;
+}
+
+/// A test whose `TearDown` fails it for every message in `seen()` that holds one of
+/// `secrets` (the passwords a test file uses).
+class secrets_stay_hidden : public ::testing::Test {
+ protected:
+  explicit secrets_stay_hidden(std::vector<std::string> secrets) : secrets_(std::move(secrets)) {}
+  void TearDown() override {
+    for (const auto& m : seen().all())
+      for (const std::string& secret : secrets_)
+        EXPECT_EQ(m.find(secret), std::string::npos) << "a message shows a password: " << m;
+  }
+
+ private:
+  std::vector<std::string> secrets_;
+};
 
 /// The message of the exception `f` throws (recorded); fails the test when it throws none.
 template <class F>
