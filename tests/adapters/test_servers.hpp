@@ -161,6 +161,19 @@ inline std::string make_temp_dir(const std::string& stem) {
 inline void copy_data_template(const std::string& key, const std::string& dest, uid_t uid,
                                gid_t gid, const std::function<void(const std::string&)>& make) {
   namespace fs = std::filesystem;
+  // `make` run in a fresh directory under `stem`, owned by uid/gid; removed when `make` throws.
+  const auto made_in = [&](const std::string& stem) {
+    const std::string dir = make_temp_dir(stem);
+    try {
+      if (uid != static_cast<uid_t>(-1) && ::chown(dir.c_str(), uid, gid) != 0)
+        throw std::runtime_error("cannot chown " + dir);
+      make(dir);
+    } catch (...) {
+      fs::remove_all(dir);
+      throw;
+    }
+    return dir;
+  };
   const fs::path root =
       fs::temp_directory_path() / ("flakeid-test-templates-" + std::to_string(::geteuid()));
   std::error_code ec;
@@ -168,10 +181,7 @@ inline void copy_data_template(const std::string& key, const std::string& dest, 
   struct stat st {};
   if (::lstat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
     // Not ours (or not a directory): make the data where it is needed, every time.
-    const std::string dir = make_temp_dir("flakeid-data");
-    if (uid != static_cast<uid_t>(-1) && ::chown(dir.c_str(), uid, gid) != 0)
-      throw std::runtime_error("cannot chown " + dir);
-    make(dir);
+    const std::string dir = made_in("flakeid-data");
     fs::rename(dir + "/data", dest);
     fs::remove_all(dir);
     return;
@@ -179,15 +189,7 @@ inline void copy_data_template(const std::string& key, const std::string& dest, 
   ::chmod(root.c_str(), 0755);
   const fs::path ready = root / std::to_string(std::hash<std::string>{}(key));
   if (!fs::exists(ready / "data")) {
-    const std::string dir = make_temp_dir((root / "new").string());
-    if (uid != static_cast<uid_t>(-1) && ::chown(dir.c_str(), uid, gid) != 0)
-      throw std::runtime_error("cannot chown " + dir);
-    try {
-      make(dir);
-    } catch (...) {
-      fs::remove_all(dir);
-      throw;
-    }
+    const std::string dir = made_in((root / "new").string());
     // Another test may have been first: its template serves as well.
     if (::rename(dir.c_str(), ready.c_str()) != 0) fs::remove_all(dir);
   }
