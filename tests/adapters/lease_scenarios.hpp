@@ -430,23 +430,34 @@ pid_t spawn_minter(Backend& b, const flakeid::lease_options& o, int out, int rea
   ::_exit(code);
 }
 
-/// Mints `n` IDs from `gen` into `out`, waiting out a renewal that came late (on a busy
-/// machine the holder's renewal can miss its deadline by a few ms; the generator then refuses
-/// until the next one is confirmed). Fails only when `lease` is lost for good, or when no ID
-/// comes for 60 s.
+/// The next ID of `gen`, waiting out a renewal that came late (on a busy machine the holder's
+/// renewal can miss its deadline by a few ms; the generator then refuses until the next one is
+/// confirmed). Throws the `lease_lost_error` when `lease` is lost for good, or when no ID comes
+/// for 60 s. Asserts nothing, so a forked child can use it too.
+template <class Gen>
+std::uint64_t next_id_through_late_renewals(Gen& gen, const flakeid::lease& lease) {
+  const auto give_up = steady::now() + 60s;
+  for (;;) {
+    try {
+      return gen.next_id();
+    } catch (const flakeid::lease_lost_error&) {
+      if (lease.lost() || steady::now() >= give_up) throw;
+      std::this_thread::sleep_for(1ms);
+    }
+  }
+}
+
+/// Mints `n` IDs from `gen` into `out` with `next_id_through_late_renewals`; fails the test
+/// when the lease is lost for good or no ID comes for 60 s.
 template <class Gen>
 void mint_through_late_renewals(Gen& gen, const flakeid::lease& lease, int n,
                                 std::vector<std::uint64_t>& out) {
-  auto give_up = steady::now() + 60s;
-  for (int i = 0; i < n;) {
+  for (int i = 0; i < n; ++i) {
     try {
-      out.push_back(gen.next_id());
-      ++i;
-      give_up = steady::now() + 60s;
+      out.push_back(next_id_through_late_renewals(gen, lease));
     } catch (const flakeid::lease_lost_error& e) {
-      ASSERT_FALSE(lease.lost()) << "the lease was lost: " << e.what();
-      ASSERT_LT(steady::now(), give_up) << "no renewal confirmed for 60 s: " << e.what();
-      std::this_thread::sleep_for(1ms);
+      FAIL() << (lease.lost() ? "the lease was lost: " : "no renewal confirmed for 60 s: ")
+             << e.what();
     }
   }
 }
