@@ -123,10 +123,10 @@ struct segment_options {
   /// How long a segment may be used after it was fetched; what is left of it then is skipped.
   /// Keeps a slow process from handing out numbers far below the other processes' ones.
   std::chrono::milliseconds ttl = segment_ttl_forever;
-  /// The smallest number handed out, in [1, max_segment_start]: a counter that must start above the
-  /// rows a table already has. A counter still below it is raised to `start - 1` with one
-  /// more store call (`next_max_id(start - 1 - max)`, so any store can do it); what it skips is
-  /// a gap. Users of the counter without a `start` are not affected.
+  /// The smallest number handed out, in [1, max_segment_start]: a counter that must start
+  /// above the rows a table already has. A counter still below it is raised to `start - 1`
+  /// with one more store call (`next_max_id(start - 1 - max)`, so any store can do it); what
+  /// it skips is a gap. Users of the counter without a `start` are not affected.
   std::uint64_t start = 1;
   /// Hand out only numbers `n` with `n % stride == remainder`, in [1, max_segment_stride]:
   /// counters in several stores interleave their numbers (MySQL's `auto_increment_increment`).
@@ -235,7 +235,8 @@ struct alignas(64) segment_slot {
   std::atomic<std::int64_t> expires_ms{0};
 };
 
-/// A thread's block of IDs from a chain with `thread_block` > 1: [next, end) of chain `owner`.
+/// A thread's block of IDs from a chain with `thread_block` > 1: next, next + stride, ... below
+/// end, of chain `owner`.
 struct segment_thread_block {
   std::uint64_t owner = 0;
   std::uint64_t next = 0;
