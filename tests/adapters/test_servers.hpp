@@ -759,7 +759,7 @@ class zookeeper_server {
       std::ofstream cfg(dir_ + "/zoo.cfg");
       cfg << "tickTime=100\ndataDir=" << dir_ << "/data\nclientPort=" << port_
           << "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\nmaxClientCnxns=0\n"
-             "minSessionTimeout=200\nmaxSessionTimeout=60000\n";
+             "minSessionTimeout=200\nmaxSessionTimeout=6000\n";
     }
     pid_ = jvm_.spawn_server("org.apache.zookeeper.server.ZooKeeperServerMain", dir_ + "/zoo.cfg",
                              dir_);
