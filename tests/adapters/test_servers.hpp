@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -19,10 +20,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -48,18 +52,58 @@ inline bool allow_skip() {
     }                                                                                  \
   } while (0)
 
-/// A loopback port nothing listens on right now.
-inline int free_port() {
-  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+/// Binds a TCP socket to 127.0.0.1:`port` (0: any) and returns the port bound, or 0.
+inline int bind_loopback(int port) {
+  const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return 0;
+  const int on = 1;
+  (void)::setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  (void)::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  (void)::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  int bound = 0;
+  if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    socklen_t len = sizeof a;
+    if (::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0) bound = ntohs(a.sin_port);
+  }
   ::close(s);
-  return ntohs(a.sin_port);
+  return bound;
+}
+
+/// A loopback port nothing listens on, reserved for this process until it exits: no other test
+/// of this project, in this process or another, is given it, even while the server on it is
+/// stopped for a restart. (A port the kernel hands out and takes back can be handed to another
+/// test's server in the meantime, which then answers in place of the one a test restarts.)
+/// Ports come from below the kernel's ephemeral range, so no outgoing connection takes one
+/// either. The reservation is an flock on `<temp>/flakeid-test-ports-<uid>/<port>`, which the
+/// kernel drops when the process ends.
+inline int free_port() {
+  namespace fs = std::filesystem;
+  static std::mutex m;
+  static std::vector<int> held;  // the lock files' descriptors, open until the process exits
+  const std::lock_guard lk(m);
+  int ephemeral_low = 32768;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_low;
+  const int first = 10'000;
+  const int last = std::min(ephemeral_low, 65536) - 1;
+  const fs::path dir =
+      fs::temp_directory_path() / ("flakeid-test-ports-" + std::to_string(::geteuid()));
+  std::error_code ec;
+  fs::create_directory(dir, ec);
+  std::mt19937 rng(std::random_device{}() ^ static_cast<unsigned>(::getpid()));
+  for (int attempt = 0; last > first && attempt < 1000; ++attempt) {
+    const int port = first + static_cast<int>(rng() % static_cast<unsigned>(last - first + 1));
+    const int fd = ::open((dir / std::to_string(port)).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 || bind_loopback(port) != port) {
+      ::close(fd);  // another test holds it, or something else listens there
+      continue;
+    }
+    held.push_back(fd);
+    return port;
+  }
+  return bind_loopback(0);  // no reservation to be had: any port the kernel gives
 }
 
 inline bool port_open(int port) {
@@ -734,6 +778,29 @@ class mariadb_server {
   pid_t pid_ = -1;
 };
 
+/// The mode a ZooKeeper server at `ip`:`port` reports to `srvr` ("standalone", "leader",
+/// "follower"), or "" when it does not serve yet (or the command is not whitelisted).
+inline std::string zookeeper_mode(const std::string& ip, int port) {
+  const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return "";
+  timeval tv{1, 0};
+  (void)::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  (void)::inet_pton(AF_INET, ip.c_str(), &a.sin_addr);
+  std::string out;
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::write(s, "srvr", 4) == 4) {
+    char buf[512];
+    for (ssize_t n; (n = ::read(s, buf, sizeof buf)) > 0;)
+      out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(s);
+  const auto m = out.find("Mode: ");
+  if (m == std::string::npos) return "";
+  return out.substr(m + 6, out.find('\n', m) - m - 6);
+}
+
 /// A standalone ZooKeeper server (Debian's `zookeeper` package: the server class run with the
 /// JVM) with a data directory in a temporary directory, on a free loopback port; kept data
 /// across a stop and a start. Ticks of 100 ms, so sessions may time out after 200 ms to 4 s.
@@ -750,7 +817,7 @@ class zookeeper_server {
   [[nodiscard]] bool available() const { return jvm_.available(); }
   [[nodiscard]] static std::string missing() { return zookeeper_jvm::missing(); }
 
-  /// Starts the server (on the same port and data after a stop) and waits until it listens.
+  /// Starts the server (on the same port and data after a stop) and waits until it serves.
   void start() {
     if (dir_.empty()) {
       dir_ = make_temp_dir("flakeid-zookeeper");
@@ -759,11 +826,14 @@ class zookeeper_server {
       std::ofstream cfg(dir_ + "/zoo.cfg");
       cfg << "tickTime=100\ndataDir=" << dir_ << "/data\nclientPort=" << port_
           << "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\nmaxClientCnxns=0\n"
-             "minSessionTimeout=200\nmaxSessionTimeout=6000\n";
+             "minSessionTimeout=200\nmaxSessionTimeout=6000\n4lw.commands.whitelist=srvr\n";
     }
     pid_ = jvm_.spawn_server("org.apache.zookeeper.server.ZooKeeperServerMain", dir_ + "/zoo.cfg",
                              dir_);
-    wait_until_up(pid_, "zookeeper", dir_ + "/server.log", [&] { return port_open(port_); });
+    // Serving, not just listening: a client that connects before the server has loaded its
+    // data waits two thirds of its session timeout before it tries again.
+    wait_until_up(pid_, "zookeeper", dir_ + "/server.log",
+                  [&] { return zookeeper_mode("127.0.0.1", port_) == "standalone"; });
   }
   void stop() { kill_and_reap(pid_); }
   [[nodiscard]] int port() const { return port_; }
@@ -845,27 +915,7 @@ class zookeeper_ensemble {
   static std::string ip(int i) { return "127.0.0." + std::to_string(i + 1); }
 
   /// The server's answer to `srvr`: "leader", "follower", or "" when it does not serve.
-  [[nodiscard]] std::string mode(int i) const {
-    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (s < 0) return "";
-    timeval tv{1, 0};
-    (void)::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<std::uint16_t>(ports_[i][0]));
-    (void)::inet_pton(AF_INET, ip(i).c_str(), &a.sin_addr);
-    std::string out;
-    if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-        ::write(s, "srvr", 4) == 4) {
-      char buf[512];
-      for (ssize_t n; (n = ::read(s, buf, sizeof buf)) > 0;)
-        out.append(buf, static_cast<std::size_t>(n));
-    }
-    ::close(s);
-    const auto m = out.find("Mode: ");
-    if (m == std::string::npos) return "";
-    return out.substr(m + 6, out.find('\n', m) - m - 6);
-  }
+  [[nodiscard]] std::string mode(int i) const { return zookeeper_mode(ip(i), ports_[i][0]); }
 
   zookeeper_jvm jvm_;
   std::string dir_;
