@@ -1251,15 +1251,8 @@ int run_gen_segment(const context& c, const arguments& a, gen_request& r) {
     opts.stride = read_number("gen", "--stride", *v, flakeid::max_segment_stride);
   if (const auto v = a.get("--remainder"))
     opts.remainder = read_number("gen", "--remainder", *v, flakeid::max_segment_stride - 1);
-  if (opts.start == 0)
-    fail("flakeid gen: --start 0 is out of range [1, " +
-         std::to_string(flakeid::max_segment_start) + "]; the first number is 1");
-  if (opts.stride == 0)
-    fail("flakeid gen: --stride 0 is out of range [1, " +
-         std::to_string(flakeid::max_segment_stride) + "]");
-  if (opts.remainder >= opts.stride)
-    fail("flakeid gen: --remainder " + std::to_string(opts.remainder) + " is out of range [0, " +
-         std::to_string(opts.stride - 1) + "] for --stride " + std::to_string(opts.stride));
+  // The generator checks start, stride and remainder (before any store call) and names the
+  // value and its range: "flakeid gen: segment option stride = 0 is out of range [1, 65536]".
   if (a.get("--redis") && store != "redis")
     fail("flakeid gen: --redis applies only to --store redis");
   if (a.get("--postgres") && store != "postgres")

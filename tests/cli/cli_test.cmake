@@ -616,15 +616,15 @@ expect_bad(gen_segment_bad_store "store 'etcd' is unknown; allowed: memory, file
 expect_bad(gen_segment_step_zero "--step 0 reserves nothing" gen --generator segment --store memory --step 0)
 expect_bad(gen_segment_step_too_large "--step '2147483649' is not a decimal number in \\[0, 2147483648\\]"
            gen --generator segment --store memory --step 2147483649)
-expect_bad(gen_segment_start_zero "--start 0 is out of range \\[1, 9223372036854775807\\]; the first number is 1"
+expect_bad(gen_segment_start_zero "gen: segment option start = 0 is out of range \\[1, 9223372036854775807\\]"
            gen --generator segment --store memory --start 0)
-expect_bad(gen_segment_stride_zero "--stride 0 is out of range \\[1, 65536\\]"
+expect_bad(gen_segment_stride_zero "gen: segment option stride = 0 is out of range \\[1, 65536\\]"
            gen --generator segment --store memory --stride 0)
 expect_bad(gen_segment_stride_too_large "--stride '65537' is not a decimal number in \\[0, 65536\\]"
            gen --generator segment --store memory --stride 65537)
-expect_bad(gen_segment_remainder_too_large "--remainder 2 is out of range \\[0, 1\\] for --stride 2"
+expect_bad(gen_segment_remainder_too_large "gen: segment option remainder = 2 is out of range \\[0, 1\\]"
            gen --generator segment --store memory --stride 2 --remainder 2)
-expect_bad(gen_segment_remainder_without_stride "--remainder 1 is out of range \\[0, 0\\] for --stride 1"
+expect_bad(gen_segment_remainder_without_stride "gen: segment option remainder = 1 is out of range \\[0, 0\\]"
            gen --generator segment --store memory --remainder 1)
 expect_bad(gen_stride_not_segment "option '--stride' applies only to --generator segment"
            gen --stride 2)
