@@ -15,11 +15,7 @@ const std::string password = "S3cr3tPw";
 const std::string wrong_password = "Wr0ngPw";
 
 flakeid::lease_options recorded(const std::string& ns) {
-  auto o = quick_options(ns);
-  // Generous: they bound waits for a server that is there, so a busy machine changes nothing.
-  o.io_timeout = 30'000ms;
-  o.connect_timeout = 30'000ms;
-  return recording(o);
+  return recording(patient_options(quick_options(ns)));
 }
 
 flakeid::store_options patient(const std::string& ns) {
@@ -46,13 +42,7 @@ std::string expect_works(const std::string& uri, const std::string& stem) {
 }
 
 std::string lease_error(const std::string& uri) {
-  try {
-    flakeid::mysql_lease lease{uri, recorded(unique_ns("refused"))};
-    return error_of([&] { (void)lease.acquire(8); });
-  } catch (const std::exception& e) {
-    seen().add(e.what());
-    return e.what();
-  }
+  return flakeid_test::lease_error<flakeid::mysql_lease>(uri, recorded(unique_ns("refused")));
 }
 
 std::string uri_of(const mariadb_server& db, const std::string& user, const std::string& pw,

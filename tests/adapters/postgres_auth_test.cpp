@@ -16,11 +16,7 @@ const std::string password = "S3cr3tPw";
 const std::string wrong_password = "Wr0ngPw";
 
 flakeid::lease_options recorded(const std::string& ns) {
-  auto o = quick_options(ns);
-  // Generous: they bound waits for a server that is there, so a busy machine changes nothing.
-  o.io_timeout = 30'000ms;
-  o.connect_timeout = 30'000ms;
-  return recording(o);
+  return recording(patient_options(quick_options(ns)));
 }
 
 /// Checks, after each test, that no message holds a password.
@@ -44,13 +40,8 @@ void expect_works(const std::string& conninfo, const std::string& stem) {
 }
 
 std::string lease_error(const std::string& conninfo) {
-  try {
-    flakeid::postgres_lease lease{conninfo, recorded(unique_ns("refused"))};
-    return error_of([&] { (void)lease.acquire(8); });
-  } catch (const std::exception& e) {
-    seen().add(e.what());
-    return e.what();
-  }
+  return flakeid_test::lease_error<flakeid::postgres_lease>(conninfo,
+                                                            recorded(unique_ns("refused")));
 }
 
 std::string replace(std::string s, const std::string& from, const std::string& to) {

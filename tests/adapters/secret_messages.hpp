@@ -54,6 +54,14 @@ inline flakeid::lease_options recording(flakeid::lease_options o) {
   return o;
 }
 
+/// `o` with connect and request bounds of 30 s: they bound waits for a server that is there, so
+/// a busy machine changes nothing.
+inline flakeid::lease_options patient_options(flakeid::lease_options o) {
+  o.connect_timeout = std::chrono::milliseconds{30'000};
+  o.io_timeout = std::chrono::milliseconds{30'000};
+  return o;
+}
+
 /// A test whose `TearDown` fails it for every message in `seen()` that holds one of
 /// `secrets` (the passwords a test file uses).
 class secrets_stay_hidden : public ::testing::Test {
@@ -80,6 +88,19 @@ std::string error_of(F f) {
   }
   ADD_FAILURE() << "no exception";
   return {};
+}
+
+/// The message a `Lease{address, o}` fails with, in its constructor or in `acquire(8)`
+/// (recorded); fails the test when there is none.
+template <class Lease, class Address>
+std::string lease_error(const Address& address, const flakeid::lease_options& o) {
+  try {
+    Lease lease{address, o};
+    return error_of([&] { (void)lease.acquire(8); });
+  } catch (const std::exception& e) {
+    seen().add(e.what());
+    return e.what();
+  }
 }
 
 }  // namespace flakeid_test
