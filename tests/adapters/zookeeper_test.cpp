@@ -25,8 +25,10 @@ struct zookeeper_backend {
   std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
     return lease_from(flakeid::zookeeper_store{address(), store_options_of(o)}, o);
   }
+  /// Segment counters need no short session: 6 s, so that a server slow to answer under load
+  /// (40 processes' compare-and-sets on a busy machine) is not taken for a lost connection.
   store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
-    return store_type{address(),
+    return store_type{flakeid::zookeeper_address{server.hosts(), std::chrono::milliseconds{6'000}},
                       {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
   }
   void stop() { server.stop(); }
