@@ -210,12 +210,13 @@ void sigkill_holder(Backend& b) {
 /// The server stopped while a generator runs: the generator refuses once its deadline has
 /// passed. The server back: with its data (`durable`), the holder resumes, with no duplicate
 /// across the gap; without it, the lease is lost for good and the generator keeps refusing.
-/// `session_may_expire` (ZooKeeper, whose lease is a session): a durable server still expires
-/// the session when the client does not reconnect within the session timeout of its restart,
-/// which a loaded machine can delay; then the holder must be lost for good instead, and a new
-/// lease takes an id, with no duplicate either way.
+/// `record_may_expire` (Redis, whose token key expires `ttl + safe_guard` after the last
+/// renewal; ZooKeeper, whose lease is a session that a restarted server expires one session
+/// timeout after its start): a durable server still drops the holder's record when the holder
+/// does not get back to it in time, which a loaded machine can delay; then the holder must be
+/// lost for good instead, and a new lease takes an id, with no duplicate either way.
 template <class Backend>
-void server_outage(Backend& b, bool durable, bool session_may_expire = false) {
+void server_outage(Backend& b, bool durable, bool record_may_expire = false) {
   const auto o = quick_options(unique_ns("outage"));
   auto l = b.make(o);
   wall_gen gen{*l};
@@ -251,8 +252,8 @@ void server_outage(Backend& b, bool durable, bool session_may_expire = false) {
       std::this_thread::sleep_for(10ms);
     }
   }
-  if (durable && !resumed && session_may_expire && l->lost()) {
-    std::printf("the session expired before the client reconnected: a new lease takes over\n");
+  if (durable && !resumed && record_may_expire && l->lost()) {
+    std::printf("the record expired before the holder got back to it: a new lease takes over\n");
     EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
     auto next = claim_until(b, o, steady::now() + 60s);
     ASSERT_NE(next, nullptr) << "no id after the session expired";

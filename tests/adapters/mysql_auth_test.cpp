@@ -15,7 +15,7 @@ const std::string password = "S3cr3tPw";
 const std::string wrong_password = "Wr0ngPw";
 
 flakeid::lease_options recorded(const std::string& ns) {
-  return recording(patient_options(quick_options(ns)));
+  return recording(unhurried(patient_options(quick_options(ns))));
 }
 
 flakeid::store_options patient(const std::string& ns) {

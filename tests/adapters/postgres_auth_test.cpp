@@ -16,7 +16,7 @@ const std::string password = "S3cr3tPw";
 const std::string wrong_password = "Wr0ngPw";
 
 flakeid::lease_options recorded(const std::string& ns) {
-  return recording(patient_options(quick_options(ns)));
+  return recording(unhurried(patient_options(quick_options(ns))));
 }
 
 /// Checks, after each test, that no message holds a password.

@@ -16,7 +16,9 @@ const std::string password = "S3cr3t-pw";     // requirepass
 const std::string acl_password = "Al1ce-pw";  // user alice
 const std::string wrong_password = "Wr0ng-pw";
 
-flakeid::lease_options recorded(const std::string& ns) { return recording(quick_options(ns)); }
+flakeid::lease_options recorded(const std::string& ns) {
+  return recording(unhurried(quick_options(ns)));
+}
 
 std::string at(int port) { return "127.0.0.1:" + std::to_string(port); }
 

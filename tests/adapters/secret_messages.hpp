@@ -62,6 +62,14 @@ inline flakeid::lease_options patient_options(flakeid::lease_options o) {
   return o;
 }
 
+/// `o` with a ttl of 5 s, for tests about something else than expiry: a renewal that a busy
+/// machine delays by seconds still comes before the lease runs out. (A new namespace makes the
+/// first claim wait `ttl + safe_guard`.)
+inline flakeid::lease_options unhurried(flakeid::lease_options o) {
+  o.ttl = std::chrono::milliseconds{5'000};
+  return o;
+}
+
 /// A test whose `TearDown` fails it for every message in `seen()` that holds one of
 /// `secrets` (the passwords a test file uses).
 class secrets_stay_hidden : public ::testing::Test {

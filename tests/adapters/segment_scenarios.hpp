@@ -130,15 +130,20 @@ std::uint64_t run_forked(Backend& b, const std::string& ns, int processes, std::
   all.reserve(static_cast<std::size_t>(processes) * per_process);
   for (int p = 0; p < processes; ++p) {
     const auto ids = out.row(static_cast<std::size_t>(p));
+    // A process that failed is reported here; its row (not filled) is left out of the checks
+    // below, which are about the IDs handed out.
     EXPECT_EQ(out.count(static_cast<std::size_t>(p)).load(), per_process)
         << "process " << p << " did not finish";
+    if (out.count(static_cast<std::size_t>(p)).load() != per_process) continue;
     EXPECT_TRUE(std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<>()) == ids.end())
         << "process " << p << "'s IDs are not strictly increasing";
     all.insert(all.end(), ids.begin(), ids.end());
   }
   std::sort(all.begin(), all.end());
   EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "an ID was handed out twice";
-  EXPECT_GE(all.front(), 1u);
+  if (!all.empty()) {
+    EXPECT_GE(all.front(), 1u);
+  }
   return b.store(ns, patient).current("orders");
 }
 

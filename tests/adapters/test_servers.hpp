@@ -836,6 +836,14 @@ class zookeeper_server {
                   [&] { return zookeeper_mode("127.0.0.1", port_) == "standalone"; });
   }
   void stop() { kill_and_reap(pid_); }
+  /// Freezes the server (SIGSTOP): its connections stay open, and it answers nothing.
+  void pause() const {
+    if (pid_ > 0) ::kill(pid_, SIGSTOP);
+  }
+  /// Lets a paused server run on (SIGCONT).
+  void resume() const {
+    if (pid_ > 0) ::kill(pid_, SIGCONT);
+  }
   [[nodiscard]] int port() const { return port_; }
   /// `127.0.0.1:<port>`.
   [[nodiscard]] std::string hosts() const { return "127.0.0.1:" + std::to_string(port_); }

@@ -59,7 +59,7 @@ TEST_F(zookeeper_lease_test, refuses_while_server_is_down_and_resumes) {
   // longer session (with 60 s it took about 40 s here), so no timeout makes the race certain.
   // When the session does expire, the lease must be lost for good and a new one takes over.
   b.session_timeout = std::chrono::milliseconds{6'000};
-  server_outage(b, true, /*session_may_expire=*/true);
+  server_outage(b, true, /*record_may_expire=*/true);
 }
 
 TEST_F(zookeeper_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_holder(b); }
@@ -80,6 +80,70 @@ TEST_F(zookeeper_segment_test, restart_after_sigkill_never_repeats_a_number) {
 }
 TEST_F(zookeeper_segment_test, grouped_counter_restarts_at_one_after_midnight) {
   grouped_counter_across_midnight(b);
+}
+
+/// A segment store on sessions of 1 s (the client gives up on an answer after 667 ms) with
+/// `io_timeout`.
+flakeid::zookeeper_store frozen_store(const zookeeper_backend& b, const std::string& stem,
+                                      std::chrono::milliseconds io_timeout) {
+  return flakeid::zookeeper_store{
+      flakeid::zookeeper_address{b.server.hosts(), 1'000ms},
+      {.name_space = unique_segment_ns(stem), .connect_timeout = 30s, .io_timeout = io_timeout}};
+}
+
+/// Whether `n` is the next segment's end after `before`, or the one after it (a try whose
+/// answer was lost may have been applied: its segment is skipped, never handed out).
+bool next_or_one_skipped(std::uint64_t n, std::uint64_t before, std::uint64_t step) {
+  return n == before + step || n == before + 2 * step;
+}
+
+TEST_F(zookeeper_segment_test, a_call_outlives_a_frozen_server_within_io_timeout) {
+  auto store = frozen_store(b, "frozen", 60s);
+  auto d = store.distributor("orders");
+  ASSERT_EQ(d.next_max_id(10), 10U);
+  b.server.pause();
+  std::uint64_t got = 0;
+  std::string error;
+  std::thread t([&] {
+    try {
+      got = d.next_max_id(10);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  // Frozen for longer than the client waits for an answer, and than the session lives: the
+  // call is tried again, on a new session, and answers once the server runs again.
+  std::this_thread::sleep_for(3s);
+  b.server.resume();
+  t.join();
+  EXPECT_EQ(error, "");
+  EXPECT_TRUE(next_or_one_skipped(got, 10, 10)) << got;
+  EXPECT_EQ(d.current(), got);
+  EXPECT_EQ(d.next_max_id(10), got + 10);
+}
+
+TEST_F(zookeeper_segment_test, a_frozen_server_fails_a_call_after_io_timeout) {
+  auto store = frozen_store(b, "frozen", 1'000ms);
+  auto d = store.distributor("orders");
+  ASSERT_EQ(d.next_max_id(10), 10U);
+  b.server.pause();
+  std::string error;
+  try {
+    (void)d.next_max_id(10);
+  } catch (const flakeid::segment_store_error& e) {
+    error = e.what();
+  }
+  b.server.resume();
+  const std::string prefix = "flakeid: segment store zookeeper " + b.server.hosts() +
+                             " namespace " + store.options().name_space +
+                             ", key 'orders': next_max_id(10) failed: zookeeper " +
+                             b.server.hosts() + ": ";
+  ASSERT_EQ(error.rfind(prefix, 0), 0U) << error;
+  const std::string code = error.substr(prefix.size());
+  EXPECT_TRUE(code == "operation timeout" || code == "connection loss") << code;
+  // The server back, the counter goes on above every range handed out.
+  const std::uint64_t next = d.next_max_id(10);
+  EXPECT_TRUE(next_or_one_skipped(next, 10, 10)) << next;
 }
 
 TEST_F(zookeeper_lease_test, the_lease_is_an_ephemeral_node_and_the_deadline_a_persistent_one) {

@@ -30,7 +30,13 @@
 /// wrote first; a missing node counts from 0. Keys are percent-encoded into one node name.
 ///
 /// Every request waits for its answer or for the client to declare the connection lost (two
-/// thirds of the session timeout); connecting is bounded by `connect_timeout`. Failures throw
+/// thirds of the session timeout); connecting is bounded by `connect_timeout`. A segment call
+/// whose answer was lost (the connection, or the session, went before it came) is tried again,
+/// on a new session when the old one expired, until `io_timeout` (2 s by default) has passed
+/// since the call began: a server that stalls for a moment, or an ensemble electing a leader,
+/// delays the call instead of failing it. The compare-and-set makes a repeat safe: a first try
+/// that was applied after all leaves its range unused, never handed out twice. Leases do not
+/// repeat a request: their renewals have a schedule of their own. Failures throw
 /// `lease_store_error` / `segment_store_error` naming `zookeeper <hosts>`.
 
 // The synchronous calls of the multi-threaded client (libzookeeper_mt).
@@ -74,6 +80,13 @@ struct zookeeper_address {
 };
 
 namespace detail {
+
+/// A request whose answer did not come: the client declared the connection lost, or the
+/// session expired. The request may or may not have been applied.
+class zookeeper_answer_lost : public store_connection_error {
+ public:
+  using store_connection_error::store_connection_error;
+};
 
 /// One ZooKeeper session (opened on first use within `connect_timeout`; a new one after the
 /// server expired it). Calls are synchronous. Not thread-safe: one caller at a time.
@@ -120,15 +133,18 @@ class zookeeper_session {
     return c != nullptr ? c->client_id : 0;
   }
 
-  /// Throws `store_connection_error` for a code that says the request's fate is unknown or the
-  /// session is gone; returns the others (ZOK, ZNONODE, ZNODEEXISTS, ZBADVERSION, ...).
+  /// Throws `zookeeper_answer_lost` for a code that says the request's fate is unknown or the
+  /// session is gone (the next request opens a new one), `store_connection_error` for the
+  /// other failures; returns the answers (ZOK, ZNONODE, ZNODEEXISTS, ZBADVERSION, ...).
   int check(int rc) {
     if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONEXPIRED ||
-        rc == ZINVALIDSTATE || rc == ZCLOSING || rc == ZMARSHALLINGERROR || rc == ZSYSTEMERROR ||
-        rc == ZRUNTIMEINCONSISTENCY || rc == ZAUTHFAILED || rc == ZNOAUTH) {
+        rc == ZINVALIDSTATE) {
       if (rc == ZSESSIONEXPIRED || rc == ZINVALIDSTATE) close();
-      throw store_connection_error(where_ + ": " + zerror(rc));
+      throw zookeeper_answer_lost(where_ + ": " + zerror(rc));
     }
+    if (rc == ZCLOSING || rc == ZMARSHALLINGERROR || rc == ZSYSTEMERROR ||
+        rc == ZRUNTIMEINCONSISTENCY || rc == ZAUTHFAILED || rc == ZNOAUTH)
+      throw store_connection_error(where_ + ": " + zerror(rc));
     return rc;
   }
 
@@ -465,10 +481,26 @@ class zookeeper_distributor {
     detail::zookeeper_session session;
   };
 
+  /// Runs `f` until it answers; a lost answer is tried again (after 20 ms, doubling up to
+  /// 500 ms) until `io_timeout` has passed since the call began. `f` must be safe to repeat:
+  /// every write is a compare-and-set against what it read.
   template <class F>
   std::uint64_t call(const std::string& what, F&& f) {
-    return detail::segment_call(name_, key_, what, std::forward<F>(f));
+    return detail::segment_call(name_, key_, what, [&] {
+      using clock = std::chrono::steady_clock;
+      const auto until =
+          clock::now() + detail::io_timeout_or(options_.io_timeout, detail::segment_io_timeout);
+      for (std::chrono::milliseconds pause{20};; pause = std::min(pause * 2, max_pause)) {
+        try {
+          return f();
+        } catch (const detail::zookeeper_answer_lost&) {
+          if (clock::now() + pause >= until) throw;
+        }
+        std::this_thread::sleep_for(pause);
+      }
+    });
   }
+  static constexpr std::chrono::milliseconds max_pause{500};
 
   std::uint64_t value_of(const std::string& text, const std::string& what) const {
     if (const auto v = detail::parse_decimal<std::uint64_t>(text)) return *v;
