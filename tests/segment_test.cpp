@@ -3,6 +3,8 @@
 // counters across midnight, and several threads on one generator.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>
@@ -190,6 +192,49 @@ TEST(segment_store_test, file_counter_is_durable_text) {
   flakeid::file_segment_store again{dir.path / "ids"};
   EXPECT_EQ(again.distributor("orders@20250318").next_max_id(1), 11u);
   EXPECT_EQ(d.store_name(), "file:" + (dir.path / "ids").string());
+}
+
+TEST(segment_store_test, file_counters_that_may_expire_are_removed_once_idle_too_long) {
+  temp_dir dir;
+  flakeid::file_segment_store store{dir.path};
+  auto day = store.distributor("d@20250318");
+  day.expire_after(24h);
+  EXPECT_EQ(day.next_max_id(10), 10U);
+  std::ifstream in(day.path());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "00000000000000000010\n00000000000086400000\n");  // the counter, the idle ms
+  auto kept = store.distributor("kept");
+  EXPECT_EQ(kept.next_max_id(5), 5U);
+  const auto age = [](const std::filesystem::path& p, hours h) {
+    std::filesystem::last_write_time(p, std::filesystem::last_write_time(p) - h);
+  };
+  // Written 23 h ago: not yet idle for a day, so the sweep of the next expire_after keeps it.
+  age(day.path(), 23h);
+  age(kept.path(), 1000h);  // never marked: never removed
+  store.distributor("d@20250319").expire_after(24h);
+  EXPECT_EQ(store.current("d@20250318"), 10U);
+  // Idle for 25 h, but locked by a process that uses it: left for a later sweep.
+  age(day.path(), 2h);
+  {
+    const int held = ::open(day.path().c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(held, 0);
+    ASSERT_EQ(::flock(held, LOCK_EX), 0);
+    store.distributor("d@20250320").expire_after(24h);
+    EXPECT_TRUE(std::filesystem::exists(day.path()));
+    ::close(held);
+  }
+  store.distributor("d@20250320").expire_after(24h);
+  EXPECT_FALSE(std::filesystem::exists(day.path()));
+  EXPECT_EQ(store.current("d@20250318"), 0U);
+  EXPECT_EQ(store.current("kept"), 5U);
+  // The distributor made before the sweep counts from 0 again: a counter may expire only once
+  // nobody calls it.
+  EXPECT_EQ(day.next_max_id(10), 10U);
+  // A file written before expiry existed (one line) still reads, and a broken second line is
+  // no counter.
+  EXPECT_EQ(store.current("kept"), 5U);
+  std::ofstream(dir.path / "bad.segment") << "00000000000000000010\nnot-a-number\n";
+  EXPECT_THROW((void)store.current("bad"), flakeid::segment_store_error);
 }
 
 TEST(segment_store_test, file_names_cannot_escape_the_directory) {
@@ -664,6 +709,106 @@ TEST(grouped_segment_test, month_year_and_utc_offset) {
   EXPECT_EQ(yearly.next(), (flakeid::grouped_id{2026, 1}));
   EXPECT_EQ(china.stamp_at(sys_ms{sys_days{2025y / 12 / 31}} + 15h + 59min), 20251231u);
   EXPECT_EQ(china.stamp_at(sys_ms{sys_days{2025y / 12 / 31}} + 16h), 20260101u);
+}
+
+/// A memory distributor that records every `expire_after` it is given (key and ms); copies and
+/// `with_key` share the record.
+class expiry_recorder {
+ public:
+  using log = std::vector<std::pair<std::string, std::int64_t>>;
+  explicit expiry_recorder(flakeid::memory_distributor inner)
+      : inner_(std::move(inner)), log_(std::make_shared<log>()) {}
+  std::uint64_t next_max_id(std::uint64_t step) { return inner_.next_max_id(step); }
+  [[nodiscard]] std::string_view store_name() const noexcept { return inner_.store_name(); }
+  [[nodiscard]] std::string_view key() const noexcept { return inner_.key(); }
+  [[nodiscard]] expiry_recorder with_key(const std::string& k) const {
+    return expiry_recorder{inner_.with_key(k), log_};
+  }
+  void expire_after(milliseconds idle) {
+    log_->emplace_back(std::string(inner_.key()), idle.count());
+    inner_.expire_after(idle);
+  }
+  [[nodiscard]] const log& recorded() const { return *log_; }
+
+ private:
+  expiry_recorder(flakeid::memory_distributor inner, std::shared_ptr<log> l)
+      : inner_(std::move(inner)), log_(std::move(l)) {}
+  flakeid::memory_distributor inner_;
+  std::shared_ptr<log> log_;
+};
+
+static_assert(flakeid::expiring_segment_distributor<expiry_recorder>);
+static_assert(flakeid::expiring_segment_distributor<flakeid::memory_distributor>);
+static_assert(flakeid::expiring_segment_distributor<flakeid::file_distributor>);
+static_assert(!flakeid::expiring_segment_distributor<test_distributor>);
+
+TEST(grouped_segment_test, period_counters_expire_whole_periods_after_their_end) {
+  const sys_ms before_midnight = sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min + 59s + 998ms;
+  flakeid::manual_clock clock{before_midnight};
+  flakeid::memory_store store;
+  const expiry_recorder days{store.distributor("d")};
+  flakeid::grouped_segment_generator daily{days, flakeid::group_period::day, {}, clock};
+  EXPECT_EQ(daily.next(), (flakeid::grouped_id{20250318, 1}));
+  clock.advance(2ms);  // 2025-03-19 00:00:00.000
+  EXPECT_EQ(daily.next(), (flakeid::grouped_id{20250319, 1}));
+  // Each day's counter lives until the end of the next day: 2025-03-20 00:00, 2025-03-21 00:00.
+  EXPECT_EQ(days.recorded(),
+            (expiry_recorder::log{{"d@20250318", duration_cast<milliseconds>(24h + 2ms).count()},
+                                  {"d@20250319", duration_cast<milliseconds>(48h).count()}}));
+
+  // Months, kept two months after their own: March's counter until 2025-06-01 at UTC+8.
+  const expiry_recorder months{store.distributor("m")};
+  flakeid::grouped_segment_generator monthly{months, flakeid::group_period::month, {}, clock, 8h,
+                                             2};
+  EXPECT_EQ(monthly.next(), (flakeid::grouped_id{202503, 1}));
+  const sys_ms june_at_utc8 = sys_ms{sys_days{2025y / 6 / 1}} - 8h;
+  EXPECT_EQ(months.recorded(),
+            (expiry_recorder::log{{"m@202503", (june_at_utc8 - clock.now()).count()}}));
+
+  // Kept forever: no expiry asked.
+  const expiry_recorder years{store.distributor("y")};
+  flakeid::grouped_segment_generator yearly{years, flakeid::group_period::year, {}, clock,
+                                            0min,  flakeid::group_keep_forever};
+  EXPECT_EQ(yearly.next(), (flakeid::grouped_id{2025, 1}));
+  EXPECT_TRUE(years.recorded().empty());
+
+  flakeid_test::expect_error<flakeid::invalid_option_error>(
+      [&] {
+        flakeid::grouped_segment_generator too_long{
+            years, flakeid::group_period::day, {}, clock, 0min, 1001};
+      },
+      "flakeid: grouped counter keep_periods = 1001 is out of range [0, 1000]");
+}
+
+TEST(memory_store_test, an_expired_counter_is_dropped_once_no_distributor_holds_it) {
+  flakeid::memory_store store;
+  {
+    auto d = store.distributor("old");
+    d.expire_after(1ms);
+    EXPECT_EQ(d.next_max_id(10), 10U);
+    const auto since = steady_clock::now();
+    while (steady_clock::now() - since < 5ms) std::this_thread::sleep_for(1ms);
+    // Expired, but a distributor still holds it: kept.
+    (void)store.distributor("other");
+    EXPECT_EQ(store.current("old"), 10U);
+    EXPECT_EQ(d.next_max_id(10), 20U);
+  }
+  // Held by none and past its expiry (every call set it 1 ms ahead): the next distributor call
+  // drops it, and the key counts from 0 again.
+  const auto since = steady_clock::now();
+  while (steady_clock::now() - since < 5ms) std::this_thread::sleep_for(1ms);
+  (void)store.distributor("other");
+  EXPECT_EQ(store.current("old"), 0U);
+  // A counter without expiry is never dropped.
+  {
+    auto keep = store.distributor("kept");
+    EXPECT_EQ(keep.next_max_id(5), 5U);
+  }
+  (void)store.distributor("other");
+  EXPECT_EQ(store.current("kept"), 5U);
+  flakeid_test::expect_error<flakeid::invalid_option_error>(
+      [&] { store.distributor("x").expire_after(0ms); },
+      "flakeid: segment counter expire_after of 0 ms is too short: use at least 1 ms");
 }
 
 TEST(grouped_segment_test, formats) {

@@ -101,6 +101,17 @@ concept keyed_segment_distributor = segment_distributor<D> &&
   { cd.with_key(k) } -> std::same_as<D>;
 };
 
+/// A `keyed_segment_distributor` whose counters may expire: after `d.expire_after(idle)`, every
+/// later `d.next_max_id` also lets the store drop the counter once `idle` has passed since that
+/// call, measured on the store's own clock (a Redis TTL; a cleanup in the other stores). Used by
+/// `grouped_segment_generator` so that old periods' counters do not pile up. A counter that is
+/// dropped counts from 0 again: only counters that nobody calls any more may expire.
+template <class D>
+concept expiring_segment_distributor = keyed_segment_distributor<D> &&
+    requires(D& d, std::chrono::milliseconds idle) {
+  { d.expire_after(idle) } -> std::same_as<void>;
+};
+
 // ---- options -------------------------------------------------------------------------------
 
 /// A segment time to live that never runs out (the default).
@@ -830,6 +841,12 @@ class segment_chain_generator {
 
 // ---- grouped counters ----------------------------------------------------------------------
 
+/// `keep_periods` of a `grouped_segment_generator` that never lets a period's counter expire.
+inline constexpr std::uint32_t group_keep_forever = 0;
+
+/// The largest `keep_periods` a `grouped_segment_generator` accepts.
+inline constexpr std::uint32_t max_group_keep_periods = 1000;
+
 /// How often a grouped counter restarts.
 enum class group_period : std::uint8_t {
   day,    ///< key `name@YYYYMMDD`
@@ -879,10 +896,18 @@ struct grouped_id {
 /// so tests drive it with `flakeid::manual_clock`. A call reads the clock once and returns the
 /// stamp and number together, so a number is never paired with the wrong day.
 ///
+/// Old periods' counters expire: when `Distributor` models `expiring_segment_distributor`,
+/// each period's counter may be dropped by the store `keep_periods` whole periods after its
+/// period ended (1 by default: a day counter lives until the end of the next day, on the
+/// generator's clock when the period began plus the store's clock since). `group_keep_forever`
+/// keeps them all. A process whose clock is behind by more than `keep_periods` periods could
+/// make a dropped counter anew and repeat its numbers.
+///
 /// Requirements: `Distributor` models `keyed_segment_distributor`. Throws as
-/// `segment_generator`. Thread-safety: all members may be called concurrently. The generator
-/// keeps a small state (a few hundred bytes) for every period it has served until it is
-/// destroyed.
+/// `segment_generator`, and `invalid_option_error` for `keep_periods` above
+/// `max_group_keep_periods`. Thread-safety: all members may be called concurrently. The
+/// generator keeps a small state (a few hundred bytes) for every period it has served until it
+/// is destroyed.
 ///
 ///     flakeid::grouped_segment_generator gen{store.distributor("orders"), flakeid::group_period::day,
 ///                                            {.step = 50}};
@@ -898,16 +923,23 @@ class grouped_segment_generator {
   using distributor_type = Distributor;
   using clock_type = Clock;
 
-  /// Counters `base.key()@<stamp>` restarting every `period`, segments per `opts`.
+  /// Counters `base.key()@<stamp>` restarting every `period`, segments per `opts`, each kept
+  /// `keep_periods` whole periods after its own (`group_keep_forever`: always).
   grouped_segment_generator(Distributor base, group_period period, segment_options opts = {},
                             Clock clock = Clock{},
-                            std::chrono::minutes utc_offset = std::chrono::minutes{0})
+                            std::chrono::minutes utc_offset = std::chrono::minutes{0},
+                            std::uint32_t keep_periods = 1)
       : base_(std::move(base)),
         period_(period),
         opts_(opts),
         clock_(std::move(clock)),
-        offset_(utc_offset) {
+        offset_(utc_offset),
+        keep_periods_(keep_periods) {
     (void)detail::segment_numbering::of(opts);
+    if (keep_periods > max_group_keep_periods)
+      throw invalid_option_error(
+          "flakeid: grouped counter keep_periods = " + std::to_string(keep_periods) +
+          " is out of range [0, " + std::to_string(max_group_keep_periods) + "]");
   }
 
   grouped_segment_generator(const grouped_segment_generator&) = delete;
@@ -1008,9 +1040,16 @@ class grouped_segment_generator {
         return it->get();
       }
     }
-    groups_.push_back(std::make_unique<group>(
-        base_.with_key(std::string(base_.key()) + "@" + std::to_string(b.stamp)), opts_, clock_,
-        b));
+    Distributor d = base_.with_key(std::string(base_.key()) + "@" + std::to_string(b.stamp));
+    if constexpr (expiring_segment_distributor<Distributor>) {
+      if (keep_periods_ != group_keep_forever) {
+        // Kept until the end of the keep_periods-th period after this one, counted from now.
+        std::int64_t until = b.end_ms;
+        for (std::uint32_t i = 0; i < keep_periods_; ++i) until = bounds(until).end_ms;
+        d.expire_after(std::chrono::milliseconds{until - now});
+      }
+    }
+    groups_.push_back(std::make_unique<group>(std::move(d), opts_, clock_, b));
     group* fresh = groups_.back().get();
     if (g == nullptr || fresh->start_ms > g->start_ms)
       current_.store(fresh, std::memory_order_release);
@@ -1022,6 +1061,7 @@ class grouped_segment_generator {
   segment_options opts_;
   [[no_unique_address]] Clock clock_;
   std::chrono::minutes offset_;
+  std::uint32_t keep_periods_;
   std::atomic<group*> current_{nullptr};
   std::mutex mutex_;
   bool closed_ = false;

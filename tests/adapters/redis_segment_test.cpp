@@ -14,6 +14,7 @@ namespace {
 using namespace flakeid_test;
 
 static_assert(flakeid::keyed_segment_distributor<flakeid::redis_distributor>);
+static_assert(flakeid::expiring_segment_distributor<flakeid::redis_distributor>);
 
 struct redis_backend {
   using store_type = flakeid::redis_store;
@@ -69,6 +70,25 @@ TEST_F(redis_tls_segment_test, restart_after_sigkill_never_repeats_a_number) {
   restart_after_sigkill(b);
 }
 #endif
+
+TEST_F(redis_segment_test, a_counter_that_may_expire_gets_a_ttl_and_goes) {
+  auto store = b.store(unique_segment_ns("expiry"), patient);
+  flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+  const auto pttl = [&](const std::string& key) { return admin.command({"PTTL", key})->integer; };
+  auto day = store.distributor("d@20250318");
+  day.expire_after(10min);
+  EXPECT_EQ(day.next_max_id(10), 10U);
+  EXPECT_GT(pttl(day.redis_key()), 0);
+  EXPECT_LE(pttl(day.redis_key()), 600'000);
+  auto plain = store.distributor("plain");
+  EXPECT_EQ(plain.next_max_id(5), 5U);
+  EXPECT_EQ(pttl(plain.redis_key()), -1) << "no expiry unless asked for";
+  // Redis drops the key on its own once it has been idle that long.
+  day.expire_after(1ms);
+  EXPECT_EQ(day.next_max_id(10), 20U);
+  EXPECT_TRUE(eventually([&] { return store.current("d@20250318") == 0; }));
+  EXPECT_EQ(store.current("plain"), 5U);
+}
 
 TEST_F(redis_segment_test, counts_in_a_namespaced_key_and_names_the_store) {
   const std::string ns = unique_segment_ns("names");

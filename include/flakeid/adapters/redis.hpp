@@ -137,6 +137,14 @@ end
 return 1
 )lua";
 
+/// A segment call with an expiry: KEYS[1] the counter, ARGV[1] the step, ARGV[2] the expiry
+/// in ms.
+inline constexpr const char* redis_incr_expire_script = R"lua(
+local v = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return v
+)lua";
+
 /// The integer in a reply string, or INT64_MIN for an empty or malformed one.
 inline std::int64_t redis_int(const redisReply* r) {
   if (r->type != REDIS_REPLY_STRING) return INT64_MIN;
@@ -242,7 +250,8 @@ class redis_lease : public lease {
 /// A counter of a `redis_store`, with its own connection (opened on the first call).
 /// A copy opens a connection of its own to the same counter.
 ///
-/// `next_max_id(step)` is `INCRBY flakeid:{ns}:segment:<key> <step>`. Throws
+/// `next_max_id(step)` is `INCRBY flakeid:{ns}:segment:<key> <step>` (and `PEXPIRE` in the
+/// same script after `expire_after`). Throws
 /// `segment_store_error` when the server cannot be reached within `connect_timeout`, does not
 /// answer within `io_timeout`, or refuses the command (the key holds no integer, the counter
 /// would pass 2^63 - 1). Thread-safety: every member may be called concurrently (calls on one
@@ -266,6 +275,7 @@ class redis_distributor {
         key_(o.key_),
         name_(o.name_),
         redis_key_(o.redis_key_),
+        idle_ms_(o.idle_ms_),
         s_(std::make_unique<state>(o.s_->conn.options(), options_)) {}
   redis_distributor(redis_distributor&&) noexcept = default;
   redis_distributor& operator=(const redis_distributor& o) {
@@ -275,15 +285,27 @@ class redis_distributor {
   redis_distributor& operator=(redis_distributor&&) noexcept = default;
   ~redis_distributor() = default;
 
-  /// Adds `step` to the counter and returns its new value (one `INCRBY`).
+  /// Adds `step` to the counter and returns its new value (one `INCRBY`; with `expire_after`,
+  /// one script that runs `INCRBY` and `PEXPIRE`).
   std::uint64_t next_max_id(std::uint64_t step) {
-    const long long v = integer_reply({"INCRBY", redis_key_, std::to_string(step)},
-                                      "next_max_id(" + std::to_string(step) + ")");
+    const std::string what = "next_max_id(" + std::to_string(step) + ")";
+    const long long v =
+        idle_ms_ > 0 ? integer_reply({"EVAL", detail::redis_incr_expire_script, "1", redis_key_,
+                                      std::to_string(step), std::to_string(idle_ms_)},
+                                     what)
+                     : integer_reply({"INCRBY", redis_key_, std::to_string(step)}, what);
     if (v < 0)
       throw segment_store_error(name_, key_,
                                 "the counter " + redis_key_ + " holds " + std::to_string(v) +
                                     ", below 0: it was not written by flakeid");
     return static_cast<std::uint64_t>(v);
+  }
+
+  /// From now on every `next_max_id` also lets the key expire `idle` after it (Redis drops it
+  /// then). Throws `invalid_option_error` below 1 ms.
+  void expire_after(std::chrono::milliseconds idle) {
+    detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
+    idle_ms_ = idle.count();
   }
 
   /// The counter's value (0 when the key does not exist). Throws as `next_max_id`.
@@ -340,6 +362,7 @@ class redis_distributor {
   std::string key_;
   std::string name_;
   std::string redis_key_;
+  std::int64_t idle_ms_ = 0;  // 0: no expiry
   std::unique_ptr<state> s_;
 };
 

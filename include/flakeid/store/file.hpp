@@ -47,6 +47,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -356,16 +357,12 @@ inline std::string segment_file_name(std::string_view key) {
   return out + ".segment";
 }
 
-/// Width of the counter text: 20 decimal digits and a newline, rewritten in place.
+/// Width of the counter text: 20 decimal digits and a newline, rewritten in place. A counter
+/// that may expire has a second line of the same width: the ms it may stay idle.
 inline constexpr std::size_t segment_file_width = 21;
 
-/// Parses a counter file's content; false when it is not one.
-inline bool parse_segment_file(std::string_view text, std::uint64_t& value) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  if (text.empty()) {
-    value = 0;
-    return true;
-  }
+/// Parses one decimal number; false when `text` is not one.
+inline bool parse_segment_number(std::string_view text, std::uint64_t& value) {
   std::uint64_t v = 0;
   for (const char c : text) {
     if (c < '0' || c > '9') return false;
@@ -375,6 +372,57 @@ inline bool parse_segment_file(std::string_view text, std::uint64_t& value) {
   }
   value = v;
   return true;
+}
+
+/// Parses a counter file's content (the counter, and the idle ms when the file has a second
+/// line; else 0); false when it is not one.
+inline bool parse_segment_file(std::string_view text, std::uint64_t& value,
+                               std::uint64_t* idle_ms = nullptr) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  std::uint64_t idle = 0;
+  if (const auto nl = text.find('\n'); nl != std::string_view::npos) {
+    if (!parse_segment_number(text.substr(nl + 1), idle) || nl + 1 == text.size()) return false;
+    text = text.substr(0, nl);
+  }
+  if (idle_ms != nullptr) *idle_ms = idle;
+  if (text.empty()) {
+    value = 0;
+    return true;
+  }
+  return parse_segment_number(text, value);
+}
+
+/// Removes the counter files in `dir` that may expire and have been idle (not written) for
+/// longer than they may be, on this host's clock. A file another process has locked is left
+/// for a later sweep; a file is removed only while locked, and only when it is still the one
+/// at its path.
+inline void sweep_expired_segments(const std::filesystem::path& dir) noexcept {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec);
+  const auto now = std::chrono::system_clock::now();
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const std::filesystem::path& path = it->path();
+    if (path.extension() != ".segment") continue;
+    unique_fd f{::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC)};
+    if (f.get() < 0 || ::flock(f.get(), LOCK_EX | LOCK_NB) != 0) continue;
+    char buf[64];
+    const ssize_t n = read_head(f.get(), buf, sizeof buf);
+    std::uint64_t value = 0;
+    std::uint64_t idle_ms = 0;
+    struct stat held {};
+    struct stat named {};
+    if (n <= 0 ||
+        !parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), value, &idle_ms) ||
+        idle_ms == 0 || ::fstat(f.get(), &held) != 0 || held.st_nlink == 0 ||
+        ::lstat(path.c_str(), &named) != 0 || named.st_ino != held.st_ino ||
+        named.st_dev != held.st_dev)
+      continue;
+    const auto written = std::chrono::system_clock::time_point{
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::seconds{held.st_mtim.tv_sec} +
+            std::chrono::nanoseconds{held.st_mtim.tv_nsec})};
+    if (written + std::chrono::milliseconds{idle_ms} < now) (void)::unlink(path.c_str());
+  }
 }
 
 }  // namespace detail
@@ -402,9 +450,16 @@ class file_distributor {
 
   /// Adds `step` to the counter file and returns its new value, durably.
   std::uint64_t next_max_id(std::uint64_t step) {
-    detail::unique_fd f{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
-    if (f.get() < 0) fail("cannot open");
-    if (!detail::lock_file(f.get(), LOCK_EX)) fail("cannot lock");
+    detail::unique_fd f;
+    for (;;) {
+      f = detail::unique_fd{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
+      if (f.get() < 0) fail("cannot open");
+      if (!detail::lock_file(f.get(), LOCK_EX)) fail("cannot lock");
+      // A counter that expired was removed between the open and the lock: open it anew.
+      struct stat st {};
+      if (::fstat(f.get(), &st) != 0) fail("cannot stat");
+      if (st.st_nlink > 0) break;
+    }
     char buf[64];
     const ssize_t n = detail::read_head(f.get(), buf, sizeof buf);
     if (n < 0) fail("cannot read");
@@ -415,12 +470,28 @@ class file_distributor {
     if (cur > std::numeric_limits<std::uint64_t>::max() - step)
       detail::throw_store_overflow(name_, key_, cur, step);
     const std::uint64_t next = cur + step;
-    char out[detail::segment_file_width + 1];
-    (void)std::snprintf(out, sizeof out, "%020llu\n", static_cast<unsigned long long>(next));
-    if (!detail::write_head_synced(f.get(), std::string_view(out, detail::segment_file_width)))
+    char out[2 * detail::segment_file_width + 1];
+    (void)std::snprintf(out, sizeof out, "%020llu\n%020llu\n",
+                        static_cast<unsigned long long>(next),
+                        static_cast<unsigned long long>(idle_ms_));
+    // The idle time is written only for a counter that may expire; a second line written
+    // before stays (and keeps the counter's expiry).
+    const std::size_t width = detail::segment_file_width * (idle_ms_ > 0 ? 2 : 1);
+    if (!detail::write_head_synced(f.get(), std::string_view(out, width)))
       fail("cannot write and fsync");
     if (n == 0) sync_directory();  // a new file: make its name durable too
     return next;
+  }
+
+  /// From now on every `next_max_id` also marks the counter as one that may be removed once
+  /// it has not been written for `idle`. This call first removes the counters of the directory
+  /// that were so marked and have been idle longer than that (a file another process has
+  /// locked is left for later). Not to be called while another thread uses this distributor.
+  /// Throws `invalid_option_error` below 1 ms.
+  void expire_after(std::chrono::milliseconds idle) {
+    detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
+    idle_ms_ = static_cast<std::uint64_t>(idle.count());
+    detail::sweep_expired_segments(dir_);
   }
 
   /// `"file:<directory>"`.
@@ -449,6 +520,7 @@ class file_distributor {
   std::string key_;
   std::string name_;
   std::filesystem::path path_;
+  std::uint64_t idle_ms_ = 0;  // 0: the counter never expires
 };
 
 /// Worker-id leases and segment counters in one host-local directory (see the file comment).

@@ -45,18 +45,33 @@ struct memory_lease_record {
   std::optional<time> deadline;  ///< every ID of its holders lies below it (empty: none yet)
 };
 
+/// A counter of a memory store, and when it may be dropped (after `expire_after`).
+struct memory_counter {
+  using clock = std::chrono::steady_clock;
+  std::atomic<std::uint64_t> value{0};
+  std::atomic<clock::rep> expires{clock::time_point::max().time_since_epoch().count()};
+};
+
 /// The counters and lease records of a memory store, shared by the store, its distributors and
 /// its leases.
 struct memory_store_state {
   std::mutex mutex;
-  std::map<std::string, std::atomic<std::uint64_t>, std::less<>> counters;  // nodes never move
+  std::map<std::string, std::shared_ptr<memory_counter>, std::less<>> counters;
   std::atomic<std::uint64_t> calls{0};
   std::map<std::string, std::map<std::uint64_t, memory_lease_record>, std::less<>> leases;
 
-  std::atomic<std::uint64_t>* counter(const std::string& key) {
+  /// Counter `key` (made at 0 when missing). Drops the expired counters that no distributor
+  /// holds first.
+  std::shared_ptr<memory_counter> counter(const std::string& key) {
     check_segment_key(key);
     std::lock_guard lk(mutex);
-    return &counters.try_emplace(key, 0).first->second;
+    const auto now = memory_counter::clock::now().time_since_epoch().count();
+    std::erase_if(counters, [&](const auto& kv) {
+      return kv.second.use_count() == 1 && kv.second->expires.load(std::memory_order_relaxed) < now;
+    });
+    auto& c = counters[key];
+    if (!c) c = std::make_shared<memory_counter>();
+    return c;
   }
 };
 }  // namespace detail
@@ -158,14 +173,26 @@ class memory_distributor {
  public:
   /// Adds `step` to the counter and returns its new value.
   std::uint64_t next_max_id(std::uint64_t step) {
-    std::uint64_t cur = counter_->load(std::memory_order_relaxed);
+    std::atomic<std::uint64_t>& value = counter_->value;
+    std::uint64_t cur = value.load(std::memory_order_relaxed);
     do {
       if (cur > std::numeric_limits<std::uint64_t>::max() - step)
         detail::throw_store_overflow("memory", key_, cur, step);
-    } while (!counter_->compare_exchange_weak(cur, cur + step, std::memory_order_acq_rel,
-                                              std::memory_order_relaxed));
+    } while (!value.compare_exchange_weak(cur, cur + step, std::memory_order_acq_rel,
+                                          std::memory_order_relaxed));
+    if (idle_.count() > 0)
+      counter_->expires.store(
+          (detail::memory_counter::clock::now() + idle_).time_since_epoch().count(),
+          std::memory_order_relaxed);
     state_->calls.fetch_add(1, std::memory_order_relaxed);
     return cur + step;
+  }
+  /// From now on every `next_max_id` also lets the store drop the counter `idle` after it,
+  /// once no distributor of it is left (the next `distributor()` call of the store drops it).
+  /// Throws `invalid_option_error` below 1 ms.
+  void expire_after(std::chrono::milliseconds idle) {
+    detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
+    idle_ = idle;
   }
   /// `"memory"`.
   [[nodiscard]] std::string_view store_name() const noexcept { return "memory"; }
@@ -181,7 +208,8 @@ class memory_distributor {
       : state_(std::move(s)), key_(key), counter_(state_->counter(key)) {}
   std::shared_ptr<detail::memory_store_state> state_;
   std::string key_;
-  std::atomic<std::uint64_t>* counter_;
+  std::shared_ptr<detail::memory_counter> counter_;
+  std::chrono::milliseconds idle_{0};  // 0: no expiry
 };
 
 /// Segment counters and worker-id leases in this process's memory: for one process, tests and
@@ -218,7 +246,7 @@ class memory_store {
   [[nodiscard]] std::uint64_t current(std::string_view key) const {
     std::lock_guard lk(s_->mutex);
     auto it = s_->counters.find(key);
-    return it == s_->counters.end() ? 0 : it->second.load(std::memory_order_acquire);
+    return it == s_->counters.end() ? 0 : it->second->value.load(std::memory_order_acquire);
   }
   /// Successful `next_max_id` calls over all counters.
   [[nodiscard]] std::uint64_t calls() const noexcept {
