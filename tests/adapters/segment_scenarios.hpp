@@ -340,6 +340,30 @@ void grouped_counter_across_midnight(Backend& b) {
   EXPECT_EQ(again.next().to_string(), "20260101-0006");
 }
 
+/// A counter that may expire goes once it has been idle that long (Redis drops it on its own;
+/// the other stores when a later distributor with an expiry sweeps), while a fresh one, and
+/// one that may not expire, stay.
+template <class Backend>
+void counters_expire_when_asked(Backend& b) {
+  auto store = b.store(unique_segment_ns("expiry"), patient);
+  auto plain = store.distributor("plain");
+  EXPECT_EQ(plain.next_max_id(5), 5U);
+  auto old_day = store.distributor("d@20250318");
+  old_day.expire_after(1ms);
+  EXPECT_EQ(old_day.next_max_id(10), 10U);
+  auto new_day = store.distributor("d@20250319");
+  new_day.expire_after(1h);
+  EXPECT_EQ(new_day.next_max_id(10), 10U);
+  EXPECT_TRUE(eventually([&] {
+    auto sweeper = store.distributor("sweeper");
+    sweeper.expire_after(1h);
+    (void)sweeper.next_max_id(1);
+    return store.current("d@20250318") == 0;
+  })) << "the idle counter was not dropped";
+  EXPECT_EQ(store.current("d@20250319"), 10U);
+  EXPECT_EQ(store.current("plain"), 5U);
+}
+
 /// Nothing listens at the address: the first call fails within the connect timeout with a
 /// message naming the store, the key and the address.
 template <class Make>

@@ -46,7 +46,8 @@
 ///
 ///     CREATE TABLE "flakeid_segment_<ns>" (
 ///       key         text PRIMARY KEY,
-///       last_max_id bigint NOT NULL CHECK (last_max_id >= 0));
+///       last_max_id bigint NOT NULL CHECK (last_max_id >= 0),
+///       expires_at  timestamptz);  -- added to older tables on first use; NULL: never
 ///
 /// A call is one statement, so one transaction; the row lock makes it atomic, and a missing row
 /// counts from 0:
@@ -54,6 +55,10 @@
 ///     INSERT INTO "flakeid_segment_<ns>" AS t (key, last_max_id) VALUES ($1, $2)
 ///     ON CONFLICT (key) DO UPDATE SET last_max_id = t.last_max_id + EXCLUDED.last_max_id
 ///     RETURNING last_max_id
+///
+/// A counter that may expire (`expire_after`, used for the periods of a grouped counter) has
+/// `expires_at = now() + idle` set by the same statement; a distributor's first such call
+/// deletes the rows whose `expires_at` has passed.
 ///
 /// The counter is durable once the statement commits (with the server's default
 /// `synchronous_commit = on`). `bigint` caps it at 2^63 - 1.
@@ -252,6 +257,7 @@ class postgres_distributor {
         key_(o.key_),
         name_(o.name_),
         table_(o.table_),
+        idle_ms_(o.idle_ms_),
         s_(std::make_unique<state>(conninfo_, options_)) {}
   postgres_distributor(postgres_distributor&&) noexcept = default;
   postgres_distributor& operator=(const postgres_distributor& o) {
@@ -261,18 +267,43 @@ class postgres_distributor {
   postgres_distributor& operator=(postgres_distributor&&) noexcept = default;
   ~postgres_distributor() = default;
 
-  /// Adds `step` to the counter and returns its new value (one statement).
+  /// Adds `step` to the counter and returns its new value (one statement). After
+  /// `expire_after`, the statement also sets the row's `expires_at`, and the first call
+  /// deletes the rows of the table whose `expires_at` has passed.
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
     const std::string s = std::to_string(step);
     std::lock_guard lk(s_->mutex);
     ensure_table(what);
+    if (idle_ms_ == 0) {
+      const detail::pg_result r = exec(
+          "INSERT INTO " + table_ +
+              " AS t (key, last_max_id) VALUES ($1, $2::bigint) ON CONFLICT (key) DO UPDATE SET "
+              "last_max_id = t.last_max_id + EXCLUDED.last_max_id RETURNING last_max_id",
+          {key_.c_str(), s.c_str()}, what);
+      return value_of(r.get(), what);
+    }
+    if (!s_->swept) {
+      (void)exec("DELETE FROM " + table_ + " WHERE expires_at < now()", {}, what);
+      s_->swept = true;
+    }
+    const std::string idle = std::to_string(idle_ms_);
     const detail::pg_result r =
         exec("INSERT INTO " + table_ +
-                 " AS t (key, last_max_id) VALUES ($1, $2::bigint) ON CONFLICT (key) DO UPDATE SET "
-                 "last_max_id = t.last_max_id + EXCLUDED.last_max_id RETURNING last_max_id",
-             {key_.c_str(), s.c_str()}, what);
+                 " AS t (key, last_max_id, expires_at) VALUES ($1, $2::bigint, now() + "
+                 "$3::bigint * interval '1 millisecond') ON CONFLICT (key) DO UPDATE SET "
+                 "last_max_id = t.last_max_id + EXCLUDED.last_max_id, expires_at = "
+                 "EXCLUDED.expires_at RETURNING last_max_id",
+             {key_.c_str(), s.c_str(), idle.c_str()}, what);
     return value_of(r.get(), what);
+  }
+
+  /// From now on every `next_max_id` also lets the row be deleted once it has been idle for
+  /// `idle` on the server's clock (`expires_at`). Not to be called while another thread uses
+  /// this distributor. Throws `invalid_option_error` below 1 ms.
+  void expire_after(std::chrono::milliseconds idle) {
+    detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
+    idle_ms_ = idle.count();
   }
 
   /// The counter's value (0 when it has no row yet). Throws as `next_max_id`.
@@ -305,6 +336,7 @@ class postgres_distributor {
     std::mutex mutex;  // one request at a time on the connection
     detail::postgres_connection conn;
     bool table_ready = false;
+    bool swept = false;  // the expired rows were deleted once
   };
 
   detail::pg_result exec(const std::string& sql, const std::vector<const char*>& params,
@@ -319,7 +351,8 @@ class postgres_distributor {
         "CREATE TABLE IF NOT EXISTS " +
             table_ +
             " (key text PRIMARY KEY, last_max_id bigint NOT NULL CHECK (last_max_id >= 0));"
-            " COMMIT;",
+            " ALTER TABLE " +
+            table_ + " ADD COLUMN IF NOT EXISTS expires_at timestamptz; COMMIT;",
         {}, what);
     s_->table_ready = true;
   }
@@ -338,6 +371,7 @@ class postgres_distributor {
   std::string key_;
   std::string name_;
   std::string table_;
+  std::int64_t idle_ms_ = 0;  // 0: the row never expires
   std::unique_ptr<state> s_;
 };
 
