@@ -53,6 +53,25 @@ TEST_F(mysql_segment_test, restart_after_sigkill_never_repeats_a_number) {
 TEST_F(mysql_segment_test, grouped_counter_restarts_at_one_after_midnight) {
   grouped_counter_across_midnight(b);
 }
+TEST_F(mysql_segment_test, idle_counters_expire_when_asked) { counters_expire_when_asked(b); }
+
+TEST_F(mysql_segment_test, a_table_from_before_expiry_gains_the_column) {
+  const std::string ns = unique_segment_ns("oldtable");
+  const std::string table = "`flakeid_segment_" + ns + "`";
+  (void)b.raw().exec("CREATE TABLE " + table +
+                     " (`key` VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, last_max_id "
+                     "BIGINT UNSIGNED NOT NULL) ENGINE=InnoDB; INSERT INTO " +
+                     table + " VALUES ('d@20250318', 40)");
+  auto d = b.store(ns, patient).distributor("d@20250318");
+  d.expire_after(1h);
+  EXPECT_EQ(d.next_max_id(10), 50U);
+  const std::string now_ms = flakeid::detail::mysql_now_ms;
+  EXPECT_EQ(b.raw()
+                .exec("SELECT expires_ms > " + now_ms + ", expires_ms <= " + now_ms +
+                      " + 3600000 FROM " + table + " WHERE `key` = 'd@20250318'")
+                .rows.at(0),
+            (std::vector<std::optional<std::string>>{"1", "1"}));
+}
 
 /// The scenarios on CosId's table (rows made at 0 on first use, as CosId's initializer does).
 class mysql_cosid_segment_test : public mysql_segment_test {
@@ -147,6 +166,17 @@ TEST_F(mysql_segment_test, leaf_rows_hand_out_what_leaf_would_and_must_exist) {
       "flakeid: segment store " + std::string(missing.store_name()) +
           ", key 'nope': next_max_id(10): leaf_alloc has no row with biz_tag 'nope': insert it "
           "as for a Leaf server (biz_tag, max_id, step)");
+}
+
+TEST_F(mysql_segment_test, leaf_rows_never_expire) {
+  make_leaf_table(b, "daily", 1, 100);
+  auto d = b.store("leafns", patient).distributor("daily", flakeid::mysql_table::leaf);
+  d.expire_after(1ms);
+  EXPECT_EQ(d.next_max_id(10), 10U);
+  auto sweeper = b.store("leafns", patient).distributor("sweeper");
+  sweeper.expire_after(1ms);
+  EXPECT_EQ(sweeper.next_max_id(1), 1U);
+  EXPECT_EQ(d.current(), 10U);
 }
 
 /// Forks `processes` children, each drawing `per_process` IDs from a generator with options

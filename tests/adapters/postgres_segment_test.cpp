@@ -50,9 +50,7 @@ TEST_F(postgres_segment_test, restart_after_sigkill_never_repeats_a_number) {
 TEST_F(postgres_segment_test, grouped_counter_restarts_at_one_after_midnight) {
   grouped_counter_across_midnight(b);
 }
-TEST_F(postgres_segment_test, idle_counters_expire_when_asked) {
-  counters_expire_when_asked(b);
-}
+TEST_F(postgres_segment_test, idle_counters_expire_when_asked) { counters_expire_when_asked(b); }
 
 /// The same scenarios with a password and SSL (sslmode=verify-full, CA made at test time).
 class postgres_ssl_segment_test : public ::testing::Test {
@@ -98,16 +96,20 @@ TEST_F(postgres_segment_test, a_table_from_before_expiry_gains_the_column) {
   const std::string ns = unique_segment_ns("oldtable");
   flakeid::detail::postgres_connection raw{b.server.conninfo(), patient, patient};
   const std::string table = "\"flakeid_segment_" + ns + "\"";
-  (void)raw.exec("CREATE TABLE " + table +
-                     " (key text PRIMARY KEY, last_max_id bigint NOT NULL CHECK (last_max_id >= 0));"
-                     " INSERT INTO " + table + " VALUES ('d@20250318', 40)",
-                 {});
+  (void)raw.exec(
+      "CREATE TABLE " + table +
+          " (key text PRIMARY KEY, last_max_id bigint NOT NULL CHECK (last_max_id >= 0));"
+          " INSERT INTO " +
+          table + " VALUES ('d@20250318', 40)",
+      {});
   auto d = b.store(ns, patient).distributor("d@20250318");
   d.expire_after(1h);
   EXPECT_EQ(d.next_max_id(10), 50U);
-  const auto r = raw.exec("SELECT expires_at > now(), expires_at <= now() + "
-                          "interval '1 hour' FROM " + table + " WHERE key = 'd@20250318'",
-                          {});
+  const auto r = raw.exec(
+      "SELECT expires_at > now(), expires_at <= now() + "
+      "interval '1 hour' FROM " +
+          table + " WHERE key = 'd@20250318'",
+      {});
   ASSERT_EQ(PQntuples(r.get()), 1);
   EXPECT_STREQ(PQgetvalue(r.get(), 0, 0), "t");
   EXPECT_STREQ(PQgetvalue(r.get(), 0, 1), "t");

@@ -51,9 +51,7 @@ TEST_F(redis_segment_test, restart_after_sigkill_never_repeats_a_number) {
 TEST_F(redis_segment_test, grouped_counter_restarts_at_one_after_midnight) {
   grouped_counter_across_midnight(b);
 }
-TEST_F(redis_segment_test, idle_counters_expire_when_asked) {
-  counters_expire_when_asked(b);
-}
+TEST_F(redis_segment_test, idle_counters_expire_when_asked) { counters_expire_when_asked(b); }
 
 #if defined(FLAKEID_REDIS_TLS)
 /// The same scenarios over TLS (CA and certificate made at test time).

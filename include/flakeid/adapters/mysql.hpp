@@ -45,9 +45,14 @@
 ///
 ///     CREATE TABLE `flakeid_segment_<ns>` (
 ///       `key`       VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
-///       last_max_id BIGINT UNSIGNED NOT NULL) ENGINE=InnoDB;
+///       last_max_id BIGINT UNSIGNED NOT NULL,
+///       expires_ms  BIGINT NULL) ENGINE=InnoDB;  -- NULL: never
 ///     INSERT INTO ... VALUES (key, LAST_INSERT_ID(step))
 ///       ON DUPLICATE KEY UPDATE last_max_id = LAST_INSERT_ID(last_max_id + step)
+///
+/// A counter that may expire (`expire_after`) also sets `expires_ms` (the server's Unix ms
+/// plus the idle time) in that statement; a distributor's first such call adds the column to
+/// an older table and deletes the rows whose `expires_ms` has passed.
 ///
 /// `mysql_table::leaf`: Leaf's `leaf_alloc` table (`biz_tag`, `max_id`, `step`, ...), in the
 /// transaction Leaf's segment service runs: `UPDATE leaf_alloc SET max_id = max_id + step
@@ -276,6 +281,7 @@ class mysql_distributor {
         name_(o.name_),
         table_(o.table_),
         row_(o.row_),
+        idle_ms_(o.idle_ms_),
         s_(std::make_unique<state>(address_, options_)) {}
   mysql_distributor(mysql_distributor&&) noexcept = default;
   mysql_distributor& operator=(const mysql_distributor& o) {
@@ -292,15 +298,28 @@ class mysql_distributor {
     const std::string k = detail::mysql_literal(row_);
     std::lock_guard lk(s_->mutex);
     switch (kind_) {
-      case mysql_table::flakeid:
+      case mysql_table::flakeid: {
         ensure_table(what);
-        return value_of(exec("INSERT INTO " + table_ + " (`key`, last_max_id) VALUES (" + k +
-                                 ", LAST_INSERT_ID(" + s +
-                                 ")) ON DUPLICATE KEY UPDATE last_max_id = "
-                                 "LAST_INSERT_ID(last_max_id + " +
-                                 s + "); SELECT LAST_INSERT_ID()",
-                             what),
-                        what);
+        if (idle_ms_ == 0)
+          return value_of(exec("INSERT INTO " + table_ + " (`key`, last_max_id) VALUES (" + k +
+                                   ", LAST_INSERT_ID(" + s +
+                                   ")) ON DUPLICATE KEY UPDATE last_max_id = "
+                                   "LAST_INSERT_ID(last_max_id + " +
+                                   s + "); SELECT LAST_INSERT_ID()",
+                               what),
+                          what);
+        ensure_expiry(what);
+        const std::string until =
+            std::string(detail::mysql_now_ms) + " + " + std::to_string(idle_ms_);
+        return value_of(
+            exec("INSERT INTO " + table_ + " (`key`, last_max_id, expires_ms) VALUES (" + k +
+                     ", LAST_INSERT_ID(" + s + "), " + until +
+                     ") ON DUPLICATE KEY UPDATE last_max_id = "
+                     "LAST_INSERT_ID(last_max_id + " +
+                     s + "), expires_ms = " + until + "; SELECT LAST_INSERT_ID()",
+                 what),
+            what);
+      }
       case mysql_table::leaf: {
         const auto a = exec("START TRANSACTION; UPDATE leaf_alloc SET max_id = max_id + " + s +
                                 " WHERE biz_tag = " + k +
@@ -321,6 +340,15 @@ class mysql_distributor {
                         what);
     }
     return 0;
+  }
+
+  /// From now on every `next_max_id` on flakeid's table also lets the row be deleted once it
+  /// has been idle for `idle` on the server's clock (`expires_ms`). Leaf's and CosId's tables
+  /// have no place for an expiry: their rows never expire. Not to be called while another
+  /// thread uses this distributor. Throws `invalid_option_error` below 1 ms.
+  void expire_after(std::chrono::milliseconds idle) {
+    detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
+    idle_ms_ = idle.count();
   }
 
   /// The largest number handed out so far (0 when the counter has no row yet).
@@ -368,6 +396,7 @@ class mysql_distributor {
     std::mutex mutex;  // one request at a time on the connection
     detail::mysql_connection conn;
     bool table_ready = false;
+    bool expiry_ready = false;  // the table has `expires_ms`, and its expired rows were deleted
   };
 
   detail::mysql_answer exec(const std::string& sql, const std::string& what) {
@@ -384,9 +413,35 @@ class mysql_distributor {
     if (s_->table_ready) return;
     (void)exec("CREATE TABLE IF NOT EXISTS " + table_ +
                    " (`key` VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, "
-                   "last_max_id BIGINT UNSIGNED NOT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+                   "last_max_id BIGINT UNSIGNED NOT NULL, expires_ms BIGINT NULL) ENGINE=InnoDB "
+                   "DEFAULT CHARSET=utf8mb4",
                what);
     s_->table_ready = true;
+  }
+
+  /// A table made before counters could expire gets `expires_ms` (MySQL has no `ADD COLUMN IF
+  /// NOT EXISTS`: a concurrent adder's error is forgiven once the column is there); then the
+  /// expired rows are deleted. Once per distributor.
+  void ensure_expiry(const std::string& what) {
+    if (s_->expiry_ready) return;
+    const auto has_column = [&] {
+      const auto a = exec(
+          "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND "
+          "TABLE_NAME = " +
+              detail::mysql_literal("flakeid_segment_" + options_.name_space) +
+              " AND COLUMN_NAME = 'expires_ms'",
+          what);
+      return value_of(a, what) > 0;
+    };
+    if (!has_column()) {
+      try {
+        (void)exec("ALTER TABLE " + table_ + " ADD COLUMN expires_ms BIGINT NULL", what);
+      } catch (const segment_store_error&) {
+        if (!has_column()) throw;
+      }
+    }
+    (void)exec("DELETE FROM " + table_ + " WHERE expires_ms < " + detail::mysql_now_ms, what);
+    s_->expiry_ready = true;
   }
 
   std::uint64_t value_of(const detail::mysql_answer& a, const std::string& what) const {
@@ -404,6 +459,7 @@ class mysql_distributor {
   std::string name_;
   std::string table_;
   std::string row_;
+  std::int64_t idle_ms_ = 0;  // 0: the row never expires
   std::unique_ptr<state> s_;
 };
 
