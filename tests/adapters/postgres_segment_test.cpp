@@ -12,6 +12,7 @@ namespace {
 using namespace flakeid_test;
 
 static_assert(flakeid::keyed_segment_distributor<flakeid::postgres_distributor>);
+static_assert(flakeid::expiring_segment_distributor<flakeid::postgres_distributor>);
 
 struct postgres_backend {
   using store_type = flakeid::postgres_store;

@@ -12,6 +12,7 @@ namespace {
 using namespace flakeid_test;
 
 static_assert(flakeid::keyed_segment_distributor<flakeid::zookeeper_distributor>);
+static_assert(flakeid::expiring_segment_distributor<flakeid::zookeeper_distributor>);
 
 struct zookeeper_backend {
   using store_type = flakeid::zookeeper_store;
@@ -80,6 +81,19 @@ TEST_F(zookeeper_segment_test, restart_after_sigkill_never_repeats_a_number) {
 }
 TEST_F(zookeeper_segment_test, grouped_counter_restarts_at_one_after_midnight) {
   grouped_counter_across_midnight(b);
+}
+TEST_F(zookeeper_segment_test, idle_counters_expire_when_asked) { counters_expire_when_asked(b); }
+TEST_F(zookeeper_segment_test, a_counter_that_may_expire_keeps_its_idle_time_in_its_node) {
+  auto store = b.store(unique_segment_ns("expiry"), patient);
+  auto d = store.distributor("d@20250318");
+  d.expire_after(1h);
+  EXPECT_EQ(d.next_max_id(10), 10U);
+  EXPECT_EQ(d.next_max_id(10), 20U);
+  flakeid::detail::zookeeper_session peek{b.address(), patient};
+  const auto node = peek.get(d.path());
+  ASSERT_TRUE(node.has_value());
+  EXPECT_EQ(node->first, "20\n3600000");
+  EXPECT_EQ(store.current("d@20250318"), 20U);
 }
 
 /// A segment store on sessions of 1 s (the client gives up on an answer after 667 ms) with

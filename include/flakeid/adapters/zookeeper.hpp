@@ -27,7 +27,10 @@
 ///
 /// `/flakeid/<namespace>/segments/<key>` holds the counter in decimal. A call reads it and
 /// writes the sum back with a version check (compare-and-set), retrying when another client
-/// wrote first; a missing node counts from 0. Keys are percent-encoded into one node name.
+/// wrote first; a missing node counts from 0. Keys are percent-encoded into one node name. A
+/// counter that may expire (`expire_after`) holds the ms it may stay idle on a second line;
+/// a distributor's first such call deletes, each with a version check, the counters whose
+/// last write is older than that.
 ///
 /// Every request waits for its answer or for the client to declare the connection lost (two
 /// thirds of the session timeout); connecting is bounded by `connect_timeout`. A segment call
@@ -189,6 +192,14 @@ class zookeeper_session {
     for (int i = 0; i < v.count; ++i) out.emplace_back(v.data[i]);
     deallocate_String_vector(&v);
     return out;
+  }
+
+  /// Deletes `path` if it is still at `version`; false when it was not (changed or gone).
+  bool remove(const std::string& path, int version) {
+    const int rc = check(zoo_delete(handle(), path.c_str(), version));
+    if (rc == ZOK) return true;
+    if (rc == ZNONODE || rc == ZBADVERSION || rc == ZNOTEMPTY) return false;
+    throw store_connection_error(where_ + ": delete " + path + ": " + zerror(rc));
   }
 
   /// Runs `ops` atomically; returns ZOK or the code of the first op that failed.
@@ -420,7 +431,9 @@ class zookeeper_distributor {
     path_ = "/flakeid/" + options_.name_space + "/segments/" + detail::zookeeper_node_name(key_);
   }
   zookeeper_distributor(const zookeeper_distributor& o)
-      : zookeeper_distributor(o.address_, o.key_, o.options_) {}
+      : zookeeper_distributor(o.address_, o.key_, o.options_) {
+    idle_ms_ = o.idle_ms_;
+  }
   zookeeper_distributor(zookeeper_distributor&&) noexcept = default;
   zookeeper_distributor& operator=(const zookeeper_distributor& o) {
     if (this != &o) *this = zookeeper_distributor(o);
@@ -435,22 +448,41 @@ class zookeeper_distributor {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
     std::lock_guard lk(s_->mutex);
     return call(what, [&]() -> std::uint64_t {
+      if (idle_ms_ > 0 && !s_->swept) {
+        sweep();
+        s_->swept = true;
+      }
+      // The counter, and the ms it may stay idle on a second line when it may expire.
+      const auto text = [&](std::uint64_t n) {
+        return std::to_string(n) + (idle_ms_ > 0 ? "\n" + std::to_string(idle_ms_) : "");
+      };
       for (;;) {
         const auto node = s_->session.get(path_);
         if (!node) {
           detail::zookeeper_ensure(s_->session, options_.name_space, {"segments"});
-          if (s_->session.create(path_, std::to_string(step), 0)) return step;
+          if (s_->session.create(path_, text(step), 0)) return step;
           continue;
         }
         const auto cur = value_of(node->first, what);
         if (cur > UINT64_MAX - step) detail::throw_store_overflow(name_, key_, cur, step);
-        const std::string v = std::to_string(cur + step);
+        const std::string v = text(cur + step);
         std::vector<zoo_op_t> ops(1);
         zoo_set_op_init(&ops[0], path_.c_str(), v.data(), static_cast<int>(v.size()),
                         node->second.version, nullptr);
         if (s_->session.multi(ops) == ZOK) return cur + step;
       }
     });
+  }
+
+  /// From now on every `next_max_id` also marks the counter as one that may be deleted once
+  /// it has not been written for `idle` (the node's modification time, on the server's clock,
+  /// against this host's); the first such call deletes the marked counters of the namespace
+  /// that have been idle longer than they may be, each with a version check, so a counter
+  /// written meanwhile stays. Not to be called while another thread uses this distributor.
+  /// Throws `invalid_option_error` below 1 ms.
+  void expire_after(std::chrono::milliseconds idle) {
+    detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
+    idle_ms_ = idle.count();
   }
 
   /// The counter's value (0 when its node does not exist yet).
@@ -479,7 +511,27 @@ class zookeeper_distributor {
     state(const zookeeper_address& a, const store_options& o) : session(a, o.connect_timeout) {}
     std::mutex mutex;
     detail::zookeeper_session session;
+    bool swept = false;  // the expired counters were deleted once
   };
+
+  /// Deletes the counters of the namespace that may expire and have been idle too long.
+  void sweep() {
+    const std::string dir = "/flakeid/" + options_.name_space + "/segments";
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    for (const std::string& name : s_->session.children(dir)) {
+      const std::string path = dir + "/" + name;
+      const auto node = s_->session.get(path);
+      if (!node) continue;
+      const auto nl = node->first.find('\n');
+      if (nl == std::string::npos) continue;
+      const auto idle =
+          detail::parse_decimal<std::int64_t>(std::string_view(node->first).substr(nl + 1));
+      if (idle && node->second.mtime + *idle < now)
+        (void)s_->session.remove(path, node->second.version);
+    }
+  }
 
   /// Runs `f` until it answers; a lost answer is tried again (after 20 ms, doubling up to
   /// 500 ms) until `io_timeout` has passed since the call began. `f` must be safe to repeat:
@@ -503,7 +555,9 @@ class zookeeper_distributor {
   static constexpr std::chrono::milliseconds max_pause{500};
 
   std::uint64_t value_of(const std::string& text, const std::string& what) const {
-    if (const auto v = detail::parse_decimal<std::uint64_t>(text)) return *v;
+    if (const auto v =
+            detail::parse_decimal<std::uint64_t>(std::string_view(text).substr(0, text.find('\n'))))
+      return *v;
     throw segment_store_error(name_, key_,
                               what + ": node " + path_ + " holds '" + text + "', not a counter");
   }
@@ -513,6 +567,7 @@ class zookeeper_distributor {
   std::string key_;
   std::string name_;
   std::string path_;
+  std::int64_t idle_ms_ = 0;  // 0: the counter never expires
   std::unique_ptr<state> s_;
 };
 
