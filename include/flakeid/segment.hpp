@@ -16,7 +16,8 @@
 ///                                  never called while a prefetched segment is left.
 ///   grouped_segment_generator<D,C> a counter per day, month or year (`orders@20250318`) that
 ///                                  restarts at 1 in every period: business numbers like
-///                                  `20250318-0001`.
+///                                  `20250318-0001`; old periods' counters expire
+///                                  (`expiring_segment_distributor`).
 ///
 /// Every store offers distributors (`store.distributor(key)`): `store/memory.hpp` and
 /// `store/file.hpp` in the core, `adapters/redis.hpp` and `adapters/postgres.hpp` with their own
