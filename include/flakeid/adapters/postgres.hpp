@@ -47,7 +47,7 @@
 ///     CREATE TABLE "flakeid_segment_<ns>" (
 ///       key         text PRIMARY KEY,
 ///       last_max_id bigint NOT NULL CHECK (last_max_id >= 0),
-///       expires_at  timestamptz);  -- added to older tables on first use; NULL: never
+///       expires_at  timestamptz);  -- NULL: never
 ///
 /// A call is one statement, so one transaction; the row lock makes it atomic, and a missing row
 /// counts from 0:
@@ -57,8 +57,8 @@
 ///     RETURNING last_max_id
 ///
 /// A counter that may expire (`expire_after`, used for the periods of a grouped counter) has
-/// `expires_at = now() + idle` set by the same statement; a distributor's first such call
-/// deletes the rows whose `expires_at` has passed.
+/// `expires_at = now() + idle` set by the same statement; a distributor's first such call adds
+/// the column to an older table and deletes the rows whose `expires_at` has passed.
 ///
 /// The counter is durable once the statement commits (with the server's default
 /// `synchronous_commit = on`). `bigint` caps it at 2^63 - 1.
@@ -283,10 +283,7 @@ class postgres_distributor {
           {key_.c_str(), s.c_str()}, what);
       return value_of(r.get(), what);
     }
-    if (!s_->swept) {
-      (void)exec("DELETE FROM " + table_ + " WHERE expires_at < now()", {}, what);
-      s_->swept = true;
-    }
+    ensure_expiry(what);
     const std::string idle = std::to_string(idle_ms_);
     const detail::pg_result r =
         exec("INSERT INTO " + table_ +
@@ -336,7 +333,7 @@ class postgres_distributor {
     std::mutex mutex;  // one request at a time on the connection
     detail::postgres_connection conn;
     bool table_ready = false;
-    bool swept = false;  // the expired rows were deleted once
+    bool expiry_ready = false;  // the table has `expires_at`, and its expired rows were deleted
   };
 
   detail::pg_result exec(const std::string& sql, const std::vector<const char*>& params,
@@ -350,11 +347,26 @@ class postgres_distributor {
         "BEGIN; SELECT pg_advisory_xact_lock(7079434571962427439); "
         "CREATE TABLE IF NOT EXISTS " +
             table_ +
-            " (key text PRIMARY KEY, last_max_id bigint NOT NULL CHECK (last_max_id >= 0));"
-            " ALTER TABLE " +
-            table_ + " ADD COLUMN IF NOT EXISTS expires_at timestamptz; COMMIT;",
+            " (key text PRIMARY KEY, last_max_id bigint NOT NULL CHECK (last_max_id >= 0),"
+            " expires_at timestamptz); COMMIT;",
         {}, what);
     s_->table_ready = true;
+  }
+
+  /// A table made before counters could expire gets `expires_at` (altered only when it lacks
+  /// the column, since `ALTER TABLE` needs the table's owner and locks it whole); then the
+  /// expired rows are deleted. Once per distributor.
+  void ensure_expiry(const std::string& what) {
+    if (s_->expiry_ready) return;
+    const detail::pg_result r = exec(
+        "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = "
+        "'expires_at' AND NOT attisdropped",
+        {table_.c_str()}, what);
+    if (value_of(r.get(), what) == 0)
+      (void)exec("ALTER TABLE " + table_ + " ADD COLUMN IF NOT EXISTS expires_at timestamptz", {},
+                 what);
+    (void)exec("DELETE FROM " + table_ + " WHERE expires_at < now()", {}, what);
+    s_->expiry_ready = true;
   }
 
   std::uint64_t value_of(const PGresult* r, const std::string& what) const {

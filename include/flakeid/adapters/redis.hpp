@@ -302,7 +302,8 @@ class redis_distributor {
   }
 
   /// From now on every `next_max_id` also lets the key expire `idle` after it (Redis drops it
-  /// then). Throws `invalid_option_error` below 1 ms.
+  /// then). Not to be called while another thread uses this distributor. Throws
+  /// `invalid_option_error` below 1 ms.
   void expire_after(std::chrono::milliseconds idle) {
     detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
     idle_ms_ = idle.count();

@@ -189,7 +189,8 @@ class memory_distributor {
   }
   /// From now on every `next_max_id` also lets the store drop the counter `idle` after it,
   /// once no distributor of it is left (the next `distributor()` call of the store drops it).
-  /// Throws `invalid_option_error` below 1 ms.
+  /// Not to be called while another thread uses this distributor. Throws
+  /// `invalid_option_error` below 1 ms.
   void expire_after(std::chrono::milliseconds idle) {
     detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
     idle_ = idle;
