@@ -95,6 +95,15 @@ class lease_store_error : public worker_id_error {
   using worker_id_error::worker_id_error;
 };
 
+/// A lease named an instance (`lease_options::instance`) whose worker id another live process
+/// holds: two processes may not share an instance name. The message names the instance, the
+/// id, the namespace and the store, e.g. `flakeid: instance 'orders-7' already holds worker id 3
+/// in namespace orders through another lease that is still renewing it (redis 127.0.0.1:6379)`.
+class instance_in_use_error : public worker_id_error {
+ public:
+  using worker_id_error::worker_id_error;
+};
+
 /// The worker-id lease behind a generator expired or could not be renewed in time, so the
 /// generator refuses to mint rather than risk sharing its worker id.
 class lease_lost_error : public std::runtime_error {

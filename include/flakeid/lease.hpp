@@ -31,6 +31,13 @@
 /// - A store that may have lost its memory (a server restarted without persistence, a lease
 ///   file deleted) says so with `lost_memory_at`: then the claimer also waits one `ttl` plus
 ///   `safe_guard` from that moment, long enough for any holder it forgot to reach its deadline.
+/// - Stable instances (`lease_options::instance`): the store records, with each id, the instance
+///   of the holder that claimed it last (or none). A claim that names an instance takes the id
+///   recorded for it when that id is free (released or expired), however recent its deadline;
+///   when another holder holds it, the claim takes nothing and says so, and the engine watches:
+///   a renewal (the recorded deadline rises) means a live twin and `instance_in_use_error`, the
+///   record running out means a dead one, whose id it then takes. One claim step finds or
+///   records an instance, so two claimers of one name never record it on two ids.
 ///
 /// The fence is a time fence (`lease_fence`): the generator compares the timestamp of every ID
 /// with the holder's deadline, on the very clock reading that goes into the ID. The deadline
@@ -132,6 +139,15 @@ struct lease_options {
   /// expired plus `safe_guard`) before its "no free worker id" error, on this lease's clock.
   /// 0: fail at once.
   std::chrono::milliseconds wait_for_id{0};
+  /// This process's stable name (a pod name, `host:port`; 1 to 128 letters, digits, '.', '_',
+  /// '-', ':' or '@'), recorded with the id it holds; empty: none. A lease that names an
+  /// instance takes that instance's id again: at once when it was released (minting above its
+  /// last timestamp plus `safe_guard`), and when its holder died as soon as the store lets it go
+  /// (at most `ttl + safe_guard` after the last renewal, about as long as the new holder would
+  /// wait for the old deadline anyway). A holder of the same name that is still alive (it renews
+  /// while this lease watches, or the store knows it lives) makes `acquire` throw
+  /// `instance_in_use_error`. An instance without an id yet claims as usual and records its name.
+  std::string instance;
   /// Reads the time the generator mints with (empty: the system clock).
   std::function<lease_time()> now;
   /// Deprecated (use `now`; removed in the next minor release): the same in Unix ms. Used
@@ -169,6 +185,13 @@ struct claim_request {
   /// clock. `lease_time::max()` when `count` is 1: with no other id to take, nothing is skipped
   /// and the lease refuses a record too far ahead with `clock_backwards_error`.
   lease_time skip_above = lease_time::max();
+  /// The claimer's instance (`lease_options::instance`); empty: none. The store first looks for
+  /// the id recorded for this instance. Free (released or expired), it is taken whatever its
+  /// deadline (`settled` and `skip_above` do not apply) and `lease_claim::own_instance` is set.
+  /// Held by another holder, nothing is claimed and the answer has `held_by_instance`. When no
+  /// id is recorded for it, the claim goes as usual and records the instance with the id taken
+  /// (an id has at most one instance; taking another instance's free id moves the record).
+  std::string instance;
 };
 
 /// The id a store handed out, with what the claimer must wait for.
@@ -181,6 +204,14 @@ struct lease_claim {
   /// a file deleted); empty: not recently. The claimer then waits until this plus
   /// `ttl + safe_guard`.
   std::optional<lease_time> lost_memory_at;
+  /// The id is the one recorded for the claim's instance (taken whatever its deadline).
+  bool own_instance = false;
+  /// The claim's instance is recorded on `id`, which another holder holds: nothing was
+  /// claimed. `last` is that holder's recorded deadline; its renewals raise it.
+  bool held_by_instance = false;
+  /// With `held_by_instance`: the store knows that holder is alive (a `flock` held, a holder in
+  /// this process), so the claimer refuses at once instead of watching for a renewal.
+  bool holder_alive = false;
 };
 
 /// The answer to a renewal.
@@ -211,6 +242,14 @@ class lease_store {
 class lease;
 
 namespace detail {
+
+/// Whether `name` can be a lease's instance: 1 to 128 letters, digits, '.', '_', '-', ':' or '@'.
+[[nodiscard]] constexpr bool valid_instance(std::string_view name) noexcept {
+  return !name.empty() && name.size() <= 128 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-' || c == ':' || c == '@';
+  });
+}
 
 /// A token that names this holder in the store: host, pid and 64 random bits.
 inline std::string make_holder_token() {
@@ -335,6 +374,10 @@ class lease {
       throw invalid_option_error("flakeid: lease wait_for_id of " +
                                  std::to_string(opt_.wait_for_id.count()) +
                                  " ms is negative: use 0 or more");
+    if (!opt_.instance.empty() && !detail::valid_instance(opt_.instance))
+      throw invalid_option_error(
+          "flakeid: lease instance '" + opt_.instance +
+          "' is invalid: use 1 to 128 letters, digits, '.', '_', '-', ':' or '@'");
     if (opt_.margin.count() <= 0) opt_.margin = opt_.ttl / 5;
     if (opt_.margin >= opt_.ttl * 2 / 3)
       throw invalid_option_error("flakeid: lease margin of " + std::to_string(opt_.margin.count()) +
@@ -378,8 +421,10 @@ class lease {
     claim_request req;
     req.count = id_count;
     req.holder = holder_;
+    req.instance = opt_.instance;
     std::optional<lease_claim> c;
     const lease_time give_up = opt_.now() + opt_.wait_for_id;
+    instance_watch watch;
     for (;;) {
       req.now = opt_.now();
       req.deadline = req.now + (opt_.ttl - opt_.margin);
@@ -388,6 +433,14 @@ class lease {
       {
         std::lock_guard io(io_m_);
         c = store_->claim(req);
+      }
+      if (c && c->held_by_instance) {
+        // The instance's id is held: wait for it to come free, unless its holder shows it lives.
+        watch.check(*this, *c, req.now);
+        lk.unlock();
+        opt_.sleep(std::max(std::chrono::milliseconds{1}, (opt_.ttl + opt_.safe_guard) / 20));
+        lk.lock();
+        continue;
       }
       if (c || req.now >= give_up) break;
       // Every id is held: try again, each tenth of the time an id takes to come free.
@@ -426,7 +479,10 @@ class lease {
     const std::chrono::milliseconds ahead =
         after_record ? *after_record - opt_.now() + std::chrono::milliseconds{1}
                      : std::chrono::milliseconds{0};
-    if (ahead > opt_.max_wait) {
+    // The instance's own id is waited for as long as its holder's last deadline can lie ahead.
+    const std::chrono::milliseconds may_wait =
+        c->own_instance ? opt_.max_wait + opt_.ttl + opt_.safe_guard : opt_.max_wait;
+    if (ahead > may_wait) {
       try {
         std::lock_guard io(io_m_);
         store_->release(id_, holder_, *previous_last_);
@@ -438,7 +494,7 @@ class lease {
                                       std::to_string(ahead.count()) +
                                       " ms ahead of this clock (safe_guard included); the lease "
                                       "waits up to " +
-                                      std::to_string(opt_.max_wait.count()) + " ms",
+                                      std::to_string(may_wait.count()) + " ms",
                                   ahead);
     }
     claimed_ = true;
@@ -471,7 +527,8 @@ class lease {
       cv_.wait(lk, [&] { return !renew_now_ || stop_; });
       lk.unlock();
     }
-    notify(lease_event::acquired, "worker id " + std::to_string(id_) + " (" + where() + ")");
+    notify(lease_event::acquired, "worker id " + std::to_string(id_) + instance_text() + " (" +
+                                      where() + ")");
     return id_;
   }
 
@@ -485,7 +542,8 @@ class lease {
     a.node = detail::node_of(l, n);
     a.not_after_unix_ms = detail::unix_ms_or_min(not_after());
     a.fence = fence_;
-    a.source = "lease " + where() + " namespace " + opt_.name_space + " id " + std::to_string(n);
+    a.source = "lease " + where() + " namespace " + opt_.name_space + " id " + std::to_string(n) +
+               (opt_.instance.empty() ? std::string() : " instance " + opt_.instance);
     return a;
   }
 
@@ -584,6 +642,42 @@ class lease {
   void notify(lease_event e, const std::string& detail) const {
     if (opt_.on_event) opt_.on_event(e, detail);
   }
+
+  /// " (instance <name>)", or nothing without an instance.
+  [[nodiscard]] std::string instance_text() const {
+    return opt_.instance.empty() ? std::string() : " (instance " + opt_.instance + ")";
+  }
+
+  /// What `acquire` saw of the holder of its instance's id while waiting for the id.
+  struct instance_watch {
+    bool seen = false;
+    lease_time first{};  // the holder's deadline when first seen
+    lease_time until{};  // by then the id must be free or renewed
+
+    /// Throws `instance_in_use_error` when the holder in `c` is alive: the store says so, or its
+    /// deadline rose since the first look (a renewal). A holder that neither renews nor lets go
+    /// within twice `ttl + safe_guard` is taken to be alive as well.
+    void check(const lease& l, const lease_claim& c, lease_time now) {
+      const lease_time last = c.last.value_or(lease_time::min());
+      const auto refuse = [&](const std::string& why) {
+        throw instance_in_use_error("flakeid: instance '" + l.opt_.instance +
+                                    "' already holds worker id " + std::to_string(c.id) +
+                                    " in namespace " + l.opt_.name_space +
+                                    " through another lease that " + why + " (" + l.where() + ")");
+      };
+      if (c.holder_alive) refuse("is alive");
+      if (!seen) {
+        seen = true;
+        first = last;
+        until = now + 2 * (l.opt_.ttl + l.opt_.safe_guard);
+        return;
+      }
+      if (last > first) refuse("is still renewing it");
+      if (now >= until)
+        refuse("has neither renewed nor let it go in " +
+               std::to_string((2 * (l.opt_.ttl + l.opt_.safe_guard)).count()) + " ms");
+    }
+  };
 
   void renew_loop() {
     const auto interval = opt_.ttl / 3;

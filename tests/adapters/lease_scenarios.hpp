@@ -591,4 +591,183 @@ void store_forgets(Backend& b, Forget forget) {
   EXPECT_GT(b_ids.front(), a_ids.back());
 }
 
+// ---- stable instances (lease_options::instance) --------------------------------------------
+
+/// Options for the instance scenarios. The ttl is long next to the renewal interval (ttl / 3),
+/// so a holder shows it is alive to a watcher long before its record could expire.
+inline flakeid::lease_options instance_options(const std::string& ns, const std::string& instance) {
+  auto o = quick_options(ns);
+  o.ttl = 3000ms;
+  o.safe_guard = 300ms;
+  o.instance = instance;
+  return o;
+}
+
+/// The beginning of every `instance_in_use_error` for instance `name` on id `id`.
+inline std::string in_use_prefix(const std::string& name, std::uint64_t id, const std::string& ns) {
+  return "flakeid: instance '" + name + "' already holds worker id " + std::to_string(id) +
+         " in namespace " + ns + " through another lease that ";
+}
+
+/// An instance that released its id takes the same id again at once, although the id was let
+/// go less than `safe_guard` ago (a lease without an instance takes another one), and mints
+/// above every ID of its previous run. Another instance takes another id.
+template <class Backend>
+void instance_takes_its_released_id_again(Backend& b) {
+  const std::string ns = unique_ns("inst");
+  auto plain = instance_options(ns, "");
+  plain.safe_guard = 5000ms;  // the released id stays unsettled for the whole test
+  auto named = plain;
+  named.instance = "pod-a.orders:8080";
+  std::vector<std::unique_ptr<flakeid::lease>> others;
+  others.push_back(b.make(plain));
+  const std::uint64_t other_id = others.back()->acquire(8);
+  auto first = b.make(named);
+  const std::uint64_t id = first->acquire(8);
+  EXPECT_NE(id, other_id);
+  std::uint64_t last = 0;
+  {
+    wall_gen gen{held(*first)};
+    for (int i = 0; i < 1000; ++i) last = gen.next_id();
+  }
+  first.reset();  // released: the id records the last timestamp
+
+  others.push_back(b.make(plain));
+  EXPECT_NE(others.back()->acquire(8), id) << "a lease without an instance waits out safe_guard";
+  // The instance's next run takes its id at once and waits, on its own clock, for the last
+  // timestamp plus safe_guard to pass.
+  flakeid::manual_clock clk = clock_at_wall();
+  auto again_opt = named;
+  again_opt.use_clock(clk);
+  auto again = b.make(again_opt);
+  EXPECT_EQ(again->acquire(8), id);
+  EXPECT_GE(ms_or_min(again->previous_last()), ts_of(last));
+  EXPECT_GE(ms_or_min(again->not_after()), ms_or_min(again->previous_last()) + 5000);
+  manual_gen gen{held(*again), clk};
+  EXPECT_GT(gen.next_id(), last);
+
+  auto another = b.make(instance_options(ns, "pod-b"));
+  const std::uint64_t b_id = another->acquire(8);
+  EXPECT_NE(b_id, id);
+  EXPECT_NE(b_id, other_id);
+}
+
+/// An instance killed with SIGKILL: its next run takes the same id (not one of the free ids
+/// below it) as soon as the store lets the dead holder's record go, and mints above every ID the
+/// dead run minted.
+template <class Backend>
+void instance_takes_its_id_again_after_sigkill(Backend& b) {
+  const std::string ns = unique_ns("instk");
+  const auto named = instance_options(ns, "pod-k");
+  // Ids below the instance's are held while it claims, and free when it comes back.
+  auto plain = instance_options(ns, "");
+  std::vector<std::unique_ptr<flakeid::lease>> below;
+  for (int i = 0; i < 2; ++i) {
+    below.push_back(b.make(plain));
+    (void)below.back()->acquire(8);
+  }
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    std::uint64_t out[2] = {0, 0};
+    try {
+      auto l = b.make(named);
+      out[0] = l->acquire(8);
+      wall_gen gen{held(*l)};
+      for (int i = 0; i < 1000; ++i) out[1] = gen.next_id();
+      (void)!::write(fds[1], out, sizeof out);
+      ::pause();
+    } catch (...) {
+      (void)!::write(fds[1], out, sizeof out);
+    }
+    ::_exit(1);
+  }
+  reap_on_exit guard{child};
+  ::close(fds[1]);
+  std::uint64_t got[2] = {0, 0};
+  ASSERT_EQ(::read(fds[0], got, sizeof got), static_cast<ssize_t>(sizeof got));
+  ::close(fds[0]);
+  ASSERT_NE(got[1], 0U) << "the child could not mint";
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  guard.reaped();
+  below.clear();  // two lower ids come free
+
+  auto again = b.make(named);
+  EXPECT_EQ(again->acquire(8), got[0]);
+  EXPECT_GT(ms_or_min(again->previous_last()), ts_of(got[1]))
+      << "the recorded deadline covers every ID of the dead run";
+  wall_gen gen{held(*again)};
+  EXPECT_GT(gen.next_id(), got[1]);
+}
+
+/// A second lease with the name of a live instance is refused with `instance_in_use_error`;
+/// the holder keeps its id. On a machine so loaded that the holder could not renew before its
+/// record expired, the second lease may take the id over instead: then the holder is lost.
+template <class Backend>
+void a_live_twin_is_refused(Backend& b) {
+  const std::string ns = unique_ns("twin");
+  const auto named = instance_options(ns, "pod-t");
+  auto holder = b.make(named);
+  const std::uint64_t id = holder->acquire(8);
+  auto twin = b.make(named);
+  try {
+    const std::uint64_t took = twin->acquire(8);
+    EXPECT_EQ(took, id);
+    EXPECT_TRUE(holder->lost() || !holder->valid())
+        << "the twin took the id of a holder that kept it";
+  } catch (const flakeid::instance_in_use_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(in_use_prefix("pod-t", id, ns), 0), 0U) << e.what();
+    EXPECT_FALSE(holder->lost());
+    EXPECT_EQ(holder->id(), id);
+  }
+}
+
+/// Six leases with one instance name race: one holds the instance's id, every other one is
+/// refused with `instance_in_use_error` (or, on a machine too loaded for the winner to renew in
+/// time, took the id over from a winner that is now lost). Never do two hold it at once.
+template <class Backend>
+void twins_race_for_one_instance(Backend& b) {
+  const std::string ns = unique_ns("twins");
+  const auto named = instance_options(ns, "pod-r");
+  constexpr int n = 6;
+  std::vector<std::unique_ptr<flakeid::lease>> leases;
+  for (int i = 0; i < n; ++i) leases.push_back(b.make(named));
+  std::vector<std::string> result(n);
+  std::barrier start(n);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      try {
+        result[static_cast<std::size_t>(i)] =
+            "id " + std::to_string(leases[static_cast<std::size_t>(i)]->acquire(8));
+      } catch (const flakeid::instance_in_use_error& e) {
+        result[static_cast<std::size_t>(i)] = e.what();
+      } catch (const std::exception& e) {
+        result[static_cast<std::size_t>(i)] = std::string("unexpected: ") + e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  std::set<std::string> ids;
+  int holding = 0;
+  int refused = 0;
+  for (int i = 0; i < n; ++i) {
+    const std::string& r = result[static_cast<std::size_t>(i)];
+    if (r.rfind("id ", 0) == 0) {
+      ids.insert(r);
+      if (!leases[static_cast<std::size_t>(i)]->lost()) ++holding;
+    } else {
+      EXPECT_EQ(r.rfind("flakeid: instance 'pod-r' already holds worker id ", 0), 0U) << r;
+      ++refused;
+    }
+  }
+  EXPECT_EQ(ids.size(), 1U) << "every lease of the instance that took an id took the same one";
+  EXPECT_EQ(holding, 1) << "exactly one lease holds the instance's id";
+  EXPECT_GE(refused, 1);
+}
+
 }  // namespace flakeid_test

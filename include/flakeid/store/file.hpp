@@ -89,6 +89,11 @@ class file_lease_store final : public lease_store {
 
   std::optional<lease_claim> claim(const claim_request& r) override {
     open_dir();
+    unique_fd instances;  // held for the whole claim of an instance
+    if (!r.instance.empty()) {
+      instances = lock_instances();
+      if (std::optional<lease_claim> own = claim_own(r)) return own;
+    }
     const std::uint64_t count = r.count;
     // First pass: a free id whose previous deadline is settled; second pass: the free id with
     // the earliest deadline not too far ahead (the claimer waits for it).
@@ -128,7 +133,8 @@ class file_lease_store final : public lease_store {
     if (::fstatat(dir_fd_.get(), name_of(id).c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
         now.st_ino != held.st_ino || now.st_dev != held.st_dev)
       return renewal::taken;
-    write(it->second.fd.get(), later(read(it->second.fd.get()), deadline), id);
+    write(it->second.fd.get(), later(read(it->second.fd.get()), deadline), id,
+          it->second.instance);
     return renewal::held;
   }
 
@@ -136,8 +142,9 @@ class file_lease_store final : public lease_store {
     const auto it = held_.find(id);
     if (it == held_.end()) return;
     unique_fd fd = std::move(it->second.fd);
+    const std::string instance = std::move(it->second.instance);
     held_.erase(it);
-    write(fd.get(), last, id);  // closing `fd` drops the lock
+    write(fd.get(), last, id, instance);  // closing `fd` drops the lock
   }
 
   void abandon_after_fork() noexcept override {
@@ -152,6 +159,7 @@ class file_lease_store final : public lease_store {
   };
   struct held_file {
     unique_fd fd;
+    std::string instance;
   };
 
   [[nodiscard]] std::string name_of(std::uint64_t id) const { return lock_file_name(ns_, id); }
@@ -190,12 +198,70 @@ class file_lease_store final : public lease_store {
     dir_fd_ = std::move(d);
   }
 
-  /// Opens and locks id `id`'s file; an empty result when another process holds it or another
-  /// user made it unwritable.
-  opened open_lock(std::uint64_t id) {
+  /// Takes the lock of the namespace's instance records, `flakeid-<ns>.instances`, so that two
+  /// claims of one instance cannot both miss its record and record it on two ids.
+  unique_fd lock_instances() {
+    const std::string name = "flakeid-" + ns_ + ".instances";
+    int fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) fail("cannot open " + (dir_ / name).string());
+    unique_fd f(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) fail("cannot stat " + (dir_ / name).string());
+    if (st.st_uid == ::geteuid()) (void)::fchmod(fd, file_mode_);  // past the umask
+    if (!lock_file(fd, LOCK_EX)) fail("cannot lock " + (dir_ / name).string());
+    return f;
+  }
+
+  /// The id whose file records `r.instance`: taken when free, reported when held.
+  std::optional<lease_claim> claim_own(const claim_request& r) {
+    const std::uint64_t made = files_made();
+    for (std::uint64_t id = 0; id < r.count && id < made; ++id) {
+      {
+        unique_fd peek = open_existing(id);
+        if (!peek || instance_of(peek.get()) != r.instance) continue;
+      }
+      opened f = open_lock(id, false);
+      if (!f.fd) {
+        // Locked by another lease: the instance's holder, unless the file changed meanwhile.
+        unique_fd peek = open_existing(id);
+        if (!peek || instance_of(peek.get()) != r.instance) continue;
+        lease_claim c;
+        c.id = id;
+        c.last = read(peek.get());
+        c.held_by_instance = true;
+        return c;
+      }
+      if (instance_of(f.fd.get()) != r.instance) continue;  // taken and let go meanwhile
+      const std::optional<lease_time> rec = read(f.fd.get());
+      lease_claim c = take(id, std::move(f), rec, r);
+      c.own_instance = true;
+      return c;
+    }
+    return std::nullopt;
+  }
+
+  /// How many lock files the namespace's marker says were ever made (0: none).
+  std::uint64_t files_made() const {
+    const std::string name = "flakeid-" + ns_ + ".namespace";
+    const unique_fd m(::openat(dir_fd_.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!m) return 0;
+    const std::int64_t made = read_number(m.get());
+    return made > 0 ? static_cast<std::uint64_t>(made) : 0;
+  }
+
+  /// Id `id`'s file opened for reading when it exists (and is not another user's, unreadable).
+  unique_fd open_existing(std::uint64_t id) const {
+    return unique_fd(::openat(dir_fd_.get(), name_of(id).c_str(),
+                              O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  }
+
+  /// Opens and locks id `id`'s file (creating it when missing and `create`); an empty result
+  /// when another process holds it, another user made it unwritable, or it is missing.
+  opened open_lock(std::uint64_t id, bool create = true) {
     const std::string name = name_of(id);
     opened f;
     int fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && !create) return {};
     if (fd < 0 && errno == ENOENT) {
       fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                     0666);
@@ -231,9 +297,9 @@ class file_lease_store final : public lease_store {
     c.id = id;
     c.last = rec;
     if (note_created(id, f.created)) c.lost_memory_at = r.now;
-    write(f.fd.get(), later(rec, r.deadline), id);
+    write(f.fd.get(), later(rec, r.deadline), id, r.instance);
     if (f.created && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_.string());
-    held_[id] = held_file{std::move(f.fd)};
+    held_[id] = held_file{std::move(f.fd), r.instance};
     return c;
   }
 
@@ -285,12 +351,36 @@ class file_lease_store final : public lease_store {
     return res.ec == std::errc{} ? static_cast<std::int64_t>(v) : INT64_MIN;
   }
 
-  /// Writes `value` and syncs it to the disk before returning.
-  static void write_raw(int fd, std::int64_t value, const std::string& path) {
+  /// Writes `value` (and, in a third column, `instance` when there is one) and syncs it to the
+  /// disk before returning.
+  static void write_raw(int fd, std::int64_t value, const std::string& path,
+                        std::string_view instance = {}) {
     char buf[64];
-    const int n = std::snprintf(buf, sizeof buf, "%20lld %20d\n", static_cast<long long>(value), 0);
-    if (!write_head_synced(fd, std::string_view(buf, static_cast<std::size_t>(n))))
-      fail("cannot write and sync " + path);
+    const int n = std::snprintf(buf, sizeof buf, "%20lld %20d", static_cast<long long>(value), 0);
+    std::string line(buf, static_cast<std::size_t>(n));
+    if (!instance.empty()) line.append(" ").append(instance);
+    line += '\n';
+    if (!write_head_synced(fd, line)) fail("cannot write and sync " + path);
+  }
+
+  /// The instance a lock file records (its first line's third column); empty: none.
+  static std::string instance_of(int fd) {
+    char buf[256] = {};
+    const ssize_t n = read_head(fd, buf, sizeof buf - 1);
+    const std::string_view head(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+    std::string_view line = head.substr(0, head.find('\n'));
+    for (int column = 0; column < 2; ++column) {  // skip the deadline and the second column
+      const std::size_t start = line.find_first_not_of(' ');
+      if (start == std::string_view::npos) return {};
+      const std::size_t end = line.find(' ', start);
+      if (end == std::string_view::npos) return {};
+      line.remove_prefix(end);
+    }
+    const std::size_t start = line.find_first_not_of(' ');
+    if (start == std::string_view::npos) return {};
+    line.remove_prefix(start);
+    line = line.substr(0, line.find(' '));
+    return valid_instance(line) ? std::string(line) : std::string();
   }
 
   /// The name of id `id`'s lock file in namespace `ns`.
@@ -305,8 +395,8 @@ class file_lease_store final : public lease_store {
   }
 
  private:
-  void write(int fd, lease_time value, std::uint64_t id) const {
-    write_raw(fd, unix_ms_of(value), path_of(id));
+  void write(int fd, lease_time value, std::uint64_t id, std::string_view instance) const {
+    write_raw(fd, unix_ms_of(value), path_of(id), instance);
   }
 
   std::filesystem::path dir_;

@@ -43,6 +43,7 @@ struct memory_lease_record {
   std::string holder;                                             ///< empty: released
   time busy_until = time::min();                                  ///< free from then on
   std::optional<time> deadline;  ///< every ID of its holders lies below it (empty: none yet)
+  std::string instance;          ///< the instance of its last holder (empty: none)
 };
 
 /// A counter of a memory store, and when it may be dropped (after `expire_after`).
@@ -81,7 +82,8 @@ namespace detail {
 
 /// The lease protocol over a memory store: an id is busy while its holder renews it (until
 /// `ttl + safe_guard` after the last renewal on the lease's clock) and for `safe_guard` after
-/// a release.
+/// a release. An instance's id held by another lease is held by a live holder: every holder
+/// of a memory store is in this process and lets go when it is destroyed.
 class memory_lease_store final : public lease_store {
  public:
   memory_lease_store(std::shared_ptr<memory_store_state> s, const lease_options& o)
@@ -97,6 +99,22 @@ class memory_lease_store final : public lease_store {
     std::lock_guard lk(s_->mutex);
     auto& ids = s_->leases[ns_];
     const lease_time now = now_();
+    if (!r.instance.empty()) {
+      for (auto& [id, rec] : ids) {
+        if (id >= r.count || rec.instance != r.instance) continue;
+        if (!rec.holder.empty() && rec.busy_until > now) {
+          lease_claim c;
+          c.id = id;
+          c.last = rec.deadline;
+          c.held_by_instance = true;
+          c.holder_alive = true;
+          return c;
+        }
+        lease_claim c = take(rec, id, r, now);
+        c.own_instance = true;
+        return c;
+      }
+    }
     // The lowest free id whose deadline is settled; else the free one with the earliest
     // deadline that is not too far ahead (the claimer waits for it).
     std::optional<std::uint64_t> best;
@@ -145,6 +163,7 @@ class memory_lease_store final : public lease_store {
     c.id = id;
     c.last = rec.deadline;
     rec.holder = r.holder;
+    rec.instance = r.instance;
     rec.busy_until = now + hold_;
     raise(rec, r.deadline);
     return c;
