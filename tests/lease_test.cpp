@@ -16,8 +16,10 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "adapters/expect_error.hpp"
 #include "adapters/lease_scenarios.hpp"
@@ -408,6 +410,176 @@ TEST(lease_test, rejects_bad_options) {
   EXPECT_THROW((flakeid::lease{std::make_unique<scripted_store>(), o}), std::invalid_argument);
 }
 
+// ---- stable instances, on a store the test scripts --------------------------------------
+
+/// A store whose only answer about the instance's id (5) is what the test sets: held by another
+/// holder (alive or not, its deadline `recorded`), or free.
+struct instance_store final : flakeid::lease_store {
+  struct state {
+    std::mutex m;
+    bool held = true;
+    bool alive = false;
+    std::int64_t recorded = INT64_MIN;
+    int claims = 0;
+    std::function<void(state&)> on_claim;  // runs at the start of every claim, locked
+  };
+  std::shared_ptr<state> s = std::make_shared<state>();
+  std::string where() const override { return "scripted"; }
+  std::optional<flakeid::lease_claim> claim(const flakeid::claim_request& r) override {
+    std::lock_guard lk(s->m);
+    ++s->claims;
+    if (s->on_claim) s->on_claim(*s);
+    flakeid::lease_claim c;
+    c.id = 5;
+    c.last = time_or_none(s->recorded);
+    if (s->held) {
+      c.held_by_instance = true;
+      c.holder_alive = s->alive;
+      return c;
+    }
+    c.own_instance = !r.instance.empty();
+    s->recorded = std::max(s->recorded, ms_or_min(r.deadline));
+    return c;
+  }
+  flakeid::renewal renew(std::uint64_t, const std::string&, flakeid::lease_time d) override {
+    std::lock_guard lk(s->m);
+    s->recorded = std::max(s->recorded, ms_or_min(d));
+    return flakeid::renewal::held;
+  }
+  void release(std::uint64_t, const std::string&, flakeid::lease_time last) override {
+    std::lock_guard lk(s->m);
+    s->recorded = ms_or_min(last);
+  }
+};
+
+/// A lease of instance "pod-1" on an `instance_store`, on a manual clock at the wall's time.
+struct instance_lease {
+  std::unique_ptr<instance_store> store = std::make_unique<instance_store>();
+  std::shared_ptr<instance_store::state> s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  std::int64_t t0 = ms_of(clk);
+  std::optional<flakeid::lease> l;
+
+  instance_lease() {
+    auto o = engine_options();  // ttl 300 ms, safe_guard 100 ms: watched for 800 ms at most
+    o.instance = "pod-1";
+    {
+      std::lock_guard lk(s->m);
+      s->recorded = t0 + 200;
+    }
+    l.emplace(std::move(store), o.use_clock(clk));
+  }
+  int claims() {
+    std::lock_guard lk(s->m);
+    return s->claims;
+  }
+};
+
+TEST(lease_instance_test, a_holder_the_store_knows_alive_is_refused_at_once) {
+  instance_lease t;
+  t.s->alive = true;
+  expect_error<flakeid::instance_in_use_error>(
+      [&] { (void)t.l->acquire(8); },
+      "flakeid: instance 'pod-1' already holds worker id 5 in namespace engine through another "
+      "lease that is alive (scripted)");
+  EXPECT_EQ(t.claims(), 1);
+  EXPECT_EQ(ms_of(t.clk), t.t0) << "nothing was waited for";
+}
+
+TEST(lease_instance_test, a_holder_that_renews_while_watched_is_a_live_twin) {
+  instance_lease t;
+  t.s->on_claim = [](instance_store::state& s) {
+    if (s.claims == 3) s.recorded += 100;  // the holder renewed between the second and third look
+  };
+  expect_error<flakeid::instance_in_use_error>(
+      [&] { (void)t.l->acquire(8); },
+      "flakeid: instance 'pod-1' already holds worker id 5 in namespace engine through another "
+      "lease that is still renewing it (scripted)");
+  EXPECT_EQ(t.claims(), 3);
+  EXPECT_EQ(ms_of(t.clk), t.t0 + 40) << "two looks apart by (ttl + safe_guard) / 20";
+  EXPECT_FALSE(t.l->deadline().has_value());
+}
+
+TEST(lease_instance_test, a_holder_that_lets_go_hands_its_id_to_the_instance) {
+  instance_lease t;
+  t.s->on_claim = [](instance_store::state& s) {
+    if (s.claims == 4) s.held = false;  // the dead holder's record ran out
+  };
+  EXPECT_EQ(t.l->acquire(8), 5U);
+  EXPECT_EQ(t.claims(), 4);
+  EXPECT_EQ(t.l->previous_last(), time_or_none(t.t0 + 200));
+  EXPECT_EQ(t.l->not_after(), time_or_none(t.t0 + 300));
+  EXPECT_GT(ms_of(t.clk), t.t0 + 300) << "and minted only above its deadline plus safe_guard";
+}
+
+TEST(lease_instance_test, the_own_id_is_waited_for_beyond_max_wait) {
+  // The previous run of the instance crashed right after a renewal: its deadline lies almost a
+  // ttl ahead, which, with safe_guard, is more than max_wait (100 ms here) ahead of this clock.
+  instance_lease t;
+  t.s->held = false;
+  {
+    std::lock_guard lk(t.s->m);
+    t.s->recorded = t.t0 + 250;
+  }
+  auto o = engine_options();
+  o.instance = "pod-1";
+  o.max_wait = 100ms;
+  auto store = std::make_unique<instance_store>();
+  store->s = t.s;
+  flakeid::lease own{std::move(store), o.use_clock(t.clk)};
+  EXPECT_EQ(own.acquire(8), 5U);
+  EXPECT_EQ(own.not_after(), time_or_none(t.t0 + 350));
+  EXPECT_EQ(ms_of(t.clk), t.t0 + 351);
+
+  // Further ahead than max_wait + ttl + safe_guard (500 ms), the clock is behind: refused.
+  auto far = std::make_unique<instance_store>();
+  far->s->held = false;
+  far->s->recorded = ms_of(t.clk) + 600;
+  flakeid::lease behind{std::move(far), o.use_clock(t.clk)};
+  try {
+    (void)behind.acquire(8);
+    ADD_FAILURE() << "a record 700 ms ahead with safe_guard was accepted";
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_NE(std::string(e.what()).find("701 ms ahead of this clock (safe_guard included); the "
+                                         "lease waits up to 500 ms"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(lease_instance_test, a_holder_that_neither_renews_nor_lets_go_is_taken_as_alive) {
+  instance_lease t;
+  expect_error<flakeid::instance_in_use_error>(
+      [&] { (void)t.l->acquire(8); },
+      "flakeid: instance 'pod-1' already holds worker id 5 in namespace engine through another "
+      "lease that has neither renewed nor let it go in 800 ms (scripted)");
+  EXPECT_EQ(t.claims(), 41) << "one look each 20 ms for 800 ms";
+  EXPECT_EQ(ms_of(t.clk), t.t0 + 800);
+}
+
+TEST(lease_instance_test, names_are_checked_and_shown_in_events_and_the_source) {
+  for (const std::string& bad :
+       std::vector<std::string>{"a b", "x/y", "caf\xc3\xa9", std::string(129, 'p')}) {
+    auto o = engine_options();
+    o.instance = bad;
+    expect_error<flakeid::invalid_option_error>(
+        [&] { flakeid::lease l{std::make_unique<scripted_store>(), o}; },
+        "flakeid: lease instance '" + bad +
+            "' is invalid: use 1 to 128 letters, digits, '.', '_', '-', ':' or '@'");
+  }
+  auto o = engine_options();
+  o.instance = "svc@pod-7.orders:8080_" + std::string(106, 'x');  // 128 characters
+  std::vector<std::string> events;
+  o.on_event = [&](flakeid::lease_event e, const std::string& d) {
+    events.push_back(std::string(to_string(e)) + ": " + d);
+  };
+  flakeid::lease l{std::make_unique<scripted_store>(), o};
+  const flakeid::worker_assignment a = l.assign(flakeid::layouts::twitter);
+  EXPECT_EQ(a.source, "lease scripted namespace engine id 3 instance " + o.instance);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front(), "acquired: worker id 3 (instance " + o.instance + ") (scripted)");
+}
+
 static_assert(flakeid::worker_id_source<flakeid::lease>);
 static_assert(flakeid::worker_id_source<flakeid::file_lease>);
 static_assert(flakeid::worker_id_source<flakeid::clock_guard_file>);
@@ -512,6 +684,75 @@ TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
 TEST(file_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) {
   file_backend b;
   sigkill_holder(b);
+}
+
+TEST(file_lease_test, an_instance_takes_its_released_id_again) {
+  file_backend b;
+  instance_takes_its_released_id_again(b);
+}
+TEST(file_lease_test, an_instance_takes_its_id_again_after_sigkill) {
+  file_backend b;
+  instance_takes_its_id_again_after_sigkill(b);
+}
+TEST(file_lease_test, a_live_twin_instance_is_refused) {
+  file_backend b;
+  a_live_twin_is_refused(b);
+}
+TEST(file_lease_test, twins_race_for_one_instance) {
+  file_backend b;
+  twins_race_for_one_instance(b);
+}
+
+/// The first line of a lock file.
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+TEST(file_lease_test, the_lock_file_records_the_instance_and_a_plain_claim_clears_it) {
+  file_backend b;
+  flakeid::manual_clock clk = clock_at_wall();
+  auto o = quick_options("files");
+  o.use_clock(clk);
+  auto named = o;
+  named.instance = "pod-a:8080";
+  const std::string file0 = b.dir + "/flakeid-files-0.lease";
+  {
+    auto a = b.make(named);
+    ASSERT_EQ(a->acquire(2), 0U);
+    const std::string line = first_line(file0);
+    EXPECT_EQ(line.substr(20), " " + std::string(19, ' ') + "0 pod-a:8080") << line;
+    EXPECT_EQ(std::stoll(line.substr(0, 20)), ms_or_min(a->deadline()));
+  }
+  clk.advance(o.safe_guard + 1s);  // id 0 is settled: a lease without an instance takes it
+  auto plain = b.make(o);
+  ASSERT_EQ(plain->acquire(2), 0U);
+  EXPECT_EQ(first_line(file0).size(), 41U) << "no third column: the record was cleared";
+  // Instance pod-a has no id any more: it claims as usual instead of watching a stranger.
+  auto again = b.make(named);
+  EXPECT_EQ(again->acquire(2), 1U);
+  EXPECT_FALSE(again->previous_last().has_value());
+}
+
+TEST(file_lease_test, a_lock_file_of_an_older_version_has_no_instance) {
+  file_backend b;
+  auto named = quick_options("older");
+  named.instance = "pod-a";
+  // The line an older version writes (a deadline long past, and a second column of 0).
+  {
+    std::ofstream f(b.dir + "/flakeid-older-0.lease");
+    f << "       1700000000000                    0\n";
+  }
+  {
+    std::ofstream m(b.dir + "/flakeid-older.namespace");
+    m << "                   1                    0\n";
+  }
+  auto a = b.make(named);
+  EXPECT_EQ(a->acquire(4), 0U);
+  EXPECT_EQ(a->previous_last(), time_or_none(1700000000000));
+  EXPECT_EQ(first_line(b.dir + "/flakeid-older-0.lease").substr(41), " pod-a");
 }
 
 TEST(file_lease_test, restart_with_clock_moved_back_waits_or_refuses) {

@@ -103,6 +103,87 @@ TEST(memory_store_test, a_new_holder_waits_out_the_previous_deadline_plus_safe_g
   EXPECT_EQ(ts_of(gb.next_id()), t0 + 2502) << "the first ID lies above the old one plus the guard";
 }
 
+TEST(memory_store_test, an_instance_takes_its_released_id_again_at_once) {
+  auto clk = new_year();
+  const std::int64_t t0 = ms_of(clk);
+  flakeid::memory_store store;
+  auto named = slow_lease(clk);
+  named.instance = "pod-a";
+  auto a = store.lease(named);
+  auto b = store.lease(slow_lease(clk));
+  manual_gen ga{a, clk};
+  manual_gen gb{b, clk};
+  EXPECT_EQ(ga.node(), (flakeid::node_id{0, 0}));
+  EXPECT_EQ(ts_of(ga.next_id()), t0);
+  a.release();  // last timestamp t0 + 1
+
+  // Within safe_guard of the release a lease without an instance takes another id; instance
+  // pod-a takes its own at once and mints above the last timestamp plus safe_guard.
+  clk.advance(1s);
+  auto c = store.lease(slow_lease(clk));
+  manual_gen gc{c, clk};
+  EXPECT_EQ(gc.node(), (flakeid::node_id{0, 2}));
+  auto d = store.lease(named);
+  manual_gen gd{d, clk};
+  EXPECT_EQ(gd.node(), (flakeid::node_id{0, 0}));
+  EXPECT_EQ(d.previous_last(), at(t0 + 1));
+  EXPECT_EQ(d.not_after(), at(t0 + 2001));
+  EXPECT_EQ(ts_of(gd.next_id()), t0 + 2002);
+}
+
+TEST(memory_store_test, a_second_lease_of_a_live_instance_is_refused_at_once) {
+  auto clk = new_year();
+  const std::int64_t t0 = ms_of(clk);
+  flakeid::memory_store store{{.name_space = "orders"}};
+  auto named = slow_lease(clk);
+  named.instance = "pod-a";
+  auto a = store.lease(named);
+  EXPECT_EQ(a.acquire(4), 0U);
+  expect_error<flakeid::instance_in_use_error>(
+      [&] { (void)store.lease(named).acquire(4); },
+      "flakeid: instance 'pod-a' already holds worker id 0 in namespace orders through another "
+      "lease that is alive (memory store)");
+  EXPECT_EQ(ms_of(clk), t0) << "refused without waiting";
+  EXPECT_TRUE(a.valid());
+}
+
+TEST(memory_store_test, an_instance_takes_its_id_from_a_holder_whose_lease_ran_out) {
+  auto clk = new_year();
+  const std::int64_t t0 = ms_of(clk);
+  flakeid::memory_store store;
+  auto named = slow_lease(clk);  // ttl 60 s, safe_guard 2 s: deadline t0 + 48 s
+  named.instance = "pod-a";
+  auto a = store.lease(named);
+  manual_gen ga{a, clk};
+  (void)ga.next_id();
+  clk.advance(62s + 1ms);  // not renewed: the record ran out (ttl + safe_guard)
+  auto b = store.lease(named);
+  manual_gen gb{b, clk};
+  EXPECT_EQ(gb.node(), (flakeid::node_id{0, 0}));
+  EXPECT_EQ(b.previous_last(), at(t0 + 48'000));
+  EXPECT_EQ(ts_of(gb.next_id()), t0 + 62'001) << "the old deadline plus safe_guard is past";
+  EXPECT_THROW((void)ga.next_id(), flakeid::lease_lost_error);
+}
+
+TEST(memory_store_test, a_lease_without_an_instance_that_takes_the_id_clears_the_record) {
+  auto clk = new_year();
+  flakeid::memory_store store;
+  auto named = slow_lease(clk);
+  named.instance = "pod-a";
+  {
+    auto a = store.lease(named);
+    EXPECT_EQ(a.acquire(4), 0U);
+  }
+  clk.advance(3s);  // id 0 settled
+  auto plain = store.lease(slow_lease(clk));
+  EXPECT_EQ(plain.acquire(4), 0U);
+  // pod-a has no id now: it claims as usual instead of watching another holder.
+  auto again = store.lease(named);
+  EXPECT_EQ(again.acquire(4), 1U);
+  auto twin = store.lease(named);
+  EXPECT_THROW((void)twin.acquire(4), flakeid::instance_in_use_error) << "and records it there";
+}
+
 TEST(memory_store_test, all_ids_leased_is_a_worker_id_error_that_names_the_count) {
   auto clk = new_year();
   flakeid::memory_store store{{.name_space = "orders"}};

@@ -159,6 +159,10 @@ class memory_lease_store final : public lease_store {
 
   lease_claim take(memory_lease_record& rec, std::uint64_t id, const claim_request& r,
                    lease_time now) const {
+    if (!r.instance.empty()) {  // an instance is recorded on one id at most
+      for (auto& [other, o] : s_->leases[ns_])
+        if (o.instance == r.instance) o.instance.clear();
+    }
     lease_claim c;
     c.id = id;
     c.last = rec.deadline;
