@@ -43,6 +43,14 @@ TEST_F(postgres_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
 TEST_F(postgres_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
   restart_with_clock_back(b);
 }
+TEST_F(postgres_lease_test, instance_takes_its_released_id_again) {
+  instance_takes_its_released_id_again(b);
+}
+TEST_F(postgres_lease_test, instance_takes_its_id_again_after_sigkill) {
+  instance_takes_its_id_again_after_sigkill(b);
+}
+TEST_F(postgres_lease_test, a_live_twin_is_refused) { a_live_twin_is_refused(b); }
+TEST_F(postgres_lease_test, twins_race_for_one_instance) { twins_race_for_one_instance(b); }
 
 /// The same scenarios with a password and SSL (sslmode=verify-full, CA made at test time).
 class postgres_ssl_lease_test : public ::testing::Test {
@@ -78,6 +86,143 @@ TEST_F(postgres_lease_test, a_layout_with_22_worker_bits_adds_rows_as_they_are_u
   EXPECT_EQ(second.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 1}));
   EXPECT_EQ(b.server.query("SELECT count(*) FROM flakeid_lease_" + o.name_space + " WHERE id >= 0"),
             "2");
+}
+
+/// The first column of the first row `sql` answers ("" for none, "-" for NULL), on a
+/// connection of its own (the cluster's `query` keeps the output of earlier queries).
+std::string value_of(const postgres_cluster& server, const std::string& sql) {
+  flakeid::detail::postgres_connection raw{server.conninfo(), 30s, 30s};
+  const flakeid::detail::pg_result r = raw.exec(sql, {});
+  if (PQntuples(r.get()) == 0 || PQnfields(r.get()) == 0) return "";
+  return PQgetisnull(r.get(), 0, 0) != 0 ? "-" : PQgetvalue(r.get(), 0, 0);
+}
+
+/// `id=instance` for every row of namespace `ns`'s lease table, by id ('-' for none).
+std::string instances_of(const postgres_cluster& server, const std::string& ns) {
+  return value_of(server,
+                  "SELECT string_agg(id || '=' || coalesce(instance, '-'), ',' ORDER BY id) "
+                  "FROM \"flakeid_lease_" +
+                      ns + "\"");
+}
+
+TEST_F(postgres_lease_test, an_older_table_gets_the_instance_column_from_a_claim_that_names_one) {
+  const std::string ns = unique_ns("old");
+  const std::string table = "\"flakeid_lease_" + ns + "\"";
+  // The table as the previous version made it, long ago.
+  ASSERT_EQ(value_of(b.server,
+                     "CREATE TABLE " + table +
+                         " (id bigint PRIMARY KEY, holder text, last_unix_ms bigint, "
+                         "expires_at timestamptz NOT NULL DEFAULT '-infinity'); INSERT INTO " +
+                         table +
+                         " (id, expires_at) VALUES (-1, now() - interval '1 day'); SELECT 'made'"),
+            "made");
+  const std::string has_column =
+      "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('" + table +
+      "') AND attname = 'instance' AND NOT attisdropped";
+  auto plain = b.make(instance_options(ns, ""));
+  EXPECT_EQ(plain->acquire(8), 0U);
+  EXPECT_EQ(value_of(b.server, has_column), "0") << "a lease without an instance alters nothing";
+  const auto named_options = instance_options(ns, "pod-old");
+  auto named = b.make(named_options);
+  EXPECT_EQ(named->acquire(8), 1U);
+  EXPECT_EQ(value_of(b.server, has_column), "1");
+  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=-,1=pod-old");
+  named.reset();
+  auto again = b.make(named_options);
+  EXPECT_EQ(again->acquire(8), 1U) << "its released id, at once";
+  auto another = b.make(instance_options(ns, ""));
+  EXPECT_EQ(another->acquire(8), 2U);
+  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=-,1=pod-old,2=-");
+}
+
+TEST_F(postgres_lease_test, a_claim_records_its_instance_or_none_and_a_release_keeps_it) {
+  const std::string ns = unique_ns("rec");
+  auto named_options = instance_options(ns, "pod-x");
+  named_options.safe_guard = 300ms;
+  auto plain_options = named_options;
+  plain_options.instance.clear();
+  plain_options.wait_for_id = 60s;  // a bound for a busy machine: the id comes free after 300 ms
+  {
+    auto named = b.make(named_options);
+    EXPECT_EQ(named->acquire(1), 0U);
+    EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x");
+  }
+  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x") << "the release keeps the record";
+  {
+    // A lease without an instance takes the instance's free id: the record goes.
+    auto plain = b.make(plain_options);
+    EXPECT_EQ(plain->acquire(1), 0U);
+    EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=-");
+  }
+  auto named_options_waiting = named_options;
+  named_options_waiting.wait_for_id = 60s;
+  auto named = b.make(named_options_waiting);
+  EXPECT_EQ(named->acquire(1), 0U);
+  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x");
+}
+
+/// Six claims of one instance (the store's own, without the lease's watch) race in namespace
+/// `ns`: the first takes an id and records the instance, every other one finds it held.
+void six_claims_race(postgres_backend& b, const std::string& ns) {
+  const auto o = instance_options(ns, "pod-z");
+  constexpr int n = 6;
+  std::vector<std::unique_ptr<flakeid::detail::postgres_lease_store>> stores;
+  for (int i = 0; i < n; ++i)
+    stores.push_back(
+        std::make_unique<flakeid::detail::postgres_lease_store>(b.server.conninfo(), o));
+  std::vector<std::optional<flakeid::lease_claim>> claims(n);
+  std::vector<std::string> errors(n);
+  std::barrier start(n);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      const auto k = static_cast<std::size_t>(i);
+      flakeid::claim_request q;
+      q.count = 8;
+      q.holder = "holder-" + std::to_string(i);
+      q.now = flakeid::detail::system_lease_time();
+      q.deadline = q.now + 2000ms;
+      q.instance = "pod-z";
+      start.arrive_and_wait();
+      try {
+        claims[k] = stores[k]->claim(q);
+      } catch (const std::exception& e) {
+        errors[k] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  int taken = 0;
+  std::set<std::uint64_t> ids;
+  for (int i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    ASSERT_EQ(errors[k], "");
+    ASSERT_TRUE(claims[k].has_value());
+    ids.insert(claims[k]->id);
+    if (!claims[k]->held_by_instance) {
+      ++taken;
+    } else {
+      EXPECT_TRUE(claims[k]->last.has_value()) << "the holder's deadline";
+    }
+  }
+  EXPECT_EQ(taken, 1);
+  EXPECT_EQ(ids.size(), 1U);
+  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-z");
+}
+
+TEST_F(postgres_lease_test, six_claims_of_one_instance_record_it_on_one_id) {
+  six_claims_race(b, unique_ns("six"));
+}
+
+TEST_F(postgres_lease_test, six_claims_of_one_instance_on_an_older_table_add_the_column_once) {
+  const std::string ns = unique_ns("sixold");
+  const std::string table = "\"flakeid_lease_" + ns + "\"";
+  ASSERT_EQ(value_of(b.server, "CREATE TABLE " + table +
+                                   " (id bigint PRIMARY KEY, holder text, last_unix_ms bigint, "
+                                   "expires_at timestamptz NOT NULL DEFAULT '-infinity'); "
+                                   "INSERT INTO " +
+                                   table + " (id, expires_at) VALUES (-1, now()); SELECT 'made'"),
+            "made");
+  six_claims_race(b, ns);
 }
 
 TEST(postgres_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {

@@ -60,6 +60,14 @@ TEST_F(redis_lease_test, restarted_without_persistence_no_duplicate) {
 TEST_F(redis_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
   restart_with_clock_back(b);
 }
+TEST_F(redis_lease_test, instance_takes_its_released_id_again) {
+  instance_takes_its_released_id_again(b);
+}
+TEST_F(redis_lease_test, instance_takes_its_id_again_after_sigkill) {
+  instance_takes_its_id_again_after_sigkill(b);
+}
+TEST_F(redis_lease_test, a_live_twin_is_refused) { a_live_twin_is_refused(b); }
+TEST_F(redis_lease_test, twins_race_for_one_instance) { twins_race_for_one_instance(b); }
 
 #if defined(FLAKEID_REDIS_TLS)
 /// The same scenarios over TLS (CA and certificate made at test time).
@@ -76,6 +84,7 @@ TEST_F(redis_tls_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40
 TEST_F(redis_tls_lease_test, refuses_while_server_is_down_and_resumes) {
   server_outage(b, true, /*record_may_expire=*/true);
 }
+TEST_F(redis_tls_lease_test, a_live_twin_is_refused) { a_live_twin_is_refused(b); }
 #endif
 
 TEST_F(redis_lease_test, assigns_datacenter_and_worker_from_the_layout) {
@@ -96,6 +105,109 @@ TEST_F(redis_lease_test, namespaces_do_not_share_ids) {
   flakeid::redis_lease c{b.server.address(), p};
   EXPECT_EQ(a.acquire(1), 0U);
   EXPECT_EQ(c.acquire(1), 0U);
+}
+
+/// The keys of namespace `ns` on the test's server, read and written directly.
+struct raw_keys {
+  raw_keys(const redis_backend& b, const std::string& ns)
+      : conn{b.server.options(), 10s, 10s}, prefix{"flakeid:{" + ns + "}:"} {}
+  /// The value of `key` (under the prefix), "(nil)" when it does not exist.
+  std::string get(const std::string& key) {
+    const auto r = conn.command({"GET", prefix + key});
+    return r->type == REDIS_REPLY_STRING ? std::string(r->str, r->len) : "(nil)";
+  }
+  void set(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"SET", prefix + args.at(0)};
+    argv.insert(argv.end(), args.begin() + 1, args.end());
+    (void)conn.command(argv);
+  }
+  long long pttl(const std::string& key) { return conn.command({"PTTL", prefix + key})->integer; }
+  flakeid::detail::redis_connection conn;
+  std::string prefix;
+};
+
+/// What a claim records: `inst:<id>` and the index `instance:<name>`, without expiry. A
+/// release keeps them, a claim of another instance moves them, a claim without an instance
+/// deletes them.
+TEST_F(redis_lease_test, records_the_instance_with_its_id_and_moves_or_clears_it) {
+  const std::string ns = unique_ns("instrec");
+  raw_keys raw{b, ns};
+  auto plain = quick_options(ns);
+  plain.wait_for_id = 30s;  // each claim of the one id waits out the last release's safe_guard
+  auto a = plain;
+  a.instance = "pod-a";
+  auto c = plain;
+  c.instance = "pod-c";
+  {
+    auto l = b.make(a);
+    EXPECT_EQ(l->acquire(1), 0U);
+    EXPECT_EQ(raw.get("inst:0"), "pod-a");
+    EXPECT_EQ(raw.get("instance:pod-a"), "0");
+    EXPECT_EQ(raw.pttl("inst:0"), -1);
+    EXPECT_EQ(raw.pttl("instance:pod-a"), -1);
+  }
+  EXPECT_EQ(raw.get("worker:0"), "released");
+  EXPECT_EQ(raw.get("inst:0"), "pod-a") << "a release keeps the record";
+  EXPECT_EQ(raw.get("instance:pod-a"), "0");
+  {
+    auto l = b.make(c);
+    EXPECT_EQ(l->acquire(1), 0U);  // pod-a's free id: the record moves to pod-c
+    EXPECT_EQ(raw.get("inst:0"), "pod-c");
+    EXPECT_EQ(raw.get("instance:pod-c"), "0");
+    EXPECT_EQ(raw.get("instance:pod-a"), "(nil)");
+  }
+  {
+    auto l = b.make(plain);
+    EXPECT_EQ(l->acquire(1), 0U);
+    EXPECT_EQ(raw.get("inst:0"), "(nil)") << "a claim without an instance clears the record";
+    EXPECT_EQ(raw.get("instance:pod-c"), "(nil)");
+  }
+  auto l = b.make(a);
+  EXPECT_EQ(l->acquire(1), 0U);
+  EXPECT_EQ(raw.get("inst:0"), "pod-a");
+  EXPECT_EQ(raw.get("instance:pod-a"), "0");
+}
+
+/// An index entry that its id's `inst:<id>` does not confirm (keys lost or written by someone
+/// else), a malformed one, or one at an id beyond the claim's count is no record: the claim
+/// goes as usual (it is not refused or kept waiting for a stranger's id) and records the
+/// instance on the id it takes.
+TEST_F(redis_lease_test, an_index_entry_its_id_does_not_confirm_is_no_record) {
+  const std::string ns = unique_ns("instidx");
+  raw_keys raw{b, ns};
+  const std::string far =
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch() + 10min)
+                         .count());
+  // Id 2 is held by a stranger that recorded another instance; id 20 by one of pod-z.
+  raw.set({"worker:2", "stranger", "PX", "600000"});
+  raw.set({"last:2", far});
+  raw.set({"inst:2", "pod-other"});
+  raw.set({"instance:pod-x", "2"});
+  raw.set({"instance:pod-y", "x1"});
+  raw.set({"worker:20", "stranger", "PX", "600000"});
+  raw.set({"last:20", far});
+  raw.set({"inst:20", "pod-z"});
+  raw.set({"instance:pod-z", "20"});
+  auto named = [&](const std::string& instance) {
+    auto o = quick_options(ns);
+    o.instance = instance;
+    return b.make(o);
+  };
+  auto x = named("pod-x");
+  EXPECT_EQ(x->acquire(8), 0U);
+  EXPECT_EQ(raw.get("instance:pod-x"), "0");
+  EXPECT_EQ(raw.get("inst:0"), "pod-x");
+  EXPECT_EQ(raw.get("inst:2"), "pod-other") << "another instance's record stays";
+  auto y = named("pod-y");
+  EXPECT_EQ(y->acquire(8), 1U);
+  EXPECT_EQ(raw.get("instance:pod-y"), "1");
+  auto z = named("pod-z");
+  EXPECT_EQ(z->acquire(8), 3U);
+  EXPECT_EQ(raw.get("instance:pod-z"), "3");
+  EXPECT_EQ(raw.get("inst:3"), "pod-z");
+  EXPECT_EQ(raw.get("inst:20"), "(nil)") << "an instance is recorded on one id only";
+  EXPECT_EQ(raw.get("worker:20"), "stranger");
 }
 
 TEST(redis_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {

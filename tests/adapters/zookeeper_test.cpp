@@ -70,6 +70,14 @@ TEST_F(zookeeper_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
 TEST_F(zookeeper_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
   restart_with_clock_back(b);
 }
+TEST_F(zookeeper_lease_test, an_instance_takes_its_released_id_again) {
+  instance_takes_its_released_id_again(b);
+}
+TEST_F(zookeeper_lease_test, an_instance_takes_its_id_again_after_sigkill) {
+  instance_takes_its_id_again_after_sigkill(b);
+}
+TEST_F(zookeeper_lease_test, a_live_twin_is_refused) { a_live_twin_is_refused(b); }
+TEST_F(zookeeper_lease_test, twins_race_for_one_instance) { twins_race_for_one_instance(b); }
 TEST_F(zookeeper_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
   forty_processes_on_chains(b);
 }
@@ -179,6 +187,76 @@ TEST_F(zookeeper_lease_test, the_lease_is_an_ephemeral_node_and_the_deadline_a_p
   flakeid::detail::zookeeper_session peek{b.address(), std::chrono::seconds{30}};
   EXPECT_FALSE(peek.exists("/flakeid/" + o.name_space + "/held/0").has_value()) << "released";
   EXPECT_TRUE(peek.exists("/flakeid/" + o.name_space + "/last/0").has_value()) << "kept";
+}
+
+TEST_F(zookeeper_lease_test, an_id_records_its_instance_and_a_lease_without_one_clears_it) {
+  const auto named = instance_options(unique_ns("instrec"), "pod-z:80");
+  auto plain = named;
+  plain.instance.clear();
+  const std::string root = "/flakeid/" + named.name_space;
+  flakeid::detail::zookeeper_session peek{b.address(), std::chrono::seconds{30}};
+  const auto data = [&](const std::string& path) {
+    const auto n = peek.get(root + path);
+    return n ? n->first : std::string("<none>");
+  };
+  {
+    auto l = b.make(named);
+    EXPECT_EQ(l->acquire(1), 0U);
+    EXPECT_EQ(data("/instance/0"), "pod-z:80");
+    EXPECT_EQ(data("/instances/pod-z%3A80"), "0");
+  }
+  EXPECT_EQ(data("/held/0"), "<none>") << "released";
+  EXPECT_EQ(data("/instance/0"), "pod-z:80") << "a released id keeps its instance";
+  EXPECT_EQ(data("/instances/pod-z%3A80"), "0");
+  // A lease without an instance takes the id (after safe_guard) and clears its instance.
+  auto p = b.make(plain);
+  EXPECT_EQ(p->acquire(1), 0U);
+  EXPECT_EQ(data("/instance/0"), "");
+  // The index still names id 0, which no longer records the instance: the instance's next lease
+  // claims as usual (it is not refused as a twin of the lease without an instance) and moves it.
+  auto again = b.make(named);
+  EXPECT_EQ(again->acquire(2), 1U);
+  EXPECT_FALSE(p->lost());
+  EXPECT_EQ(data("/instance/0"), "");
+  EXPECT_EQ(data("/instance/1"), "pod-z:80");
+  EXPECT_EQ(data("/instances/pod-z%3A80"), "1");
+}
+
+TEST_F(zookeeper_lease_test, instances_claim_beside_nodes_of_the_previous_version) {
+  const std::string ns = unique_ns("instold");
+  const std::string root = "/flakeid/" + ns;
+  flakeid::detail::zookeeper_session peek{b.address(), std::chrono::seconds{30}};
+  // As the previous version left them: ids 0 and 1 with old deadlines, id 0 held, no instance
+  // nodes at all.
+  for (const std::string& p : {std::string("/flakeid"), root, root + "/held", root + "/last"})
+    (void)peek.create(p, "", 0);
+  ASSERT_TRUE(peek.create(root + "/last/0", "1000", 0));
+  ASSERT_TRUE(peek.create(root + "/last/1", "1000", 0));
+  ASSERT_TRUE(peek.create(root + "/held/0", "old-holder", ZOO_EPHEMERAL));
+  const auto data = [&](const std::string& path) {
+    const auto n = peek.get(root + path);
+    return n ? n->first : std::string("<none>");
+  };
+  auto v = b.make(instance_options(ns, "pod-v"));
+  EXPECT_EQ(v->acquire(8), 1U);
+  EXPECT_EQ(data("/instance/1"), "pod-v");
+  EXPECT_EQ(data("/instances/pod-v"), "1");
+  EXPECT_EQ(data("/instance/0"), "<none>");
+  // A lease without an instance writes no instance node.
+  auto plain = b.make(instance_options(ns, ""));
+  EXPECT_EQ(plain->acquire(8), 2U);
+  EXPECT_EQ(data("/instance/2"), "<none>");
+  // An index that is no id, and one naming an id recorded for another instance, are no record.
+  ASSERT_TRUE(peek.create(root + "/instances/pod-x", "x", 0));
+  ASSERT_TRUE(peek.create(root + "/instances/pod-w", "1", 0));
+  auto x = b.make(instance_options(ns, "pod-x"));
+  EXPECT_EQ(x->acquire(8), 3U);
+  EXPECT_EQ(data("/instances/pod-x"), "3");
+  auto w = b.make(instance_options(ns, "pod-w"));
+  EXPECT_EQ(w->acquire(8), 4U);
+  EXPECT_EQ(data("/instances/pod-w"), "4");
+  EXPECT_EQ(data("/instance/1"), "pod-v");
+  EXPECT_FALSE(v->lost());
 }
 
 TEST_F(zookeeper_segment_test, keys_are_one_node_each_and_count_from_zero) {

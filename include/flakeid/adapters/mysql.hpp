@@ -27,7 +27,10 @@
 ///       id           BIGINT NOT NULL PRIMARY KEY,  -- -1: the table's own row (expires_ms: created)
 ///       holder       VARCHAR(255) NULL,            -- the holder's token, NULL when released
 ///       last_unix_ms BIGINT NULL,                  -- the holder's deadline: its IDs lie below it
-///       expires_ms   BIGINT NOT NULL) ENGINE=InnoDB;  -- lease expiry
+///       expires_ms   BIGINT NOT NULL,              -- lease expiry
+///       instance     VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL
+///                                                  -- the last claimer's instance, NULL: none
+///     ) ENGINE=InnoDB;
 ///
 /// An id is free once `expires_ms + safe_guard <= now`. A claim reads the free ids in order of
 /// preference (deadline passed first, then the earliest deadline not too far ahead), then takes
@@ -35,8 +38,21 @@
 /// key, the conditions checked again) and records the claimer's deadline; when none is free it
 /// adds the next id (`INSERT IGNORE`), so the table grows with use. Two sessions never hold one
 /// id. A table created less than `ttl + safe_guard` ago makes the claimer wait that long.
-/// Renewal and release change the row only while `holder` is this lease's token. Failures
-/// throw `lease_store_error`.
+/// Renewal and release change the row only while `holder` is this lease's token.
+///
+/// Every claim records the claimer's `lease_options::instance` in `instance` (NULL without
+/// one); renewal and release keep it. A claim that names an instance first takes a named lock
+/// of its session (`GET_LOCK`, named after the database, the table and the instance; let go
+/// with `RELEASE_LOCK` or with the session), so claims of one instance take turns and never
+/// record it on two ids, while claims without an instance take no such lock. Under it, the
+/// row below the count that records the instance is read: when its lease was released or has
+/// expired (`expires_ms <= now`, without `safe_guard`) it is taken whatever its deadline, in a
+/// transaction that locks that row alone and checks it again; while another holder's lease
+/// runs the claim takes nothing and reports that holder's deadline; with no such row the claim
+/// goes as usual and records the instance. A table made before instances lacks the column: the
+/// first claim with an instance adds it (`ALTER TABLE`, run only when `information_schema`
+/// shows the column missing; a concurrent adder's error is forgiven once the column is there);
+/// until then claims without an instance record none. Failures throw `lease_store_error`.
 ///
 /// ## Segments (`store.distributor(key, table)`)
 ///
@@ -72,6 +88,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -113,63 +130,72 @@ inline std::optional<std::int64_t> mysql_number(const std::optional<std::string>
   return x;
 }
 
+/// Whether table `table` (unquoted) of the connection's database has column `column`. Throws
+/// `store_connection_error`.
+inline bool mysql_has_column(mysql_connection& conn, std::string_view table,
+                             std::string_view column) {
+  const mysql_answer a = conn.exec(
+      "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+      "AND TABLE_NAME = " +
+      mysql_literal(table) + " AND COLUMN_NAME = " + mysql_literal(column));
+  if (a.rows.size() != 1 || a.rows[0].size() != 1)
+    throw store_connection_error(conn.where() + ": unexpected answer about column " +
+                                 std::string(column) + " of " + std::string(table));
+  return mysql_number(a.rows[0][0], conn.where()).value_or(0) > 0;
+}
+
+/// Adds column `column` (`definition`: its type and the rest) to an older table `table`
+/// (unquoted) that lacks it. MySQL has no `ADD COLUMN IF NOT EXISTS`: the column is looked up
+/// first, and a concurrent adder's error is forgiven once the column is there. Throws
+/// `store_connection_error`.
+inline void mysql_add_column(mysql_connection& conn, std::string_view table,
+                             std::string_view column, std::string_view definition) {
+  if (mysql_has_column(conn, table, column)) return;
+  try {
+    (void)conn.exec("ALTER TABLE `" + std::string(table) + "` ADD COLUMN " + std::string(column) +
+                    " " + std::string(definition));
+  } catch (const store_connection_error&) {
+    if (!mysql_has_column(conn, table, column)) throw;
+  }
+}
+
 class mysql_lease_store final : public lease_store {
  public:
   mysql_lease_store(mysql_address a, const lease_options& o)
-      : table_("`flakeid_lease_" + o.name_space + "`"),
+      : name_("flakeid_lease_" + o.name_space),
+        table_("`" + name_ + "`"),
         ttl_ms_(std::to_string(o.ttl.count())),
         guard_ms_(std::to_string(o.safe_guard.count())),
         hold_ms_((o.ttl + o.safe_guard).count()),
+        lock_wait_s_(std::to_string(
+            (std::max<std::int64_t>(lease_io_timeout(o.io_timeout, o.ttl).count(), 1) + 999) /
+            1000)),
         conn_(std::move(a), o.connect_timeout, lease_io_timeout(o.io_timeout, o.ttl)) {}
 
   [[nodiscard]] std::string where() const override { return conn_.where(); }
 
   std::optional<lease_claim> claim(const claim_request& q) override {
     return lease_call([&]() -> std::optional<lease_claim> {
-      ensure_table();
-      const std::string n = std::to_string(q.count);
-      const std::string holder = mysql_literal(q.holder);
-      const std::string d = unix_ms_text(q.deadline);
-      const std::string settled = unix_ms_text(q.settled);
-      const std::string free = "id >= 0 AND id < " + n + " AND expires_ms + " + guard_ms_ +
-                               " <= " + mysql_now_ms + " AND (last_unix_ms IS NULL OR " +
-                               "last_unix_ms <= " + unix_ms_text(q.skip_above) + ")";
-      for (int attempt = 0; attempt < 100; ++attempt) {
-        // Candidates, best first, read without locks; each is then taken alone.
-        const mysql_answer c =
-            conn_.exec("SELECT id FROM " + table_ + " WHERE " + free +
-                       " ORDER BY (last_unix_ms IS NOT NULL AND last_unix_ms > " + settled +
-                       "), CASE WHEN last_unix_ms IS NULL OR last_unix_ms <= " + settled +
-                       " THEN 0 ELSE last_unix_ms END, id LIMIT 8");
-        for (const auto& row : c.rows) {
-          const std::string id = row.at(0).value_or("-1");
-          const mysql_answer t =
-              conn_.exec("START TRANSACTION; SELECT last_unix_ms FROM " + table_ +
-                         " WHERE id = " + id + " AND " + free + " FOR UPDATE SKIP LOCKED");
-          if (t.rows.empty()) {
-            (void)conn_.exec("ROLLBACK");
-            continue;
-          }
-          (void)conn_.exec("UPDATE " + table_ + " SET holder = " + holder +
-                           ", expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
-                           ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
-                           ") WHERE id = " + id + "; COMMIT");
-          return answer(id, mysql_number(t.rows[0].at(0), where()));
-        }
-        if (!c.rows.empty()) continue;  // all taken meanwhile: read again
-        // Nothing free: add the next id, unless every id below the count exists.
-        const mysql_answer m =
-            conn_.exec("SELECT COALESCE(MAX(id), -1) + 1 FROM " + table_ + " WHERE id >= 0");
-        const auto next = mysql_number(m.rows.at(0).at(0), where()).value_or(0);
-        if (next >= static_cast<std::int64_t>(q.count)) return std::nullopt;
-        const std::string id = std::to_string(next);
-        const mysql_answer ins = conn_.exec(
-            "INSERT IGNORE INTO " + table_ + " (id, holder, last_unix_ms, expires_ms) VALUES (" +
-            id + ", " + holder + ", " + d + ", " + mysql_now_ms + " + " + ttl_ms_ + ")");
-        if (ins.affected == 1) return answer(id, std::nullopt);
-        // Another session added the same id first: try again.
+      ensure_table(!q.instance.empty());
+      if (q.instance.empty()) return claim_free(q);
+      // Claims of one instance take turns (a named lock of the session, named after the
+      // database, the table and the instance), so that two of them cannot both miss its row
+      // and record it on two ids; claims without an instance take no such lock.
+      const std::string lock = "CONCAT('flakeid_', MD5(CONCAT(DATABASE(), '.', " +
+                               mysql_literal(name_) + ", '/', " + mysql_literal(q.instance) + ")))";
+      const mysql_answer got = conn_.exec("SELECT GET_LOCK(" + lock + ", " + lock_wait_s_ + ")");
+      if (got.rows.size() != 1 || got.rows[0].empty() || got.rows[0][0] != "1")
+        throw store_connection_error(where() + ": the lock of instance " + q.instance + " in " +
+                                     name_ + " was not granted within " + lock_wait_s_ + " s");
+      try {
+        std::optional<lease_claim> c = claim_own(q);
+        if (!c) c = claim_free(q);
+        (void)conn_.exec("DO RELEASE_LOCK(" + lock + ")");
+        return c;
+      } catch (...) {
+        conn_.reset();  // the server lets the lock go with the session
+        throw;
       }
-      return std::nullopt;
     });
   }
 
@@ -193,6 +219,100 @@ class mysql_lease_store final : public lease_store {
   }
 
  private:
+  /// The id recorded for `q.instance` (under the caller's lock): taken when free, whatever its
+  /// deadline; reported as held while its holder's lease runs; nothing when no id below the
+  /// count records the instance.
+  std::optional<lease_claim> claim_own(const claim_request& q) {
+    const std::string inst = mysql_literal(q.instance);
+    const std::string now = mysql_now_ms;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      const mysql_answer r =
+          conn_.exec("SELECT id, last_unix_ms, holder IS NOT NULL AND expires_ms > " + now +
+                     " FROM " + table_ + " WHERE id >= 0 AND id < " + std::to_string(q.count) +
+                     " AND instance = " + inst + " ORDER BY id LIMIT 1");
+      if (r.rows.empty()) return std::nullopt;
+      const std::string id = r.rows[0].at(0).value_or("-1");
+      if (r.rows[0].at(2) == "1") {
+        lease_claim c;
+        c.id = static_cast<std::uint64_t>(*mysql_number(id, where()));
+        if (const auto last = mysql_number(r.rows[0].at(1), where())) c.last = lease_time_of(*last);
+        c.held_by_instance = true;
+        return c;
+      }
+      // Free: take that row alone, the conditions checked again under its lock (a claim
+      // without the instance may have taken it meanwhile, or its holder renewed late).
+      const mysql_answer t =
+          conn_.exec("START TRANSACTION; SELECT last_unix_ms FROM " + table_ + " WHERE id = " + id +
+                     " AND instance = " + inst + " AND (holder IS NULL OR expires_ms <= " + now +
+                     ") FOR UPDATE");
+      if (t.rows.empty()) {
+        (void)conn_.exec("ROLLBACK");
+        continue;
+      }
+      const std::string d = unix_ms_text(q.deadline);
+      (void)conn_.exec("UPDATE " + table_ + " SET holder = " + mysql_literal(q.holder) +
+                       ", expires_ms = " + now + " + " + ttl_ms_ +
+                       ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
+                       ") WHERE id = " + id + "; COMMIT");
+      lease_claim c = answer(id, mysql_number(t.rows[0].at(0), where()));
+      c.own_instance = true;
+      return c;
+    }
+    return std::nullopt;
+  }
+
+  /// A free id as usual, recording `q.instance` on it (NULL without one) when the table has
+  /// the column.
+  std::optional<lease_claim> claim_free(const claim_request& q) {
+    const std::string n = std::to_string(q.count);
+    const std::string holder = mysql_literal(q.holder);
+    const std::string d = unix_ms_text(q.deadline);
+    const std::string settled = unix_ms_text(q.settled);
+    const std::string instance = q.instance.empty() ? "NULL" : mysql_literal(q.instance);
+    const std::string free = "id >= 0 AND id < " + n + " AND expires_ms + " + guard_ms_ +
+                             " <= " + mysql_now_ms + " AND (last_unix_ms IS NULL OR " +
+                             "last_unix_ms <= " + unix_ms_text(q.skip_above) + ")";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      // Candidates, best first, read without locks; each is then taken alone.
+      const mysql_answer c =
+          conn_.exec("SELECT id FROM " + table_ + " WHERE " + free +
+                     " ORDER BY (last_unix_ms IS NOT NULL AND last_unix_ms > " + settled +
+                     "), CASE WHEN last_unix_ms IS NULL OR last_unix_ms <= " + settled +
+                     " THEN 0 ELSE last_unix_ms END, id LIMIT 8");
+      for (const auto& row : c.rows) {
+        const std::string id = row.at(0).value_or("-1");
+        const mysql_answer t =
+            conn_.exec("START TRANSACTION; SELECT last_unix_ms FROM " + table_ +
+                       " WHERE id = " + id + " AND " + free + " FOR UPDATE SKIP LOCKED");
+        if (t.rows.empty()) {
+          (void)conn_.exec("ROLLBACK");
+          continue;
+        }
+        (void)conn_.exec("UPDATE " + table_ + " SET holder = " + holder +
+                         ", expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
+                         ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d + ")" +
+                         (instance_column_ ? ", instance = " + instance : std::string()) +
+                         " WHERE id = " + id + "; COMMIT");
+        return answer(id, mysql_number(t.rows[0].at(0), where()));
+      }
+      if (!c.rows.empty()) continue;  // all taken meanwhile: read again
+      // Nothing free: add the next id, unless every id below the count exists.
+      const mysql_answer m =
+          conn_.exec("SELECT COALESCE(MAX(id), -1) + 1 FROM " + table_ + " WHERE id >= 0");
+      const auto next = mysql_number(m.rows.at(0).at(0), where()).value_or(0);
+      if (next >= static_cast<std::int64_t>(q.count)) return std::nullopt;
+      const std::string id = std::to_string(next);
+      const mysql_answer ins =
+          conn_.exec("INSERT IGNORE INTO " + table_ + " (id, holder, last_unix_ms, expires_ms" +
+                     (instance_column_ ? ", instance" : "") + ") VALUES (" + id + ", " + holder +
+                     ", " + d + ", " + mysql_now_ms + " + " + ttl_ms_ +
+                     (instance_column_ ? ", " + instance : std::string()) + ")");
+      if (ins.affected == 1) return answer(id, std::nullopt);
+      // Another session added the same id first: try again.
+    }
+    return std::nullopt;
+  }
+
   /// The claim of `id` (previous deadline `last`), with the table's age checked.
   lease_claim answer(const std::string& id, std::optional<std::int64_t> last) {
     const mysql_answer b = conn_.exec("SELECT expires_ms, " + std::string(mysql_now_ms) + " FROM " +
@@ -208,21 +328,42 @@ class mysql_lease_store final : public lease_store {
     return c;
   }
 
-  void ensure_table() {
-    if (ready_) return;
-    (void)conn_.exec("CREATE TABLE IF NOT EXISTS " + table_ +
-                     " (id BIGINT NOT NULL PRIMARY KEY, holder VARCHAR(255) NULL, "
-                     "last_unix_ms BIGINT NULL, expires_ms BIGINT NOT NULL) ENGINE=InnoDB; "
-                     "INSERT IGNORE INTO " +
-                     table_ + " (id, expires_ms) VALUES (-1, " + mysql_now_ms + ")");
-    ready_ = true;
+  /// Creates the table (with `instance`) on first use. A table made before instances lacks the
+  /// column: a claim with an instance adds it (`mysql_add_column`: `ALTER TABLE` needs the
+  /// ALTER privilege and is run only when the column is missing); a claim without one looks
+  /// again each time, since another lease may add it meanwhile, and records nothing until then.
+  void ensure_table(bool need_instance) {
+    if (!ready_) {
+      (void)conn_.exec("CREATE TABLE IF NOT EXISTS " + table_ +
+                       " (id BIGINT NOT NULL PRIMARY KEY, holder VARCHAR(255) NULL, "
+                       "last_unix_ms BIGINT NULL, expires_ms BIGINT NOT NULL, instance " +
+                       std::string(instance_type) +
+                       ") ENGINE=InnoDB; "
+                       "INSERT IGNORE INTO " +
+                       table_ + " (id, expires_ms) VALUES (-1, " + mysql_now_ms + ")");
+      ready_ = true;
+    }
+    if (instance_column_) return;
+    if (need_instance) {
+      mysql_add_column(conn_, name_, "instance", instance_type);
+      instance_column_ = true;
+    } else {
+      instance_column_ = mysql_has_column(conn_, name_, "instance");
+    }
   }
 
+  /// The type of the `instance` column.
+  static constexpr const char* instance_type =
+      "VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL";
+
+  std::string name_;
   std::string table_;
   std::string ttl_ms_;
   std::string guard_ms_;
   std::int64_t hold_ms_;
+  std::string lock_wait_s_;  // how long the server waits for an instance's lock, in seconds
   bool ready_ = false;
+  bool instance_column_ = false;  // the table has `instance`
   mysql_connection conn_;
 };
 
@@ -424,22 +565,10 @@ class mysql_distributor {
   /// expired rows are deleted. Once per distributor.
   void ensure_expiry(const std::string& what) {
     if (s_->expiry_ready) return;
-    const auto has_column = [&] {
-      const auto a = exec(
-          "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND "
-          "TABLE_NAME = " +
-              detail::mysql_literal("flakeid_segment_" + options_.name_space) +
-              " AND COLUMN_NAME = 'expires_ms'",
-          what);
-      return value_of(a, what) > 0;
-    };
-    if (!has_column()) {
-      try {
-        (void)exec("ALTER TABLE " + table_ + " ADD COLUMN expires_ms BIGINT NULL", what);
-      } catch (const segment_store_error&) {
-        if (!has_column()) throw;
-      }
-    }
+    detail::segment_call(name_, key_, what, [&] {
+      detail::mysql_add_column(s_->conn, "flakeid_segment_" + options_.name_space, "expires_ms",
+                               "BIGINT NULL");
+    });
     (void)exec("DELETE FROM " + table_ + " WHERE expires_ms < " + detail::mysql_now_ms, what);
     s_->expiry_ready = true;
   }

@@ -22,7 +22,8 @@
 ///       id           bigint PRIMARY KEY,  -- -1: the table's own row (expires_at: created)
 ///       holder       text,                -- the holder's token, NULL when released
 ///       last_unix_ms bigint,              -- the holder's deadline: its IDs lie below it
-///       expires_at   timestamptz NOT NULL DEFAULT '-infinity');  -- lease expiry
+///       expires_at   timestamptz NOT NULL DEFAULT '-infinity',  -- lease expiry
+///       instance     text);               -- the last claimer's instance, NULL: none
 ///
 /// An id is free once `expires_at + safe_guard <= now()` (server time). A claim takes, in one
 /// statement, the free row whose deadline has passed (else the one with the earliest deadline
@@ -33,6 +34,19 @@
 /// data) makes the claimer wait that long. Renewal and release update the row only while
 /// `holder` is this lease's token; a renewal after the lease lapsed succeeds only while
 /// nobody else has claimed the id.
+///
+/// Every claim records the claimer's `lease_options::instance` in `instance` (NULL without
+/// one); renewal and release keep it. A claim that names an instance runs in one transaction
+/// that first takes an advisory lock of the transaction keyed by the table and the instance
+/// (`pg_advisory_xact_lock`), so claims of one instance take turns and never record it on two
+/// ids, while claims without an instance take no such lock. Under it, the row below the count
+/// that records the instance is read `FOR UPDATE`: when its lease was released or has expired
+/// (`expires_at <= now()`, without `safe_guard`) it is taken whatever its deadline; while
+/// another holder's lease runs the claim takes nothing and reports that holder's deadline;
+/// with no such row the claim goes as usual and records the instance. A table made before
+/// instances lacks the column: the first claim with an instance adds it (`ALTER TABLE ... ADD
+/// COLUMN IF NOT EXISTS`, which needs the table's owner); until then claims without an
+/// instance record none.
 ///
 ///     flakeid::postgres_lease lease{"host=db.internal dbname=app user=app"};
 ///     flakeid::classic_snowflake<> gen{lease};
@@ -100,58 +114,23 @@ class postgres_lease_store final : public lease_store {
   [[nodiscard]] std::string where() const override { return conn_.where(); }
 
   std::optional<lease_claim> claim(const claim_request& q) override {
-    ensure_table();
-    const std::string n = std::to_string(q.count);
-    const std::string d = unix_ms_text(q.deadline);
-    const std::string settled = unix_ms_text(q.settled);
-    const std::string skip = unix_ms_text(q.skip_above);
-    const std::string born = "(SELECT (extract(epoch FROM expires_at) * 1000)::bigint FROM " +
-                             table_ + " WHERE id = -1)";
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      result r = exec(
-          "WITH c AS (SELECT id, last_unix_ms FROM " + table_ +
-              " WHERE id >= 0 AND id < $3::bigint AND "
-              "expires_at + $4::bigint * interval '1 millisecond' <= now() AND "
-              "(last_unix_ms IS NULL OR last_unix_ms <= $6::bigint) "
-              "ORDER BY (last_unix_ms IS NOT NULL AND last_unix_ms > $5::bigint), "
-              "CASE WHEN last_unix_ms IS NULL OR last_unix_ms <= $5::bigint THEN 0 "
-              "ELSE last_unix_ms END, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
-              "UPDATE " +
-              table_ +
-              " t SET holder = $1, expires_at = now() + $2::bigint * interval '1 millisecond', "
-              "last_unix_ms = GREATEST(t.last_unix_ms, $7::bigint) FROM c WHERE t.id = c.id "
-              "RETURNING t.id, c.last_unix_ms, " +
-              born + ", (extract(epoch FROM now()) * 1000)::bigint",
-          {q.holder.c_str(), ttl_ms_.c_str(), n.c_str(), guard_ms_.c_str(), settled.c_str(),
-           skip.c_str(), d.c_str()});
-      if (PQntuples(r.get()) == 0) {
-        r = exec("INSERT INTO " + table_ +
-                     " (id, holder, last_unix_ms, expires_at) SELECT COALESCE(MAX(id), -1) + 1, "
-                     "$1, $4::bigint, now() + $2::bigint * interval '1 millisecond' FROM " +
-                     table_ +
-                     " WHERE id >= 0 HAVING COALESCE(MAX(id), -1) + 1 < $3::bigint "
-                     "ON CONFLICT (id) DO NOTHING RETURNING id, NULL::bigint, " +
-                     born + ", (extract(epoch FROM now()) * 1000)::bigint",
-                 {q.holder.c_str(), ttl_ms_.c_str(), n.c_str(), d.c_str()});
-      }
-      if (PQntuples(r.get()) == 1) {
-        lease_claim c;
-        c.id = static_cast<std::uint64_t>(number(r, 0));
-        c.last = lease_time_or_none(number(r, 1));
-        const std::int64_t created = number(r, 2);
-        const std::int64_t now = number(r, 3);
-        if (created != INT64_MIN && now - created < hold_ms_)
-          c.lost_memory_at = lease_time_of(created);
-        return c;
-      }
-      // Nothing free: either every id below the count exists, or another session added the
-      // same new id first (then try again).
-      result full =
-          exec("SELECT COALESCE(MAX(id), -1) + 1 >= $1::bigint FROM " + table_ + " WHERE id >= 0",
-               {n.c_str()});
-      if (std::string_view(PQgetvalue(full.get(), 0, 0)) == "t") return std::nullopt;
+    ensure_table(!q.instance.empty());
+    if (q.instance.empty()) return claim_free(q);
+    // Claims of one instance take turns (a lock of the transaction, keyed by the table and the
+    // instance), so that two of them cannot both miss its row and record it on two ids; claims
+    // without an instance take no such lock.
+    (void)exec("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(" +
+                   std::to_string(instance_lock_key(q.instance)) + ")",
+               {});
+    try {
+      std::optional<lease_claim> c = claim_own(q);
+      if (!c) c = claim_free(q);
+      (void)exec("COMMIT", {});
+      return c;
+    } catch (...) {
+      conn_.reset();  // the server rolls the transaction back
+      throw;
     }
-    return std::nullopt;
   }
 
   renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
@@ -194,20 +173,153 @@ class postgres_lease_store final : public lease_store {
     return *x;
   }
 
-  void ensure_table() {
-    if (ready_) return;
-    (void)exec(
-        "BEGIN; SELECT pg_advisory_xact_lock(7079434571962427438); "
-        "CREATE TABLE IF NOT EXISTS " +
-            table_ +
-            " (id bigint PRIMARY KEY, holder text, "
-            "last_unix_ms bigint, expires_at timestamptz NOT NULL DEFAULT '-infinity'); "
-            "INSERT INTO " +
-            table_ +
-            " (id, expires_at) VALUES (-1, now()) ON CONFLICT (id) DO NOTHING; "
-            "COMMIT;",
-        {});
-    ready_ = true;
+  /// `(table's creation in Unix ms, now in Unix ms)` as two more columns of an answer.
+  [[nodiscard]] std::string born_and_now() const {
+    return "(SELECT (extract(epoch FROM expires_at) * 1000)::bigint FROM " + table_ +
+           " WHERE id = -1), (extract(epoch FROM now()) * 1000)::bigint";
+  }
+
+  /// Sets `c.lost_memory_at` when the table (columns `col`, `col + 1` of `r`: its creation and
+  /// now) is younger than `ttl + safe_guard`.
+  void note_age(lease_claim& c, const result& r, int col) const {
+    const std::int64_t created = number(r, col);
+    const std::int64_t now = number(r, col + 1);
+    if (created != INT64_MIN && now - created < hold_ms_) c.lost_memory_at = lease_time_of(created);
+  }
+
+  /// The id recorded for `q.instance` (within the caller's transaction, under its lock): taken
+  /// when free, whatever its deadline; reported as held when its holder's record runs; nothing
+  /// when no id below the count records the instance.
+  std::optional<lease_claim> claim_own(const claim_request& q) {
+    const std::string n = std::to_string(q.count);
+    const result r =
+        exec("SELECT id, last_unix_ms, holder IS NOT NULL AND expires_at > now() FROM " + table_ +
+                 " WHERE id >= 0 AND id < $1::bigint AND instance = $2 ORDER BY id LIMIT 1 "
+                 "FOR UPDATE",
+             {n.c_str(), q.instance.c_str()});
+    if (PQntuples(r.get()) == 0) return std::nullopt;
+    lease_claim c;
+    c.id = static_cast<std::uint64_t>(number(r, 0));
+    c.last = lease_time_or_none(number(r, 1));
+    if (std::string_view(PQgetvalue(r.get(), 0, 2)) == "t") {
+      c.held_by_instance = true;
+      return c;
+    }
+    const std::string i = std::to_string(c.id);
+    const std::string d = unix_ms_text(q.deadline);
+    const result t = exec("UPDATE " + table_ +
+                              " t SET holder = $1, expires_at = now() + $2::bigint * interval "
+                              "'1 millisecond', last_unix_ms = GREATEST(t.last_unix_ms, "
+                              "$3::bigint) WHERE id = $4::bigint RETURNING " +
+                              born_and_now(),
+                          {q.holder.c_str(), ttl_ms_.c_str(), d.c_str(), i.c_str()});
+    if (PQntuples(t.get()) != 1)
+      throw lease_store_error("flakeid: " + where() + ": id " + i + " of " + table_ +
+                              " vanished while locked");
+    note_age(c, t, 0);
+    c.own_instance = true;
+    return c;
+  }
+
+  /// A free id as usual, recording `q.instance` on it (NULL without one) when the table has
+  /// the column.
+  std::optional<lease_claim> claim_free(const claim_request& q) {
+    const std::string n = std::to_string(q.count);
+    const std::string d = unix_ms_text(q.deadline);
+    const std::string settled = unix_ms_text(q.settled);
+    const std::string skip = unix_ms_text(q.skip_above);
+    const char* instance = q.instance.empty() ? nullptr : q.instance.c_str();  // NULL: none
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      std::vector<const char*> params{q.holder.c_str(),  ttl_ms_.c_str(), n.c_str(),
+                                      guard_ms_.c_str(), settled.c_str(), skip.c_str(),
+                                      d.c_str()};
+      if (instance_column_) params.push_back(instance);
+      result r = exec(
+          "WITH c AS (SELECT id, last_unix_ms FROM " + table_ +
+              " WHERE id >= 0 AND id < $3::bigint AND "
+              "expires_at + $4::bigint * interval '1 millisecond' <= now() AND "
+              "(last_unix_ms IS NULL OR last_unix_ms <= $6::bigint) "
+              "ORDER BY (last_unix_ms IS NOT NULL AND last_unix_ms > $5::bigint), "
+              "CASE WHEN last_unix_ms IS NULL OR last_unix_ms <= $5::bigint THEN 0 "
+              "ELSE last_unix_ms END, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+              "UPDATE " +
+              table_ +
+              " t SET holder = $1, expires_at = now() + $2::bigint * interval '1 millisecond', "
+              "last_unix_ms = GREATEST(t.last_unix_ms, $7::bigint)" +
+              (instance_column_ ? ", instance = $8" : "") +
+              " FROM c WHERE t.id = c.id RETURNING t.id, c.last_unix_ms, " + born_and_now(),
+          params);
+      if (PQntuples(r.get()) == 0) {
+        params = {q.holder.c_str(), ttl_ms_.c_str(), n.c_str(), d.c_str()};
+        if (instance_column_) params.push_back(instance);
+        r = exec("INSERT INTO " + table_ + " (id, holder, last_unix_ms, expires_at" +
+                     (instance_column_ ? ", instance" : "") +
+                     ") SELECT COALESCE(MAX(id), -1) + 1, "
+                     "$1, $4::bigint, now() + $2::bigint * interval '1 millisecond'" +
+                     (instance_column_ ? ", $5" : "") + " FROM " + table_ +
+                     " WHERE id >= 0 HAVING COALESCE(MAX(id), -1) + 1 < $3::bigint "
+                     "ON CONFLICT (id) DO NOTHING RETURNING id, NULL::bigint, " +
+                     born_and_now(),
+                 params);
+      }
+      if (PQntuples(r.get()) == 1) {
+        lease_claim c;
+        c.id = static_cast<std::uint64_t>(number(r, 0));
+        c.last = lease_time_or_none(number(r, 1));
+        note_age(c, r, 2);
+        return c;
+      }
+      // Nothing free: either every id below the count exists, or another session added the
+      // same new id first (then try again).
+      result full =
+          exec("SELECT COALESCE(MAX(id), -1) + 1 >= $1::bigint FROM " + table_ + " WHERE id >= 0",
+               {n.c_str()});
+      if (std::string_view(PQgetvalue(full.get(), 0, 0)) == "t") return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  /// The key of the advisory lock that claims of `instance` in this table take: 64 bits of
+  /// FNV-1a over both names (two instances that share a key only take turns).
+  [[nodiscard]] std::int64_t instance_lock_key(const std::string& instance) const {
+    std::uint64_t h = 14695981039346656037ULL;
+    for (const char ch : table_ + '/' + instance) {
+      h ^= static_cast<unsigned char>(ch);
+      h *= 1099511628211ULL;
+    }
+    return static_cast<std::int64_t>(h);
+  }
+
+  /// Creates the table (with `instance`) on first use. A table made before instances lacks the
+  /// column: a claim with an instance adds it (`ALTER TABLE` needs the table's owner, so it is
+  /// run only then and only when missing); a claim without one looks again each time, since
+  /// another lease may add it meanwhile, and records nothing until then.
+  void ensure_table(bool need_instance) {
+    const std::string has_column =
+        "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('" + table_ +
+        "') AND attname = 'instance' AND NOT attisdropped";
+    if (!ready_) {
+      const result r = exec(
+          "BEGIN; SELECT pg_advisory_xact_lock(7079434571962427438); "
+          "CREATE TABLE IF NOT EXISTS " +
+              table_ +
+              " (id bigint PRIMARY KEY, holder text, "
+              "last_unix_ms bigint, expires_at timestamptz NOT NULL DEFAULT '-infinity', "
+              "instance text); "
+              "INSERT INTO " +
+              table_ +
+              " (id, expires_at) VALUES (-1, now()) ON CONFLICT (id) DO NOTHING; "
+              "COMMIT; " +
+              has_column,
+          {});
+      instance_column_ = number(r, 0) > 0;
+      ready_ = true;
+    } else if (!instance_column_) {
+      instance_column_ = number(exec(has_column, {}), 0) > 0;
+    }
+    if (instance_column_ || !need_instance) return;
+    (void)exec("ALTER TABLE " + table_ + " ADD COLUMN IF NOT EXISTS instance text", {});
+    instance_column_ = true;
   }
 
   std::string table_;
@@ -215,6 +327,7 @@ class postgres_lease_store final : public lease_store {
   std::string guard_ms_;
   std::int64_t hold_ms_;
   bool ready_ = false;
+  bool instance_column_ = false;  // the table has `instance`
   postgres_connection conn_;
 };
 

@@ -25,13 +25,29 @@
 ///                                lies below it; recorded before the holder may use it
 ///     flakeid:{ns}:epoch         "<run_id> <Unix ms>": the server run (INFO run_id) whose
 ///                                memory the other keys are, and when it began
+///     flakeid:{ns}:inst:<id>     the instance (`lease_options::instance`) of the id's last
+///                                claimer (no expiry); absent when it named none
+///     flakeid:{ns}:instance:<name>  the id recorded for instance <name> (no expiry): an index,
+///                                valid only while `inst:<id>` names <name> as well
 ///
 /// A claim is one Lua script that takes a free id (its token key absent), preferring one whose
 /// deadline has passed, sets its token with `PX ttl+safe_guard` and records the claimer's
-/// deadline. A server restarted (with or without persistence: a snapshot can be older than
-/// the last renewals) or a failover to another server has a new run id: the first claim then
-/// starts a new epoch, and claims within `ttl + safe_guard` of it make the claimer wait that
-/// long, so no holder the server forgot can still be minting. Renewal and release are scripts
+/// deadline. It also records the claimer's instance: it sets `inst:<id>` and
+/// `instance:<name>` (deleting a record of <name> on another id, and the index entry of the
+/// instance the id recorded before), or, for a claimer without an instance, deletes
+/// `inst:<id>` and that index entry. Renewal and release leave both keys alone. A claim that
+/// names an instance first reads `instance:<name>`; when that id is below the claim's count
+/// and its `inst:<id>` names the instance too, the script takes it if its token is absent or
+/// "released" (whatever its deadline), or else answers that another holder has it, with that
+/// holder's `last:<id>`. An index entry that is missing, malformed or not confirmed by
+/// `inst:<id>` (keys written before instances, a server that lost its memory) means no
+/// record: the claim goes as usual. Looking up and recording are in the one script, so two
+/// claims of one instance never record it on two ids.
+///
+/// A server restarted (with or without persistence: a snapshot can be older than the last
+/// renewals) or a failover to another server has a new run id: the first claim then starts a
+/// new epoch, and claims within `ttl + safe_guard` of it make the claimer wait that long, so
+/// no holder the server forgot can still be minting. Renewal and release are scripts
 /// that act only while the key still holds this lease's token; a token that is gone (expired,
 /// or forgotten by the server) is a lost lease.
 ///
@@ -82,6 +98,12 @@ namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 
+/// The claim: ARGV[1] the key prefix, [2] the id count, [3] the holder's token, [4] the token's
+/// expiry (ms), [5] the claimer's deadline, [6] `settled`, [7] `skip_above` (Unix ms), [8] the
+/// server's run id, [9] how long after an epoch's start a claim reports it (ms), [10] the
+/// claimer's instance ('' for none). Answers {id or -1, the id's previous `last:` or '', the
+/// epoch's start when recent or '', 0 | 1 (the instance's own id) | 2 (the instance's id,
+/// held: nothing taken)}.
 inline constexpr const char* redis_claim_script = R"lua(
 local p = ARGV[1]
 local t = redis.call('TIME')
@@ -94,8 +116,53 @@ if rid ~= ARGV[8] then
   redis.call('SET', p .. 'epoch', ARGV[8] .. ' ' .. now)
 end
 born = tonumber(born)
+local lost = ''
+if now - born < tonumber(ARGV[9]) then lost = tostring(born) end
+local count = tonumber(ARGV[2])
+local me = ARGV[10]
+local function id_in(v)
+  local i = v and string.match(v, '^%d+$') and tonumber(v)
+  if i and tostring(i) == v then return i end
+  return nil
+end
+local function take(i)
+  local id = tostring(i)
+  redis.call('SET', p .. 'worker:' .. id, ARGV[3], 'PX', ARGV[4])
+  local lk = p .. 'last:' .. id
+  local rec = redis.call('GET', lk)
+  if not rec or tonumber(rec) < tonumber(ARGV[5]) then redis.call('SET', lk, ARGV[5]) end
+  local ik = p .. 'inst:' .. id
+  local old = redis.call('GET', ik)
+  if old and old ~= me and redis.call('GET', p .. 'instance:' .. old) == id then
+    redis.call('DEL', p .. 'instance:' .. old)
+  end
+  if me == '' then
+    if old then redis.call('DEL', ik) end
+    return rec
+  end
+  local xk = p .. 'instance:' .. me
+  local prev = redis.call('GET', xk)
+  if id_in(prev) and prev ~= id and redis.call('GET', p .. 'inst:' .. prev) == me then
+    redis.call('DEL', p .. 'inst:' .. prev)
+  end
+  redis.call('SET', ik, me)
+  redis.call('SET', xk, id)
+  return rec
+end
+if me ~= '' then
+  local v = redis.call('GET', p .. 'instance:' .. me)
+  local i = id_in(v)
+  if i and i < count and redis.call('GET', p .. 'inst:' .. v) == me then
+    local tok = redis.call('GET', p .. 'worker:' .. v)
+    if tok and tok ~= 'released' then
+      return {i, redis.call('GET', p .. 'last:' .. v) or '', '', 2}
+    end
+    local rec = take(i)
+    return {i, rec or '', lost, 1}
+  end
+end
 local best, bestlast = -1, nil
-for i = 0, tonumber(ARGV[2]) - 1 do
+for i = 0, count - 1 do
   if redis.call('EXISTS', p .. 'worker:' .. i) == 0 then
     local rec = redis.call('GET', p .. 'last:' .. i)
     local l = rec and tonumber(rec)
@@ -108,14 +175,9 @@ for i = 0, tonumber(ARGV[2]) - 1 do
     end
   end
 end
-if best < 0 then return {-1, '', ''} end
-redis.call('SET', p .. 'worker:' .. best, ARGV[3], 'PX', ARGV[4])
-local lk = p .. 'last:' .. best
-local rec = redis.call('GET', lk)
-if not rec or tonumber(rec) < tonumber(ARGV[5]) then redis.call('SET', lk, ARGV[5]) end
-local lost = ''
-if now - born < tonumber(ARGV[9]) then lost = tostring(born) end
-return {best, bestlast or '', lost}
+if best < 0 then return {-1, '', '', 0} end
+take(best)
+return {best, bestlast or '', lost, 0}
 )lua";
 
 inline constexpr const char* redis_renew_script = R"lua(
@@ -163,17 +225,20 @@ class redis_lease_store final : public lease_store {
 
   std::optional<lease_claim> claim(const claim_request& q) override {
     const std::string run = run_id();
-    reply r = eval(redis_claim_script, {},
-                   {prefix_, std::to_string(q.count), q.holder, hold_ms_, unix_ms_text(q.deadline),
-                    unix_ms_text(q.settled), unix_ms_text(q.skip_above), run, hold_ms_});
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
-        r->element[0]->type != REDIS_REPLY_INTEGER)
+    reply r =
+        eval(redis_claim_script, {},
+             {prefix_, std::to_string(q.count), q.holder, hold_ms_, unix_ms_text(q.deadline),
+              unix_ms_text(q.settled), unix_ms_text(q.skip_above), run, hold_ms_, q.instance});
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
+        r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
       fail_reply("unexpected answer to the claim script");
     if (r->element[0]->integer < 0) return std::nullopt;
     lease_claim c;
     c.id = static_cast<std::uint64_t>(r->element[0]->integer);
     c.last = lease_time_or_none(redis_int(r->element[1]));
     c.lost_memory_at = lease_time_or_none(redis_int(r->element[2]));
+    c.own_instance = r->element[3]->integer == 1;
+    c.held_by_instance = r->element[3]->integer == 2;
     return c;
   }
 

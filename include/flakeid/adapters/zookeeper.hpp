@@ -23,6 +23,23 @@
 /// `safe_guard`, however long the server takes to expire the session. Keep `ttl` at or below
 /// the session timeout so that the id comes back soon after a holder dies.
 ///
+/// Stable instances (`lease_options::instance`) add two kinds of persistent nodes:
+/// `instance/<id>`, the instance of the id's last claimer (empty data: none; no node: none,
+/// as the previous version wrote), and `instances/<instance>` (the name percent-encoded as a
+/// segment key), the id recorded for that instance in decimal. The index counts only while
+/// `instance/<id>` still names the instance: a claim without an instance, or for another one,
+/// rewrites `instance/<id>` and so voids the index it leaves behind. Every claim writes or
+/// checks, in its `multi`, the `instance/<id>` it read (at the version read); a claim for an
+/// instance also writes or checks the instance's index at the version read (create when
+/// missing), so of two claims for one instance that read the same index only the first
+/// commits, and the other reads again and finds the id held. A claim for an instance whose
+/// id is below `count` and not held takes it whatever its deadline; held by another session,
+/// it takes nothing and reports the recorded deadline, which the holder's renewals raise.
+/// Renewal and release leave both nodes as they are. A dead holder's `held/<id>` goes when
+/// the server expires its session: the lease watches a held id for `2 * (ttl + safe_guard)`
+/// before it calls the holder alive, so keep the session timeout (as the server grants it)
+/// well below that; with the defaults (6 s against 24 s) it is.
+///
 /// ## Segments
 ///
 /// `/flakeid/<namespace>/segments/<key>` holds the counter in decimal. A call reads it and
@@ -52,6 +69,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -286,6 +304,45 @@ inline void zookeeper_ensure(zookeeper_session& s, const std::string& ns,
   for (const char* p : parts) (void)s.create("/flakeid/" + ns + "/" + p, "", 0);
 }
 
+/// The operations of one `multi`, with the paths and data they point to.
+class zookeeper_ops {
+ public:
+  /// Creates `path` holding `data` (fails when it exists).
+  void create(std::string path, std::string data, int mode) {
+    const std::string& p = keep(std::move(path));
+    const std::string& d = keep(std::move(data));
+    zoo_op_t op{};
+    zoo_create_op_init(&op, p.c_str(), d.data(), static_cast<int>(d.size()), &ZOO_OPEN_ACL_UNSAFE,
+                       mode, nullptr, 0);
+    ops_.push_back(op);
+  }
+  /// Writes `data` into `path` if it is still at `version`.
+  void set(std::string path, std::string data, int version) {
+    const std::string& p = keep(std::move(path));
+    const std::string& d = keep(std::move(data));
+    zoo_op_t op{};
+    zoo_set_op_init(&op, p.c_str(), d.data(), static_cast<int>(d.size()), version, nullptr);
+    ops_.push_back(op);
+  }
+  /// Fails unless `path` is still at `version`.
+  void check(std::string path, int version) {
+    const std::string& p = keep(std::move(path));
+    zoo_op_t op{};
+    zoo_check_op_init(&op, p.c_str(), version);
+    ops_.push_back(op);
+  }
+  /// Runs them all or none; ZOK or the code of the first that failed.
+  int run(zookeeper_session& s) { return s.multi(ops_); }
+
+ private:
+  const std::string& keep(std::string text) {
+    text_.push_back(std::move(text));
+    return text_.back();
+  }
+  std::deque<std::string> text_;  // a deque: the strings stay where the ops point
+  std::vector<zoo_op_t> ops_;
+};
+
 class zookeeper_lease_store final : public lease_store {
  public:
   zookeeper_lease_store(zookeeper_address a, const lease_options& o)
@@ -298,8 +355,32 @@ class zookeeper_lease_store final : public lease_store {
 
   std::optional<lease_claim> claim(const claim_request& q) override {
     return lease_call([&]() -> std::optional<lease_claim> {
-      zookeeper_ensure(s_, ns_, {"held", "last"});
+      const bool named = !q.instance.empty();
+      if (named)
+        zookeeper_ensure(s_, ns_, {"held", "last", "instance", "instances"});
+      else
+        zookeeper_ensure(s_, ns_, {"held", "last"});
+      const std::string index_path =
+          named ? root_ + "/instances/" + zookeeper_node_name(q.instance) : std::string();
       for (int attempt = 0; attempt < 100; ++attempt) {
+        // The instance's index, and the id it names when that id's record names the instance
+        // too (otherwise the index is stale: another lease took the id since).
+        std::optional<znode> index;
+        std::optional<std::pair<std::uint64_t, znode>> own;
+        if (named) {
+          index = s_.get(index_path);
+          const auto id = index ? parse_decimal<std::uint64_t>(index->first) : std::nullopt;
+          if (id && *id < q.count) {
+            auto rec = s_.get(instance_path(*id));
+            if (rec && rec->first == q.instance) own.emplace(*id, std::move(*rec));
+          }
+        }
+        if (own) {
+          const own_result r = claim_own(q, own->first, own->second, index_path, *index);
+          if (r.claim) return r.claim;
+          if (r.retry) continue;
+          // Its deadline node is missing: claim as usual.
+        }
         const auto held = s_.children(root_ + "/held");
         struct candidate {
           std::uint64_t id;
@@ -328,31 +409,30 @@ class zookeeper_lease_store final : public lease_store {
           return std::pair{key(x), x.id} < std::pair{key(y), y.id};
         });
         const std::string d = std::to_string(unix_ms_of(q.deadline));
+        bool lost_race = false;
         for (const candidate& c : free) {
           const std::string id = std::to_string(c.id);
           const std::string rec =
               std::to_string(std::max(c.last.value_or(INT64_MIN), unix_ms_of(q.deadline)));
-          std::vector<zoo_op_t> ops(2);
-          const std::string hp = root_ + "/held/" + id;
-          const std::string lp = root_ + "/last/" + id;
-          zoo_create_op_init(&ops[0], hp.c_str(), q.holder.data(),
-                             static_cast<int>(q.holder.size()), &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL,
-                             nullptr, 0);
-          zoo_set_op_init(&ops[1], lp.c_str(), rec.data(), static_cast<int>(rec.size()), c.version,
-                          nullptr);
-          if (s_.multi(ops) == ZOK) return answer(c.id, c.last);
+          zookeeper_ops ops;
+          ops.create(root_ + "/held/" + id, q.holder, ZOO_EPHEMERAL);
+          ops.set(root_ + "/last/" + id, rec, c.version);
+          record_instance(ops, c.id, q.instance, index_path, index);
+          if (ops.run(s_) == ZOK) return answer(c.id, c.last);
+          // A claim of the instance lost to another one: read its record again.
+          if (named) {
+            lost_race = true;
+            break;
+          }
         }
-        if (!free.empty()) continue;  // all taken meanwhile: read again
+        if (lost_race || !free.empty()) continue;  // all taken meanwhile: read again
         if (next >= q.count) return std::nullopt;
         const std::string id = std::to_string(next);
-        const std::string hp = root_ + "/held/" + id;
-        const std::string lp = root_ + "/last/" + id;
-        std::vector<zoo_op_t> ops(2);
-        zoo_create_op_init(&ops[0], hp.c_str(), q.holder.data(), static_cast<int>(q.holder.size()),
-                           &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, nullptr, 0);
-        zoo_create_op_init(&ops[1], lp.c_str(), d.data(), static_cast<int>(d.size()),
-                           &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
-        if (s_.multi(ops) == ZOK) return answer(next, std::nullopt);
+        zookeeper_ops ops;
+        ops.create(root_ + "/held/" + id, q.holder, ZOO_EPHEMERAL);
+        ops.create(root_ + "/last/" + id, d, 0);
+        record_instance(ops, next, q.instance, index_path, index);
+        if (ops.run(s_) == ZOK) return answer(next, std::nullopt);
         // Another client added the same id first: read again.
       }
       return std::nullopt;
@@ -395,6 +475,80 @@ class zookeeper_lease_store final : public lease_store {
   void abandon_after_fork() noexcept override { s_.abandon(); }
 
  private:
+  using znode = std::pair<std::string, Stat>;
+
+  /// What `claim_own` did.
+  struct own_result {
+    std::optional<lease_claim> claim;  ///< the id taken, or reported held by another holder
+    bool retry = false;                ///< the records changed meanwhile: read them again
+  };
+
+  /// The node that records the instance of id `id`'s last claimer.
+  [[nodiscard]] std::string instance_path(std::uint64_t id) const {
+    return root_ + "/instance/" + std::to_string(id);
+  }
+
+  /// Takes id `id`, whose record `rec` names `q.instance` (and the instance's index `index`
+  /// names `id`), when no other session holds it; else reports it held. Neither when its
+  /// deadline node is missing.
+  own_result claim_own(const claim_request& q, std::uint64_t id, const znode& rec,
+                       const std::string& index_path, const znode& index) {
+    const std::string i = std::to_string(id);
+    const std::string hp = root_ + "/held/" + i;
+    const std::string lp = root_ + "/last/" + i;
+    const auto held = s_.exists(hp);
+    const auto last_node = s_.get(lp);
+    if (!last_node) return {};
+    const auto last = parse_decimal<std::int64_t>(last_node->first);
+    if (held && held->ephemeralOwner != s_.session_id()) {
+      // Its holder claimed it for this instance unless the record changed since it was read
+      // (a claim for another instance, or for none, rewrites it).
+      const auto now = s_.exists(instance_path(id));
+      if (!now || now->version != rec.second.version) return {std::nullopt, true};
+      lease_claim c;
+      c.id = id;
+      if (last) c.last = lease_time_of(*last);
+      c.held_by_instance = true;
+      return {c, false};
+    }
+    const std::string d =
+        std::to_string(std::max(last.value_or(INT64_MIN), unix_ms_of(q.deadline)));
+    zookeeper_ops ops;
+    if (held)
+      ops.check(hp, held->version);  // this session's already: a claim whose answer was lost
+    else
+      ops.create(hp, q.holder, ZOO_EPHEMERAL);
+    ops.set(lp, d, last_node->second.version);
+    ops.check(instance_path(id), rec.second.version);
+    ops.check(index_path, index.second.version);
+    if (ops.run(s_) != ZOK) return {std::nullopt, true};
+    lease_claim c = answer(id, last);
+    c.own_instance = true;
+    return {c, false};
+  }
+
+  /// Adds to `ops` what records `instance` (empty: none) with id `id`: its record set, created
+  /// or checked at the version it has now, and for an instance, its index (read as `index`)
+  /// set to `id` or created at that version. The record is read after the id's deadline node:
+  /// every write of a record goes with a write of that node, so a claim whose deadline node is
+  /// still at the version it read also saw the record as it is.
+  void record_instance(zookeeper_ops& ops, std::uint64_t id, const std::string& instance,
+                       const std::string& index_path, const std::optional<znode>& index) {
+    const std::string path = instance_path(id);
+    const auto rec = s_.get(path);
+    if (rec && rec->first != instance)
+      ops.set(path, instance, rec->second.version);
+    else if (rec)
+      ops.check(path, rec->second.version);
+    else if (!instance.empty())
+      ops.create(path, instance, 0);
+    if (instance.empty()) return;
+    if (index)
+      ops.set(index_path, std::to_string(id), index->second.version);
+    else
+      ops.create(index_path, std::to_string(id), 0);
+  }
+
   /// The claim of `id`, with the namespace's age checked against the server's clock (the
   /// creation time of the node just made).
   lease_claim answer(std::uint64_t id, std::optional<std::int64_t> last) {
