@@ -563,7 +563,9 @@ TEST(lease_instance_test, names_are_checked_and_shown_in_events_and_the_source) 
     auto o = engine_options();
     o.instance = bad;
     expect_error<flakeid::invalid_option_error>(
-        [&] { flakeid::lease l{std::make_unique<scripted_store>(), o}; },
+        [&] {
+          flakeid::lease l{std::make_unique<scripted_store>(), o};
+        },
         "flakeid: lease instance '" + bad +
             "' is invalid: use 1 to 128 letters, digits, '.', '_', '-', ':' or '@'");
   }

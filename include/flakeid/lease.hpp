@@ -527,8 +527,8 @@ class lease {
       cv_.wait(lk, [&] { return !renew_now_ || stop_; });
       lk.unlock();
     }
-    notify(lease_event::acquired, "worker id " + std::to_string(id_) + instance_text() + " (" +
-                                      where() + ")");
+    notify(lease_event::acquired,
+           "worker id " + std::to_string(id_) + instance_text() + " (" + where() + ")");
     return id_;
   }
 

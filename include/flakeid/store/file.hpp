@@ -133,8 +133,7 @@ class file_lease_store final : public lease_store {
     if (::fstatat(dir_fd_.get(), name_of(id).c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
         now.st_ino != held.st_ino || now.st_dev != held.st_dev)
       return renewal::taken;
-    write(it->second.fd.get(), later(read(it->second.fd.get()), deadline), id,
-          it->second.instance);
+    write(it->second.fd.get(), later(read(it->second.fd.get()), deadline), id, it->second.instance);
     return renewal::held;
   }
 
