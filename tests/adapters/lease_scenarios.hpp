@@ -24,6 +24,7 @@
 #include <flakeid/flakeid.hpp>
 #include <flakeid/lease.hpp>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -92,6 +93,28 @@ inline flakeid::worker_assignment held(const flakeid::lease& l) {
   return {{0, l.id()}, ms_or_min(l.not_after()), l.fence(), "test"};
 }
 
+/// Every lease of `leases` calls `acquire(count)` at once, one thread each. The results, in
+/// order: "id <n>", the message of the `worker_id_error` it threw, or "unexpected: <message>".
+inline std::vector<std::string> acquire_together(
+    const std::vector<std::unique_ptr<flakeid::lease>>& leases, std::uint64_t count) {
+  std::vector<std::string> result(leases.size());
+  std::barrier start(static_cast<std::ptrdiff_t>(leases.size()));
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < leases.size(); ++i)
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      try {
+        result[i] = "id " + std::to_string(leases[i]->acquire(count));
+      } catch (const flakeid::worker_id_error& e) {
+        result[i] = e.what();
+      } catch (const std::exception& e) {
+        result[i] = std::string("unexpected: ") + e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  return result;
+}
+
 /// 40 leases (separate connections) race for 32 ids: 32 distinct winners, 8 clear errors.
 template <class Backend>
 void race_40_for_32(Backend& b) {
@@ -100,20 +123,7 @@ void race_40_for_32(Backend& b) {
   o.ttl = 5000ms;  // no renewal interferes
   std::vector<std::unique_ptr<flakeid::lease>> leases;
   for (int i = 0; i < 40; ++i) leases.push_back(b.make(o));
-  std::vector<std::string> result(40);
-  std::barrier start(40);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 40; ++i)
-    threads.emplace_back([&, i] {
-      start.arrive_and_wait();
-      try {
-        result[static_cast<std::size_t>(i)] =
-            "id " + std::to_string(leases[static_cast<std::size_t>(i)]->acquire(32));
-      } catch (const flakeid::worker_id_error& e) {
-        result[static_cast<std::size_t>(i)] = e.what();
-      }
-    });
-  for (auto& t : threads) t.join();
+  const std::vector<std::string> result = acquire_together(leases, 32);
   std::set<std::string> ids;
   int refused = 0;
   const std::string expected =
@@ -736,22 +746,7 @@ void twins_race_for_one_instance(Backend& b) {
   constexpr int n = 6;
   std::vector<std::unique_ptr<flakeid::lease>> leases;
   for (int i = 0; i < n; ++i) leases.push_back(b.make(named));
-  std::vector<std::string> result(n);
-  std::barrier start(n);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < n; ++i)
-    threads.emplace_back([&, i] {
-      start.arrive_and_wait();
-      try {
-        result[static_cast<std::size_t>(i)] =
-            "id " + std::to_string(leases[static_cast<std::size_t>(i)]->acquire(8));
-      } catch (const flakeid::instance_in_use_error& e) {
-        result[static_cast<std::size_t>(i)] = e.what();
-      } catch (const std::exception& e) {
-        result[static_cast<std::size_t>(i)] = std::string("unexpected: ") + e.what();
-      }
-    });
-  for (auto& t : threads) t.join();
+  const std::vector<std::string> result = acquire_together(leases, 8);
   std::set<std::string> ids;
   int holding = 0;
   int refused = 0;
@@ -768,6 +763,51 @@ void twins_race_for_one_instance(Backend& b) {
   EXPECT_EQ(ids.size(), 1U) << "every lease of the instance that took an id took the same one";
   EXPECT_EQ(holding, 1) << "exactly one lease holds the instance's id";
   EXPECT_GE(refused, 1);
+}
+
+/// Six claims of instance "pod-z" in `ns`, on the store itself (without the lease's watch), race,
+/// each on a store of its own from `make_store()`: the first takes an id and records the
+/// instance, every other one finds that id held. `id` gets the id.
+template <class MakeStore>
+void six_store_claims_of_one_instance(MakeStore make_store, std::uint64_t& id) {
+  constexpr std::size_t n = 6;
+  std::vector<std::unique_ptr<flakeid::lease_store>> stores;
+  for (std::size_t i = 0; i < n; ++i) stores.push_back(make_store());
+  std::vector<std::optional<flakeid::lease_claim>> claims(n);
+  std::vector<std::string> errors(n);
+  std::barrier start(static_cast<std::ptrdiff_t>(n));
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      flakeid::claim_request q;
+      q.count = 8;
+      q.holder = "holder-" + std::to_string(i);
+      q.now = flakeid::detail::system_lease_time();
+      q.deadline = q.now + 2000ms;
+      q.instance = "pod-z";
+      start.arrive_and_wait();
+      try {
+        claims[i] = stores[i]->claim(q);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  int taken = 0;
+  std::set<std::uint64_t> ids;
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(errors[i], "");
+    ASSERT_TRUE(claims[i].has_value());
+    ids.insert(claims[i]->id);
+    if (!claims[i]->held_by_instance) {
+      ++taken;
+    } else {
+      EXPECT_TRUE(claims[i]->last.has_value()) << "the holder's deadline";
+    }
+  }
+  EXPECT_EQ(taken, 1);
+  ASSERT_EQ(ids.size(), 1U);
+  id = *ids.begin();
 }
 
 }  // namespace flakeid_test

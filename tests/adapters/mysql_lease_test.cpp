@@ -173,51 +173,18 @@ TEST_F(mysql_lease_test, a_claim_records_its_instance_or_none_and_a_release_keep
   EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x,1=POD-X");
 }
 
-/// Six claims of one instance (the store's own, without the lease's watch) race in namespace
-/// `ns`: the first takes an id and records the instance, every other one finds it held.
+/// Six claims of one instance race in namespace `ns` (see `six_store_claims_of_one_instance`):
+/// one row records it.
 void six_claims_race(mysql_backend& b, const std::string& ns) {
   const auto o = instance_options(ns, "pod-z");
-  constexpr int n = 6;
-  std::vector<std::unique_ptr<flakeid::detail::mysql_lease_store>> stores;
-  for (int i = 0; i < n; ++i)
-    stores.push_back(std::make_unique<flakeid::detail::mysql_lease_store>(
-        flakeid::mysql_address::parse(b.server.uri()), o));
-  std::vector<std::optional<flakeid::lease_claim>> claims(n);
-  std::vector<std::string> errors(n);
-  std::barrier start(n);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < n; ++i)
-    threads.emplace_back([&, i] {
-      const auto k = static_cast<std::size_t>(i);
-      flakeid::claim_request q;
-      q.count = 8;
-      q.holder = "holder-" + std::to_string(i);
-      q.now = flakeid::detail::system_lease_time();
-      q.deadline = q.now + 2000ms;
-      q.instance = "pod-z";
-      start.arrive_and_wait();
-      try {
-        claims[k] = stores[k]->claim(q);
-      } catch (const std::exception& e) {
-        errors[k] = e.what();
-      }
-    });
-  for (auto& t : threads) t.join();
-  int taken = 0;
-  std::set<std::uint64_t> ids;
-  for (int i = 0; i < n; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    ASSERT_EQ(errors[k], "");
-    ASSERT_TRUE(claims[k].has_value());
-    ids.insert(claims[k]->id);
-    if (!claims[k]->held_by_instance) {
-      ++taken;
-    } else {
-      EXPECT_TRUE(claims[k]->last.has_value()) << "the holder's deadline";
-    }
-  }
-  EXPECT_EQ(taken, 1);
-  EXPECT_EQ(ids.size(), 1U);
+  std::uint64_t id = 0;
+  six_store_claims_of_one_instance(
+      [&]() -> std::unique_ptr<flakeid::lease_store> {
+        return std::make_unique<flakeid::detail::mysql_lease_store>(
+            flakeid::mysql_address::parse(b.server.uri()), o);
+      },
+      id);
+  EXPECT_EQ(id, 0U);
   EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-z");
 }
 
