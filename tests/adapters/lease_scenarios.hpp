@@ -810,4 +810,76 @@ void six_store_claims_of_one_instance(MakeStore make_store, std::uint64_t& id) {
   id = *ids.begin();
 }
 
+// An SQL lease store's backend also offers, for the scenarios below:
+//   std::unique_ptr<flakeid::lease_store> store(const flakeid::lease_options&);  // its own
+//   void make_older_table(const std::string& ns, std::chrono::milliseconds age);
+//       // namespace ns's lease table as the version before instances made it, `age` ago
+//   std::string has_instance_column(const std::string& ns);  // "1" or "0"
+//   std::string instances_of(const std::string& ns);  // "id=instance,...", '-' for none
+
+/// A table made before instances: a lease without an instance leaves it as it is; the first
+/// lease with one adds the column, records its instance, and takes its released id at once.
+template <class Backend>
+void an_older_table_gets_the_instance_column_from_a_claim_that_names_one(Backend& b) {
+  const std::string ns = unique_ns("old");
+  b.make_older_table(ns, 24h);
+  auto plain = b.make(instance_options(ns, ""));
+  EXPECT_EQ(plain->acquire(8), 0U);
+  EXPECT_EQ(b.has_instance_column(ns), "0") << "a lease without an instance alters nothing";
+  const auto named_options = instance_options(ns, "pod-old");
+  auto named = b.make(named_options);
+  EXPECT_EQ(named->acquire(8), 1U);
+  EXPECT_EQ(b.has_instance_column(ns), "1");
+  EXPECT_EQ(b.instances_of(ns), "-1=-,0=-,1=pod-old");
+  named.reset();
+  auto again = b.make(named_options);
+  EXPECT_EQ(again->acquire(8), 1U) << "its released id, at once";
+  auto another = b.make(instance_options(ns, ""));
+  EXPECT_EQ(another->acquire(8), 2U);
+  EXPECT_EQ(b.instances_of(ns), "-1=-,0=-,1=pod-old,2=-");
+}
+
+/// Every claim records its instance, or none; a release keeps the record. Returns the
+/// namespace, whose id 0 instance "pod-x" holds again at the end (in `holder`).
+template <class Backend>
+std::string a_claim_records_its_instance_or_none(Backend& b,
+                                                 std::unique_ptr<flakeid::lease>& holder) {
+  const std::string ns = unique_ns("rec");
+  auto named_options = instance_options(ns, "pod-x");
+  named_options.safe_guard = 300ms;
+  named_options.wait_for_id = 60s;  // a bound for a busy machine: the id comes free after 300 ms
+  auto plain_options = named_options;
+  plain_options.instance.clear();
+  {
+    auto named = b.make(named_options);
+    EXPECT_EQ(named->acquire(1), 0U);
+    EXPECT_EQ(b.instances_of(ns), "-1=-,0=pod-x");
+  }
+  EXPECT_EQ(b.instances_of(ns), "-1=-,0=pod-x") << "the release keeps the record";
+  {
+    // A lease without an instance takes the instance's free id: the record goes.
+    auto plain = b.make(plain_options);
+    EXPECT_EQ(plain->acquire(1), 0U);
+    EXPECT_EQ(b.instances_of(ns), "-1=-,0=-");
+  }
+  holder = b.make(named_options);
+  EXPECT_EQ(holder->acquire(1), 0U);
+  EXPECT_EQ(b.instances_of(ns), "-1=-,0=pod-x");
+  return ns;
+}
+
+/// Six claims of one instance on the store itself race (see
+/// `six_store_claims_of_one_instance`), on a new table or on one made before instances (which
+/// gains the column once): one row records it.
+template <class Backend>
+void six_claims_of_one_instance_record_it_on_one_id(Backend& b, bool older_table) {
+  const std::string ns = unique_ns(older_table ? "sixold" : "six");
+  if (older_table) b.make_older_table(ns, 0ms);
+  const auto o = instance_options(ns, "pod-z");
+  std::uint64_t id = 0;
+  six_store_claims_of_one_instance([&] { return b.store(o); }, id);
+  EXPECT_EQ(id, 0U);
+  EXPECT_EQ(b.instances_of(ns), "-1=-,0=pod-z");
+}
+
 }  // namespace flakeid_test

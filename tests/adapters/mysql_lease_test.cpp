@@ -20,6 +20,43 @@ struct mysql_backend {
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
+
+  // For the SQL scenarios of lease_scenarios.hpp.
+  std::unique_ptr<flakeid::lease_store> store(const flakeid::lease_options& o) const {
+    return std::make_unique<flakeid::detail::mysql_lease_store>(
+        flakeid::mysql_address::parse(server.uri()), o);
+  }
+  void make_older_table(const std::string& ns, std::chrono::milliseconds age) const {
+    const std::string table = "`flakeid_lease_" + ns + "`";
+    ASSERT_EQ(value_of("CREATE TABLE IF NOT EXISTS " + table +
+                       " (id BIGINT NOT NULL PRIMARY KEY, holder VARCHAR(255) NULL, "
+                       "last_unix_ms BIGINT NULL, expires_ms BIGINT NOT NULL) "
+                       "ENGINE=InnoDB; INSERT IGNORE INTO " +
+                       table + " (id, expires_ms) VALUES (-1, " + flakeid::detail::mysql_now_ms +
+                       " - " + std::to_string(age.count()) + "); SELECT 'made'"),
+              "made");
+  }
+  [[nodiscard]] std::string has_instance_column(const std::string& ns) const {
+    return value_of(
+        "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND "
+        "TABLE_NAME = 'flakeid_lease_" +
+        ns + "' AND COLUMN_NAME = 'instance'");
+  }
+  [[nodiscard]] std::string instances_of(const std::string& ns) const {
+    return value_of(
+        "SELECT GROUP_CONCAT(CONCAT(id, '=', COALESCE(instance, '-')) ORDER BY id SEPARATOR ',') "
+        "FROM `flakeid_lease_" +
+        ns + "`");
+  }
+  /// The first column of the first row `sql` answers ("" for none, "-" for NULL), on a
+  /// connection of its own.
+  [[nodiscard]] std::string value_of(const std::string& sql) const {
+    flakeid::detail::mysql_connection raw{flakeid::mysql_address::parse(server.uri()), patient_ms,
+                                          patient_ms};
+    const auto r = raw.exec(sql);
+    if (r.rows.empty() || r.rows[0].empty()) return "";
+    return r.rows[0][0].value_or("-");
+  }
 };
 
 class mysql_lease_test : public ::testing::Test {
@@ -84,118 +121,22 @@ TEST_F(mysql_lease_test, release_records_the_last_timestamp_and_frees_the_row) {
   EXPECT_EQ(r.rows[0].at(1), "1") << "the last timestamp is kept for the next holder";
 }
 
-/// The first column of the first row `sql` answers ("" for none, "-" for NULL), on a
-/// connection of its own.
-std::string value_of(const mariadb_server& server, const std::string& sql) {
-  flakeid::detail::mysql_connection raw{flakeid::mysql_address::parse(server.uri()), patient_ms,
-                                        patient_ms};
-  const auto r = raw.exec(sql);
-  if (r.rows.empty() || r.rows[0].empty()) return "";
-  return r.rows[0][0].value_or("-");
-}
-
-/// `id=instance` for every row of namespace `ns`'s lease table, by id ('-' for none).
-std::string instances_of(const mariadb_server& server, const std::string& ns) {
-  return value_of(server,
-                  "SELECT GROUP_CONCAT(CONCAT(id, '=', COALESCE(instance, '-')) ORDER BY id "
-                  "SEPARATOR ',') FROM `flakeid_lease_" +
-                      ns + "`");
-}
-
-/// Makes namespace `ns`'s lease table as the previous version did, `age` ago.
-void make_older_table(const mariadb_server& server, const std::string& ns,
-                      std::chrono::milliseconds age) {
-  const std::string table = "`flakeid_lease_" + ns + "`";
-  ASSERT_EQ(value_of(server, "CREATE TABLE IF NOT EXISTS " + table +
-                                 " (id BIGINT NOT NULL PRIMARY KEY, holder VARCHAR(255) NULL, "
-                                 "last_unix_ms BIGINT NULL, expires_ms BIGINT NOT NULL) "
-                                 "ENGINE=InnoDB; INSERT IGNORE INTO " +
-                                 table + " (id, expires_ms) VALUES (-1, " +
-                                 flakeid::detail::mysql_now_ms + " - " +
-                                 std::to_string(age.count()) + "); SELECT 'made'"),
-            "made");
-}
-
-/// Whether namespace `ns`'s lease table has the `instance` column ("1") or not ("0").
-std::string has_instance_column(const mariadb_server& server, const std::string& ns) {
-  return value_of(server,
-                  "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = "
-                  "DATABASE() AND TABLE_NAME = 'flakeid_lease_" +
-                      ns + "' AND COLUMN_NAME = 'instance'");
-}
-
 TEST_F(mysql_lease_test, an_older_table_gets_the_instance_column_from_a_claim_that_names_one) {
-  const std::string ns = unique_ns("old");
-  make_older_table(b.server, ns, 24h);
-  auto plain = b.make(instance_options(ns, ""));
-  EXPECT_EQ(plain->acquire(8), 0U);
-  EXPECT_EQ(has_instance_column(b.server, ns), "0") << "a lease without an instance alters nothing";
-  const auto named_options = instance_options(ns, "pod-old");
-  auto named = b.make(named_options);
-  EXPECT_EQ(named->acquire(8), 1U);
-  EXPECT_EQ(has_instance_column(b.server, ns), "1");
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=-,1=pod-old");
-  named.reset();
-  auto again = b.make(named_options);
-  EXPECT_EQ(again->acquire(8), 1U) << "its released id, at once";
-  auto another = b.make(instance_options(ns, ""));
-  EXPECT_EQ(another->acquire(8), 2U);
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=-,1=pod-old,2=-");
+  an_older_table_gets_the_instance_column_from_a_claim_that_names_one(b);
 }
-
 TEST_F(mysql_lease_test, a_claim_records_its_instance_or_none_and_a_release_keeps_it) {
-  const std::string ns = unique_ns("rec");
-  auto named_options = instance_options(ns, "pod-x");
-  named_options.safe_guard = 300ms;
-  auto plain_options = named_options;
-  plain_options.instance.clear();
-  plain_options.wait_for_id = 60s;  // a bound for a busy machine: the id comes free after 300 ms
-  {
-    auto named = b.make(named_options);
-    EXPECT_EQ(named->acquire(1), 0U);
-    EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x");
-  }
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x") << "the release keeps the record";
-  {
-    // A lease without an instance takes the instance's free id: the record goes.
-    auto plain = b.make(plain_options);
-    EXPECT_EQ(plain->acquire(1), 0U);
-    EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=-");
-  }
-  auto named_options_waiting = named_options;
-  named_options_waiting.wait_for_id = 60s;
-  auto named = b.make(named_options_waiting);
-  EXPECT_EQ(named->acquire(1), 0U);
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x");
+  std::unique_ptr<flakeid::lease> holder;
+  const std::string ns = a_claim_records_its_instance_or_none(b, holder);
   // Instances are compared exactly: another case is another instance, not a twin.
   auto upper = b.make(instance_options(ns, "POD-X"));
   EXPECT_EQ(upper->acquire(8), 1U);
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x,1=POD-X");
+  EXPECT_EQ(b.instances_of(ns), "-1=-,0=pod-x,1=POD-X");
 }
-
-/// Six claims of one instance race in namespace `ns` (see `six_store_claims_of_one_instance`):
-/// one row records it.
-void six_claims_race(mysql_backend& b, const std::string& ns) {
-  const auto o = instance_options(ns, "pod-z");
-  std::uint64_t id = 0;
-  six_store_claims_of_one_instance(
-      [&]() -> std::unique_ptr<flakeid::lease_store> {
-        return std::make_unique<flakeid::detail::mysql_lease_store>(
-            flakeid::mysql_address::parse(b.server.uri()), o);
-      },
-      id);
-  EXPECT_EQ(id, 0U);
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-z");
-}
-
 TEST_F(mysql_lease_test, six_claims_of_one_instance_record_it_on_one_id) {
-  six_claims_race(b, unique_ns("six"));
+  six_claims_of_one_instance_record_it_on_one_id(b, false);
 }
-
 TEST_F(mysql_lease_test, six_claims_of_one_instance_on_an_older_table_add_the_column_once) {
-  const std::string ns = unique_ns("sixold");
-  make_older_table(b.server, ns, 0ms);
-  six_claims_race(b, ns);
+  six_claims_of_one_instance_record_it_on_one_id(b, true);
 }
 
 TEST_F(mysql_lease_test, worker_node_rows_give_every_start_a_new_id_beside_uid_generator) {

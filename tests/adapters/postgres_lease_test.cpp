@@ -20,6 +20,40 @@ struct postgres_backend {
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
+
+  // For the SQL scenarios of lease_scenarios.hpp.
+  std::unique_ptr<flakeid::lease_store> store(const flakeid::lease_options& o) const {
+    return std::make_unique<flakeid::detail::postgres_lease_store>(server.conninfo(), o);
+  }
+  void make_older_table(const std::string& ns, std::chrono::milliseconds age) const {
+    const std::string table = "\"flakeid_lease_" + ns + "\"";
+    ASSERT_EQ(value_of("CREATE TABLE " + table +
+                       " (id bigint PRIMARY KEY, holder text, last_unix_ms bigint, "
+                       "expires_at timestamptz NOT NULL DEFAULT '-infinity'); INSERT INTO " +
+                       table + " (id, expires_at) VALUES (-1, now() - " +
+                       std::to_string(age.count()) + " * interval '1 millisecond'); SELECT 'made'"),
+              "made");
+  }
+  [[nodiscard]] std::string has_instance_column(const std::string& ns) const {
+    return value_of(
+        "SELECT count(*) FROM pg_attribute WHERE attrelid = "
+        "to_regclass('\"flakeid_lease_" +
+        ns + "\"') AND attname = 'instance' AND NOT attisdropped");
+  }
+  [[nodiscard]] std::string instances_of(const std::string& ns) const {
+    return value_of(
+        "SELECT string_agg(id || '=' || coalesce(instance, '-'), ',' ORDER BY id) FROM "
+        "\"flakeid_lease_" +
+        ns + "\"");
+  }
+  /// The first column of the first row `sql` answers ("" for none, "-" for NULL), on a
+  /// connection of its own (the cluster's `query` keeps the output of earlier queries).
+  [[nodiscard]] std::string value_of(const std::string& sql) const {
+    flakeid::detail::postgres_connection raw{server.conninfo(), 30s, 30s};
+    const flakeid::detail::pg_result r = raw.exec(sql, {});
+    if (PQntuples(r.get()) == 0 || PQnfields(r.get()) == 0) return "";
+    return PQgetisnull(r.get(), 0, 0) != 0 ? "-" : PQgetvalue(r.get(), 0, 0);
+  }
 };
 
 class postgres_lease_test : public ::testing::Test {
@@ -88,107 +122,18 @@ TEST_F(postgres_lease_test, a_layout_with_22_worker_bits_adds_rows_as_they_are_u
             "2");
 }
 
-/// The first column of the first row `sql` answers ("" for none, "-" for NULL), on a
-/// connection of its own (the cluster's `query` keeps the output of earlier queries).
-std::string value_of(const postgres_cluster& server, const std::string& sql) {
-  flakeid::detail::postgres_connection raw{server.conninfo(), 30s, 30s};
-  const flakeid::detail::pg_result r = raw.exec(sql, {});
-  if (PQntuples(r.get()) == 0 || PQnfields(r.get()) == 0) return "";
-  return PQgetisnull(r.get(), 0, 0) != 0 ? "-" : PQgetvalue(r.get(), 0, 0);
-}
-
-/// `id=instance` for every row of namespace `ns`'s lease table, by id ('-' for none).
-std::string instances_of(const postgres_cluster& server, const std::string& ns) {
-  return value_of(server,
-                  "SELECT string_agg(id || '=' || coalesce(instance, '-'), ',' ORDER BY id) "
-                  "FROM \"flakeid_lease_" +
-                      ns + "\"");
-}
-
 TEST_F(postgres_lease_test, an_older_table_gets_the_instance_column_from_a_claim_that_names_one) {
-  const std::string ns = unique_ns("old");
-  const std::string table = "\"flakeid_lease_" + ns + "\"";
-  // The table as the previous version made it, long ago.
-  ASSERT_EQ(value_of(b.server,
-                     "CREATE TABLE " + table +
-                         " (id bigint PRIMARY KEY, holder text, last_unix_ms bigint, "
-                         "expires_at timestamptz NOT NULL DEFAULT '-infinity'); INSERT INTO " +
-                         table +
-                         " (id, expires_at) VALUES (-1, now() - interval '1 day'); SELECT 'made'"),
-            "made");
-  const std::string has_column =
-      "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('" + table +
-      "') AND attname = 'instance' AND NOT attisdropped";
-  auto plain = b.make(instance_options(ns, ""));
-  EXPECT_EQ(plain->acquire(8), 0U);
-  EXPECT_EQ(value_of(b.server, has_column), "0") << "a lease without an instance alters nothing";
-  const auto named_options = instance_options(ns, "pod-old");
-  auto named = b.make(named_options);
-  EXPECT_EQ(named->acquire(8), 1U);
-  EXPECT_EQ(value_of(b.server, has_column), "1");
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=-,1=pod-old");
-  named.reset();
-  auto again = b.make(named_options);
-  EXPECT_EQ(again->acquire(8), 1U) << "its released id, at once";
-  auto another = b.make(instance_options(ns, ""));
-  EXPECT_EQ(another->acquire(8), 2U);
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=-,1=pod-old,2=-");
+  an_older_table_gets_the_instance_column_from_a_claim_that_names_one(b);
 }
-
 TEST_F(postgres_lease_test, a_claim_records_its_instance_or_none_and_a_release_keeps_it) {
-  const std::string ns = unique_ns("rec");
-  auto named_options = instance_options(ns, "pod-x");
-  named_options.safe_guard = 300ms;
-  auto plain_options = named_options;
-  plain_options.instance.clear();
-  plain_options.wait_for_id = 60s;  // a bound for a busy machine: the id comes free after 300 ms
-  {
-    auto named = b.make(named_options);
-    EXPECT_EQ(named->acquire(1), 0U);
-    EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x");
-  }
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x") << "the release keeps the record";
-  {
-    // A lease without an instance takes the instance's free id: the record goes.
-    auto plain = b.make(plain_options);
-    EXPECT_EQ(plain->acquire(1), 0U);
-    EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=-");
-  }
-  auto named_options_waiting = named_options;
-  named_options_waiting.wait_for_id = 60s;
-  auto named = b.make(named_options_waiting);
-  EXPECT_EQ(named->acquire(1), 0U);
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-x");
+  std::unique_ptr<flakeid::lease> holder;
+  (void)a_claim_records_its_instance_or_none(b, holder);
 }
-
-/// Six claims of one instance race in namespace `ns` (see `six_store_claims_of_one_instance`):
-/// one row records it.
-void six_claims_race(postgres_backend& b, const std::string& ns) {
-  const auto o = instance_options(ns, "pod-z");
-  std::uint64_t id = 0;
-  six_store_claims_of_one_instance(
-      [&]() -> std::unique_ptr<flakeid::lease_store> {
-        return std::make_unique<flakeid::detail::postgres_lease_store>(b.server.conninfo(), o);
-      },
-      id);
-  EXPECT_EQ(id, 0U);
-  EXPECT_EQ(instances_of(b.server, ns), "-1=-,0=pod-z");
-}
-
 TEST_F(postgres_lease_test, six_claims_of_one_instance_record_it_on_one_id) {
-  six_claims_race(b, unique_ns("six"));
+  six_claims_of_one_instance_record_it_on_one_id(b, false);
 }
-
 TEST_F(postgres_lease_test, six_claims_of_one_instance_on_an_older_table_add_the_column_once) {
-  const std::string ns = unique_ns("sixold");
-  const std::string table = "\"flakeid_lease_" + ns + "\"";
-  ASSERT_EQ(value_of(b.server, "CREATE TABLE " + table +
-                                   " (id bigint PRIMARY KEY, holder text, last_unix_ms bigint, "
-                                   "expires_at timestamptz NOT NULL DEFAULT '-infinity'); "
-                                   "INSERT INTO " +
-                                   table + " (id, expires_at) VALUES (-1, now()); SELECT 'made'"),
-            "made");
-  six_claims_race(b, ns);
+  six_claims_of_one_instance_record_it_on_one_id(b, true);
 }
 
 TEST(postgres_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
