@@ -201,12 +201,19 @@ class file_lease_store final : public lease_store {
   /// claims of one instance cannot both miss its record and record it on two ids.
   unique_fd lock_instances() {
     const std::string name = "flakeid-" + ns_ + ".instances";
-    int fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    // Opened without O_CREAT when it exists: in a sticky directory, O_CREAT on another user's
+    // file fails where fs.protected_regular is set.
+    int fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+      fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0600);
+      if (fd >= 0)
+        (void)::fchmod(fd, file_mode_);  // past the umask
+      else if (errno == EEXIST)
+        fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    }
     if (fd < 0) fail("cannot open " + (dir_ / name).string());
     unique_fd f(fd);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) fail("cannot stat " + (dir_ / name).string());
-    if (st.st_uid == ::geteuid()) (void)::fchmod(fd, file_mode_);  // past the umask
     if (!lock_file(fd, LOCK_EX)) fail("cannot lock " + (dir_ / name).string());
     return f;
   }
