@@ -669,34 +669,45 @@ template <class Backend>
 void instance_takes_its_id_again_after_sigkill(Backend& b) {
   const std::string ns = unique_ns("instk");
   const auto named = instance_options(ns, "pod-k");
-  // Ids below the instance's are held while it claims, and free when it comes back.
+  // The child is forked before this process starts any thread (the renewers of the leases
+  // below), and claims once they hold the ids below the instance's, which come free before the
+  // instance comes back.
+  int go[2];
+  int fds[2];
+  ASSERT_EQ(::pipe(go), 0);
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(go[1]);
+    ::close(fds[0]);
+    std::uint64_t out[2] = {0, 0};
+    try {
+      char c = 0;
+      if (::read(go[0], &c, 1) == 1) {
+        auto l = b.make(named);
+        out[0] = l->acquire(8);
+        wall_gen gen{held(*l)};
+        for (int i = 0; i < 1000; ++i) out[1] = gen.next_id();
+        (void)!::write(fds[1], out, sizeof out);
+        ::pause();
+      }
+    } catch (...) {
+    }
+    (void)!::write(fds[1], out, sizeof out);
+    ::_exit(1);
+  }
+  reap_on_exit guard{child};
+  ::close(go[0]);
+  ::close(fds[1]);
   auto plain = instance_options(ns, "");
   std::vector<std::unique_ptr<flakeid::lease>> below;
   for (int i = 0; i < 2; ++i) {
     below.push_back(b.make(plain));
     (void)below.back()->acquire(8);
   }
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(fds[0]);
-    std::uint64_t out[2] = {0, 0};
-    try {
-      auto l = b.make(named);
-      out[0] = l->acquire(8);
-      wall_gen gen{held(*l)};
-      for (int i = 0; i < 1000; ++i) out[1] = gen.next_id();
-      (void)!::write(fds[1], out, sizeof out);
-      ::pause();
-    } catch (...) {
-      (void)!::write(fds[1], out, sizeof out);
-    }
-    ::_exit(1);
-  }
-  reap_on_exit guard{child};
-  ::close(fds[1]);
+  ASSERT_EQ(::write(go[1], "g", 1), 1);
+  ::close(go[1]);
   std::uint64_t got[2] = {0, 0};
   ASSERT_EQ(::read(fds[0], got, sizeof got), static_cast<ssize_t>(sizeof got));
   ::close(fds[0]);
