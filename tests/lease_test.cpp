@@ -41,13 +41,15 @@ struct scripted_store final : flakeid::lease_store {
     std::int64_t lost_memory_at = INT64_MIN;
     std::int64_t released = INT64_MIN;
     bool was_released = false;
-    std::function<void()> in_renew;  // runs inside renew(), unlocked
+    std::int64_t skip_above = INT64_MIN;  // the last claim's `skip_above`
+    std::function<void()> in_renew;       // runs inside renew(), unlocked
   };
   std::shared_ptr<state> s = std::make_shared<state>();
   std::string where() const override { return "scripted"; }
   std::optional<flakeid::lease_claim> claim(const flakeid::claim_request& r) override {
     std::lock_guard lk(s->m);
     flakeid::lease_claim c{3, time_or_none(s->recorded), time_or_none(s->lost_memory_at)};
+    s->skip_above = ms_or_min(r.skip_above);
     s->recorded = std::max(s->recorded, ms_or_min(r.deadline));
     return c;
   }
@@ -290,6 +292,79 @@ TEST(lease_fence_test, a_new_holder_mints_only_above_the_old_deadline_plus_safe_
   EXPECT_GT(ms_or_min(l.deadline()), ms_of(clk)) << "acquire returns on a valid fence";
 }
 
+TEST(lease_fence_test, an_id_let_go_a_moment_ago_is_taken_after_a_guard_longer_than_max_wait) {
+  // The defaults' proportions: safe_guard (2 s) is longer than max_wait (1 s). The previous
+  // holder released the only id at this very moment: the new holder waits for the guard.
+  auto o = engine_options();
+  o.safe_guard = 2'000ms;
+  o.max_wait = 1'000ms;
+  scripted t{o};
+  const std::int64_t t0 = ms_of(t.clk);
+  {
+    std::lock_guard lk(t.s->m);
+    t.s->recorded = t0;
+  }
+  manual_gen gen{t.l, t.clk};
+  EXPECT_EQ(ms_or_min(t.l.not_after()), t0 + 2'000);
+  EXPECT_EQ(ts_of(gen.next_id()), t0 + 2'001);
+  EXPECT_TRUE(t.l.valid());
+}
+
+TEST(lease_fence_test, max_wait_bounds_how_far_the_record_lies_ahead_and_the_guard_comes_on_top) {
+  auto o = engine_options();
+  o.safe_guard = 2'000ms;
+  o.max_wait = 1'000ms;
+  {
+    // Exactly max_wait ahead: waited for, then the guard.
+    scripted t{o};
+    const std::int64_t t0 = ms_of(t.clk);
+    {
+      std::lock_guard lk(t.s->m);
+      t.s->recorded = t0 + 1'000;
+    }
+    EXPECT_EQ(t.l.acquire(1), 3U);
+    EXPECT_EQ(ms_of(t.clk), t0 + 3'001);
+    EXPECT_EQ(ms_or_min(t.l.not_after()), t0 + 3'000);
+  }
+  {
+    // 1 ms further: this clock is behind the record; refused at once, naming both bounds.
+    scripted t{o};
+    const std::int64_t t0 = ms_of(t.clk);
+    {
+      std::lock_guard lk(t.s->m);
+      t.s->recorded = t0 + 1'001;
+    }
+    try {
+      (void)t.l.acquire(1);
+      ADD_FAILURE() << "acquired an id recorded 1001 ms ahead with max_wait 1000 ms";
+    } catch (const flakeid::clock_backwards_error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "flakeid: worker id 3 in namespace engine was last used up to Unix ms " +
+                    std::to_string(t0 + 1'001) +
+                    ", 1001 ms ahead of this clock; the lease waits up to 1000 ms for that, then "
+                    "safe_guard (2000 ms)");
+      EXPECT_EQ(e.step(), 1'001ms);
+    }
+    EXPECT_EQ(ms_of(t.clk), t0) << "refused without waiting";
+    EXPECT_TRUE(t.s->was_released) << "the id taken is given back with its record";
+    EXPECT_EQ(t.s->released, t0 + 1'001);
+  }
+  {
+    // Of several ids, a claim skips those whose record plus safe_guard lies more than max_wait
+    // ahead (another id is taken without a wait that long).
+    scripted t{o};
+    const std::int64_t t0 = ms_of(t.clk);
+    (void)t.l.acquire(8);
+    EXPECT_EQ(t.s->skip_above, t0 - 1'000);
+  }
+  {
+    // A single id: no record is skipped.
+    scripted t{o};
+    (void)t.l.acquire(1);
+    EXPECT_EQ(t.s->skip_above, INT64_MAX);
+  }
+}
+
 TEST(lease_fence_test, a_store_that_lost_its_memory_makes_the_claimer_wait_ttl_plus_guard) {
   scripted t;
   auto& s = t.s;
@@ -514,7 +589,7 @@ TEST(lease_instance_test, a_holder_that_lets_go_hands_its_id_to_the_instance) {
 
 TEST(lease_instance_test, the_own_id_is_waited_for_beyond_max_wait) {
   // The previous run of the instance crashed right after a renewal: its deadline lies almost a
-  // ttl ahead, which, with safe_guard, is more than max_wait (100 ms here) ahead of this clock.
+  // ttl ahead, more than max_wait (100 ms here) ahead of this clock.
   instance_lease t;
   t.s->held = false;
   {
@@ -531,17 +606,17 @@ TEST(lease_instance_test, the_own_id_is_waited_for_beyond_max_wait) {
   EXPECT_EQ(own.not_after(), time_or_none(t.t0 + 350));
   EXPECT_EQ(ms_of(t.clk), t.t0 + 351);
 
-  // Further ahead than max_wait + ttl + safe_guard (500 ms), the clock is behind: refused.
+  // Further ahead than max_wait + ttl (400 ms), the clock is behind: refused.
   auto far = std::make_unique<instance_store>();
   far->s->held = false;
   far->s->recorded = ms_of(t.clk) + 600;
   flakeid::lease behind{std::move(far), o.use_clock(t.clk)};
   try {
     (void)behind.acquire(8);
-    ADD_FAILURE() << "a record 700 ms ahead with safe_guard was accepted";
+    ADD_FAILURE() << "a record 600 ms ahead was accepted";
   } catch (const flakeid::clock_backwards_error& e) {
-    EXPECT_NE(std::string(e.what()).find("701 ms ahead of this clock (safe_guard included); the "
-                                         "lease waits up to 500 ms"),
+    EXPECT_NE(std::string(e.what()).find("600 ms ahead of this clock; the lease waits up to "
+                                         "400 ms for that, then safe_guard (100 ms)"),
               std::string::npos)
         << e.what();
   }

@@ -129,9 +129,11 @@ struct lease_options {
   std::chrono::milliseconds connect_timeout{2'000};
   /// Bound on one request to the store (0: ttl / 5).
   std::chrono::milliseconds io_timeout{0};
-  /// When the previous holder's deadline plus `safe_guard` is ahead of this process's clock,
-  /// wait up to this long for the clock to pass it. A claim skips ids recorded further ahead;
-  /// when it has no other id, `acquire` throws `clock_backwards_error`.
+  /// Of several ids, a claim skips those whose wait (the previous holder's deadline plus
+  /// `safe_guard`, ahead of this process's clock) is longer than this. With a single id to
+  /// take (`max_ids` 1), a deadline up to this far ahead of the clock is waited for, and
+  /// `safe_guard` after it; a deadline further ahead makes `acquire` throw
+  /// `clock_backwards_error`.
   std::chrono::milliseconds max_wait{1'000};
   /// Claim only ids below this (0: every id the layout's datacenter and worker bits can hold).
   std::uint64_t max_ids = 0;
@@ -476,26 +478,28 @@ class lease {
     if (previous_last_) after_record = *previous_last_ + opt_.safe_guard;
     if (lost_memory_at_) after_loss = *lost_memory_at_ + opt_.ttl + opt_.safe_guard;
     not_after_ = std::max(after_record, after_loss);
+    // How far the previous holder's record lies ahead of this clock: up to `max_wait` is waited
+    // for (for the instance's own id, as long as its holder's last deadline can lie ahead), and
+    // then `safe_guard`, whatever its length. (Of several ids, the claim skipped those whose
+    // record plus `safe_guard` lies more than `max_wait` ahead.)
     const std::chrono::milliseconds ahead =
-        after_record ? *after_record - opt_.now() + std::chrono::milliseconds{1}
-                     : std::chrono::milliseconds{0};
-    // The instance's own id is waited for as long as its holder's last deadline can lie ahead.
+        previous_last_ ? *previous_last_ - opt_.now() : std::chrono::milliseconds{0};
     const std::chrono::milliseconds may_wait =
-        c->own_instance ? opt_.max_wait + opt_.ttl + opt_.safe_guard : opt_.max_wait;
+        c->own_instance ? opt_.max_wait + opt_.ttl : opt_.max_wait;
     if (ahead > may_wait) {
       try {
         std::lock_guard io(io_m_);
         store_->release(id_, holder_, *previous_last_);
       } catch (const std::exception&) {  // it expires on its own
       }
-      throw clock_backwards_error("flakeid: worker id " + std::to_string(id_) + " in namespace " +
-                                      opt_.name_space + " was last used up to Unix ms " +
-                                      std::to_string(detail::unix_ms_of(*previous_last_)) + ", " +
-                                      std::to_string(ahead.count()) +
-                                      " ms ahead of this clock (safe_guard included); the lease "
-                                      "waits up to " +
-                                      std::to_string(may_wait.count()) + " ms",
-                                  ahead);
+      throw clock_backwards_error(
+          "flakeid: worker id " + std::to_string(id_) + " in namespace " + opt_.name_space +
+              " was last used up to Unix ms " +
+              std::to_string(detail::unix_ms_of(*previous_last_)) + ", " +
+              std::to_string(ahead.count()) + " ms ahead of this clock; the lease waits up to " +
+              std::to_string(may_wait.count()) + " ms for that, then safe_guard (" +
+              std::to_string(opt_.safe_guard.count()) + " ms)",
+          ahead);
     }
     claimed_ = true;
     deadline_ = req.deadline;

@@ -2,6 +2,14 @@
 // standalone on loopback with its data in a temporary directory) started for each test.
 #include <flakeid/adapters/zookeeper.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
 #include "expect_error.hpp"
 #include "lease_scenarios.hpp"
 #include "segment_scenarios.hpp"
@@ -174,6 +182,112 @@ TEST_F(zookeeper_segment_test, a_frozen_server_fails_a_call_after_io_timeout) {
   // may wait for the server to come round: a busy machine may take more than 1 s).
   const std::uint64_t next = frozen_store(b, ns, 60s).distributor("orders").next_max_id(10);
   EXPECT_TRUE(next_or_one_skipped(next, 10, 10)) << next;
+}
+
+/// Freezes the server from the calling thread and lets it run again `frozen` later (or at
+/// destruction, whichever comes first).
+class freeze_for {
+ public:
+  freeze_for(zookeeper_backend& b, std::chrono::milliseconds frozen) : b_(b) {
+    b_.server.pause();
+    resumer_ = std::thread([this, frozen] {
+      std::unique_lock lk(m_);
+      cv_.wait_for(lk, frozen, [this] { return done_; });
+      b_.server.resume();
+    });
+  }
+  freeze_for(const freeze_for&) = delete;
+  freeze_for& operator=(const freeze_for&) = delete;
+  ~freeze_for() {
+    {
+      std::lock_guard lk(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    resumer_.join();
+  }
+
+ private:
+  zookeeper_backend& b_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread resumer_;
+};
+
+TEST_F(zookeeper_lease_test, a_claim_outlives_a_frozen_server_within_io_timeout) {
+  // The second lease's first claim finds the only id held; before it tries again, the holder
+  // lets the id go and the server freezes for 3 s, longer than the client waits for an answer
+  // (two thirds of the 1 s session): the claim's requests are tried again, on a new session
+  // once the server expired the old one, and the id is taken when the server runs again.
+  auto o = quick_options(unique_ns("frzclaim"));
+  o.max_ids = 1;
+  o.io_timeout = 60s;
+  auto first = b.make(o);
+  ASSERT_EQ(first->acquire(1), 0U);
+  std::optional<freeze_for> freeze;
+  std::atomic<int> waits{0};
+  auto o2 = o;
+  o2.wait_for_id = 60s;
+  o2.sleep = [&](std::chrono::milliseconds d) {
+    if (waits.fetch_add(1) == 0) {
+      first.reset();  // released while the server runs
+      freeze.emplace(b, 3s);
+      return;
+    }
+    std::this_thread::sleep_for(d);
+  };
+  auto second = b.make(o2);
+  std::string error;
+  std::uint64_t id = 99;
+  try {
+    id = second->acquire(1);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  freeze.reset();
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(id, 0U);
+  EXPECT_GE(waits.load(), 1) << "the first claim found the id held";
+  if (error.empty()) {
+    wall_gen gen{held(*second)};
+    EXPECT_NE(gen.next_id(), 0U);
+  }
+}
+
+TEST_F(zookeeper_lease_test, a_release_outlives_a_frozen_server_within_io_timeout) {
+  // Released while the server is frozen for longer than the client waits for an answer: the
+  // release is tried again instead of failing (it reports no `release_failed`), and the id is
+  // free for the next holder, who mints above every ID of the first.
+  auto o = quick_options(unique_ns("frzrel"));
+  o.max_ids = 1;
+  o.io_timeout = 60s;
+  std::mutex m;
+  std::vector<flakeid::lease_event> events;
+  o.on_event = [&](flakeid::lease_event e, const std::string&) {
+    std::lock_guard lk(m);
+    events.push_back(e);
+  };
+  auto first = b.make(o);
+  ASSERT_EQ(first->acquire(1), 0U);
+  std::uint64_t last = 0;
+  {
+    wall_gen gen{held(*first)};
+    last = gen.next_id();
+  }
+  {
+    freeze_for freeze(b, 3s);
+    first->release();
+  }
+  {
+    std::lock_guard lk(m);
+    EXPECT_EQ(std::count(events.begin(), events.end(), flakeid::lease_event::release_failed), 0);
+  }
+  o.on_event = nullptr;
+  auto next = claim_until(b, o, steady::now() + 60s);
+  ASSERT_NE(next, nullptr);
+  wall_gen gen{held(*next)};
+  EXPECT_GT(gen.next_id(), last);
 }
 
 TEST_F(zookeeper_lease_test, the_lease_is_an_ephemeral_node_and_the_deadline_a_persistent_one) {

@@ -50,14 +50,17 @@
 /// last write is older than that.
 ///
 /// Every request waits for its answer or for the client to declare the connection lost (two
-/// thirds of the session timeout); connecting is bounded by `connect_timeout`. A segment call
-/// whose answer was lost (the connection, or the session, went before it came) is tried again,
-/// on a new session when the old one expired, until `io_timeout` (2 s by default) has passed
-/// since the call began: a server that stalls for a moment, or an ensemble electing a leader,
-/// delays the call instead of failing it. The compare-and-set makes a repeat safe: a first try
-/// that was applied after all leaves its range unused, never handed out twice. Leases do not
-/// repeat a request: their renewals have a schedule of their own. Failures throw
-/// `lease_store_error` / `segment_store_error` naming `zookeeper <hosts>`.
+/// thirds of the session timeout); connecting is bounded by `connect_timeout`. A segment call,
+/// a lease's claim or its release whose answer was lost (the connection, or the session, went
+/// before it came) is tried again, on a new session when the old one expired, until
+/// `io_timeout` (2 s by default) has passed since the call began: a server that stalls for a
+/// moment, or an ensemble electing a leader, delays the call instead of failing it. A repeat is
+/// safe: a segment's compare-and-set that was applied after all leaves its range unused, never
+/// handed out twice; a claim first looks for the `held/<id>` nodes it sent, and takes one that
+/// its session holds with the previous deadline read before it was sent; a release that was
+/// applied finds the id no longer held. Renewals are not repeated: they have a schedule of
+/// their own. Failures throw `lease_store_error` / `segment_store_error` naming
+/// `zookeeper <hosts>`.
 
 // The synchronous calls of the multi-threaded client (libzookeeper_mt).
 #ifndef THREADED
@@ -108,6 +111,24 @@ class zookeeper_answer_lost : public store_connection_error {
  public:
   using store_connection_error::store_connection_error;
 };
+
+/// Runs `f` until it answers; a request whose answer was lost is tried again (after 20 ms,
+/// doubling up to 500 ms) until `bound` has passed since the call began, then the loss is
+/// thrown. `f` must be safe to repeat.
+template <class F>
+decltype(auto) zookeeper_retry(std::chrono::milliseconds bound, F&& f) {
+  using clock = std::chrono::steady_clock;
+  constexpr std::chrono::milliseconds max_pause{500};
+  const auto until = clock::now() + bound;
+  for (std::chrono::milliseconds pause{20};; pause = std::min(pause * 2, max_pause)) {
+    try {
+      return f();
+    } catch (const zookeeper_answer_lost&) {
+      if (clock::now() + pause >= until) throw;
+    }
+    std::this_thread::sleep_for(pause);
+  }
+}
 
 /// One ZooKeeper session (opened on first use within `connect_timeout`; a new one after the
 /// server expired it). Calls are synchronous. Not thread-safe: one caller at a time.
@@ -349,94 +370,14 @@ class zookeeper_lease_store final : public lease_store {
       : ns_(o.name_space),
         root_("/flakeid/" + o.name_space),
         hold_ms_((o.ttl + o.safe_guard).count()),
+        retry_for_(io_timeout_or(o.io_timeout, segment_io_timeout)),
         s_(std::move(a), o.connect_timeout) {}
 
   [[nodiscard]] std::string where() const override { return s_.where(); }
 
   std::optional<lease_claim> claim(const claim_request& q) override {
-    return lease_call([&]() -> std::optional<lease_claim> {
-      const bool named = !q.instance.empty();
-      if (named)
-        zookeeper_ensure(s_, ns_, {"held", "last", "instance", "instances"});
-      else
-        zookeeper_ensure(s_, ns_, {"held", "last"});
-      const std::string index_path =
-          named ? root_ + "/instances/" + zookeeper_node_name(q.instance) : std::string();
-      for (int attempt = 0; attempt < 100; ++attempt) {
-        // The instance's index, and the id it names when that id's record names the instance
-        // too (otherwise the index is stale: another lease took the id since).
-        std::optional<znode> index;
-        std::optional<std::pair<std::uint64_t, znode>> own;
-        if (named) {
-          index = s_.get(index_path);
-          const auto id = index ? parse_decimal<std::uint64_t>(index->first) : std::nullopt;
-          if (id && *id < q.count) {
-            auto rec = s_.get(instance_path(*id));
-            if (rec && rec->first == q.instance) own.emplace(*id, std::move(*rec));
-          }
-        }
-        if (own) {
-          const own_result r = claim_own(q, own->first, own->second, index_path, *index);
-          if (r.claim) return r.claim;
-          if (r.retry) continue;
-          // Its deadline node is missing: claim as usual.
-        }
-        const auto held = s_.children(root_ + "/held");
-        struct candidate {
-          std::uint64_t id;
-          std::optional<std::int64_t> last;
-          int version;
-        };
-        std::vector<candidate> free;
-        std::uint64_t next = 0;
-        for (const std::string& name : s_.children(root_ + "/last")) {
-          const auto id = parse_decimal<std::uint64_t>(name);
-          if (!id) continue;
-          next = std::max(next, *id + 1);
-          if (*id >= q.count || std::find(held.begin(), held.end(), name) != held.end()) continue;
-          const auto node = s_.get(root_ + "/last/" + name);
-          if (!node) continue;
-          const auto last = parse_decimal<std::int64_t>(node->first);
-          if (last && *last > unix_ms_of(q.skip_above)) continue;
-          free.push_back({*id, last, node->second.version});
-        }
-        const std::int64_t settled = unix_ms_of(q.settled);
-        std::sort(free.begin(), free.end(), [&](const candidate& x, const candidate& y) {
-          const auto key = [&](const candidate& c) {
-            const bool waits = c.last && *c.last > settled;
-            return std::pair{waits, waits ? *c.last : 0};
-          };
-          return std::pair{key(x), x.id} < std::pair{key(y), y.id};
-        });
-        const std::string d = std::to_string(unix_ms_of(q.deadline));
-        bool lost_race = false;
-        for (const candidate& c : free) {
-          const std::string id = std::to_string(c.id);
-          const std::string rec =
-              std::to_string(std::max(c.last.value_or(INT64_MIN), unix_ms_of(q.deadline)));
-          zookeeper_ops ops;
-          ops.create(root_ + "/held/" + id, q.holder, ZOO_EPHEMERAL);
-          ops.set(root_ + "/last/" + id, rec, c.version);
-          record_instance(ops, c.id, q.instance, index_path, index);
-          if (ops.run(s_) == ZOK) return answer(c.id, c.last);
-          // A claim of the instance lost to another one: read its record again.
-          if (named) {
-            lost_race = true;
-            break;
-          }
-        }
-        if (lost_race || !free.empty()) continue;  // all taken meanwhile: read again
-        if (next >= q.count) return std::nullopt;
-        const std::string id = std::to_string(next);
-        zookeeper_ops ops;
-        ops.create(root_ + "/held/" + id, q.holder, ZOO_EPHEMERAL);
-        ops.create(root_ + "/last/" + id, d, 0);
-        record_instance(ops, next, q.instance, index_path, index);
-        if (ops.run(s_) == ZOK) return answer(next, std::nullopt);
-        // Another client added the same id first: read again.
-      }
-      return std::nullopt;
-    });
+    sent_.clear();
+    return lease_call([&] { return zookeeper_retry(retry_for_, [&] { return claim_once(q); }); });
   }
 
   renewal renew(std::uint64_t id, const std::string&, lease_time deadline) override {
@@ -458,24 +399,139 @@ class zookeeper_lease_store final : public lease_store {
   }
 
   void release(std::uint64_t id, const std::string&, lease_time last) override {
-    lease_call([&] {
-      const std::string i = std::to_string(id);
-      const std::string hp = root_ + "/held/" + i;
-      const std::string lp = root_ + "/last/" + i;
-      const auto held = s_.exists(hp);
-      if (!held || held->ephemeralOwner != s_.session_id()) return;
-      const std::string rec = std::to_string(unix_ms_of(last));
-      std::vector<zoo_op_t> ops(2);
-      zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()), -1, nullptr);
-      zoo_delete_op_init(&ops[1], hp.c_str(), held->version);
-      (void)s_.multi(ops);
-    });
+    lease_call([&] { zookeeper_retry(retry_for_, [&] { release_once(id, last); }); });
   }
 
   void abandon_after_fork() noexcept override { s_.abandon(); }
 
  private:
   using znode = std::pair<std::string, Stat>;
+
+  /// A claim `multi` sent during the current `claim`: the id, the previous holder's record as
+  /// read before it, and whether it took the instance's own id.
+  struct sent {
+    std::uint64_t id;
+    std::optional<std::int64_t> last;
+    bool own_instance;
+  };
+
+  /// One try of `release`: a try after one that was applied finds the id no longer held.
+  void release_once(std::uint64_t id, lease_time last) {
+    const std::string i = std::to_string(id);
+    const std::string hp = root_ + "/held/" + i;
+    const std::string lp = root_ + "/last/" + i;
+    const auto held = s_.exists(hp);
+    if (!held || held->ephemeralOwner != s_.session_id()) return;
+    const std::string rec = std::to_string(unix_ms_of(last));
+    std::vector<zoo_op_t> ops(2);
+    zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()), -1, nullptr);
+    zoo_delete_op_init(&ops[1], hp.c_str(), held->version);
+    (void)s_.multi(ops);
+  }
+
+  /// One try of `claim` (see `claim_request`); a lost answer throws `zookeeper_answer_lost`.
+  std::optional<lease_claim> claim_once(const claim_request& q) {
+    // A claim of this call whose answer was lost may have been applied: then this session
+    // holds its id, and the claim is the one sent.
+    if (auto c = sent_claim()) return c;
+    const bool named = !q.instance.empty();
+    if (named)
+      zookeeper_ensure(s_, ns_, {"held", "last", "instance", "instances"});
+    else
+      zookeeper_ensure(s_, ns_, {"held", "last"});
+    const std::string index_path =
+        named ? root_ + "/instances/" + zookeeper_node_name(q.instance) : std::string();
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      // The instance's index, and the id it names when that id's record names the instance
+      // too (otherwise the index is stale: another lease took the id since).
+      std::optional<znode> index;
+      std::optional<std::pair<std::uint64_t, znode>> own;
+      if (named) {
+        index = s_.get(index_path);
+        const auto id = index ? parse_decimal<std::uint64_t>(index->first) : std::nullopt;
+        if (id && *id < q.count) {
+          auto rec = s_.get(instance_path(*id));
+          if (rec && rec->first == q.instance) own.emplace(*id, std::move(*rec));
+        }
+      }
+      if (own) {
+        const own_result r = claim_own(q, own->first, own->second, index_path, *index);
+        if (r.claim) return r.claim;
+        if (r.retry) continue;
+        // Its deadline node is missing: claim as usual.
+      }
+      const auto held = s_.children(root_ + "/held");
+      struct candidate {
+        std::uint64_t id;
+        std::optional<std::int64_t> last;
+        int version;
+      };
+      std::vector<candidate> free;
+      std::uint64_t next = 0;
+      for (const std::string& name : s_.children(root_ + "/last")) {
+        const auto id = parse_decimal<std::uint64_t>(name);
+        if (!id) continue;
+        next = std::max(next, *id + 1);
+        if (*id >= q.count || std::find(held.begin(), held.end(), name) != held.end()) continue;
+        const auto node = s_.get(root_ + "/last/" + name);
+        if (!node) continue;
+        const auto last = parse_decimal<std::int64_t>(node->first);
+        if (last && *last > unix_ms_of(q.skip_above)) continue;
+        free.push_back({*id, last, node->second.version});
+      }
+      const std::int64_t settled = unix_ms_of(q.settled);
+      std::sort(free.begin(), free.end(), [&](const candidate& x, const candidate& y) {
+        const auto key = [&](const candidate& c) {
+          const bool waits = c.last && *c.last > settled;
+          return std::pair{waits, waits ? *c.last : 0};
+        };
+        return std::pair{key(x), x.id} < std::pair{key(y), y.id};
+      });
+      const std::string d = std::to_string(unix_ms_of(q.deadline));
+      bool lost_race = false;
+      for (const candidate& c : free) {
+        const std::string id = std::to_string(c.id);
+        const std::string rec =
+            std::to_string(std::max(c.last.value_or(INT64_MIN), unix_ms_of(q.deadline)));
+        zookeeper_ops ops;
+        ops.create(root_ + "/held/" + id, q.holder, ZOO_EPHEMERAL);
+        ops.set(root_ + "/last/" + id, rec, c.version);
+        record_instance(ops, c.id, q.instance, index_path, index);
+        sent_.push_back({c.id, c.last, false});
+        if (ops.run(s_) == ZOK) return answer(c.id, c.last);
+        // A claim of the instance lost to another one: read its record again.
+        if (named) {
+          lost_race = true;
+          break;
+        }
+      }
+      if (lost_race || !free.empty()) continue;  // all taken meanwhile: read again
+      if (next >= q.count) return std::nullopt;
+      const std::string id = std::to_string(next);
+      zookeeper_ops ops;
+      ops.create(root_ + "/held/" + id, q.holder, ZOO_EPHEMERAL);
+      ops.create(root_ + "/last/" + id, d, 0);
+      record_instance(ops, next, q.instance, index_path, index);
+      sent_.push_back({next, std::nullopt, false});
+      if (ops.run(s_) == ZOK) return answer(next, std::nullopt);
+      // Another client added the same id first: read again.
+    }
+    return std::nullopt;
+  }
+
+  /// A claim this call sent whose `held/<id>` this session holds (its answer was lost), else
+  /// nothing. A session's requests are applied in order: a claim that a later request of the
+  /// same session finds not applied was not.
+  std::optional<lease_claim> sent_claim() {
+    for (const sent& c : sent_) {
+      const auto held = s_.exists(root_ + "/held/" + std::to_string(c.id));
+      if (!held || held->ephemeralOwner != s_.session_id()) continue;
+      lease_claim got = answer(c.id, c.last);
+      got.own_instance = c.own_instance;
+      return got;
+    }
+    return std::nullopt;
+  }
 
   /// What `claim_own` did.
   struct own_result {
@@ -521,6 +577,7 @@ class zookeeper_lease_store final : public lease_store {
     ops.set(lp, d, last_node->second.version);
     ops.check(instance_path(id), rec.second.version);
     ops.check(index_path, index.second.version);
+    sent_.push_back({id, last, true});
     if (ops.run(s_) != ZOK) return {std::nullopt, true};
     lease_claim c = answer(id, last);
     c.own_instance = true;
@@ -565,6 +622,8 @@ class zookeeper_lease_store final : public lease_store {
   std::string ns_;
   std::string root_;
   std::int64_t hold_ms_;
+  std::chrono::milliseconds retry_for_;  // lost answers of claims and releases: tried again
+  std::vector<sent> sent_;
   zookeeper_session s_;
 };
 
@@ -693,20 +752,10 @@ class zookeeper_distributor {
   template <class F>
   std::uint64_t call(const std::string& what, F&& f) {
     return detail::segment_call(name_, key_, what, [&] {
-      using clock = std::chrono::steady_clock;
-      const auto until =
-          clock::now() + detail::io_timeout_or(options_.io_timeout, detail::segment_io_timeout);
-      for (std::chrono::milliseconds pause{20};; pause = std::min(pause * 2, max_pause)) {
-        try {
-          return f();
-        } catch (const detail::zookeeper_answer_lost&) {
-          if (clock::now() + pause >= until) throw;
-        }
-        std::this_thread::sleep_for(pause);
-      }
+      return detail::zookeeper_retry(
+          detail::io_timeout_or(options_.io_timeout, detail::segment_io_timeout), f);
     });
   }
-  static constexpr std::chrono::milliseconds max_pause{500};
 
   std::uint64_t value_of(const std::string& text, const std::string& what) const {
     if (const auto v =
