@@ -1878,11 +1878,9 @@ bench_result measure_kind(bench_kind k, unsigned threads, const bench_window& wi
     case bench_kind::tick: return measure_generator<flakeid::tick_snowflake<L>>(threads, window);
     case bench_kind::blocks:
       // run_bench has checked that the layout has no gene.
-#if defined(FLAKEID_CLI_TODO_BLOCKS)
       if constexpr (!L.has(flakeid::field_kind::gene)) {
         return measure_generator<flakeid::blocked_snowflake<L>>(threads, window);
       }
-#endif
       break;
   }
   fail("flakeid bench: generator " + std::string(bench_kind_name(k)) +
