@@ -305,7 +305,7 @@ struct figures {
   std::string name;
   std::uint64_t samples = 0;
   std::array<double, 4> p{};  // p50, p99, p99.9, p99.99 in ns
-  double mean = 0;  // of the fastest 99%
+  double mean = 0;            // of the fastest 99%
   double max = 0;
   std::uint64_t slow = 0;  // samples of 10 us or more
 };
@@ -369,8 +369,8 @@ int run(const options& o) {
     if (e == flakeid::lease_event::renew_failed) renew_failed.fetch_add(1);
     if (e == flakeid::lease_event::suspended) suspended.fetch_add(1);
     if (show_events || e == flakeid::lease_event::lost)
-      std::fprintf(stderr, "lease_bench: lease %s: %s\n", std::string(flakeid::to_string(e)).c_str(),
-                   detail.c_str());
+      std::fprintf(stderr, "lease_bench: lease %s: %s\n",
+                   std::string(flakeid::to_string(e)).c_str(), detail.c_str());
   };
   const std::chrono::milliseconds phase{o.phase_ms};
 
@@ -433,8 +433,8 @@ int run(const options& o) {
       "renew_failed %llu, suspended %llu, rounds whose lease was lost %d; the fence went down %llu "
       "times and refused %llu calls (a renewal confirmed more than ttl - margin = 24 ms after "
       "the one before)\n",
-      leased_vs_none, leased_vs_none <= 1.2 ? "met" : "missed", mean_leased_vs_none,
-      beside_vs_none, leased_vs_beside, static_cast<unsigned long long>(deadline_moves), leased_ms,
+      leased_vs_none, leased_vs_none <= 1.2 ? "met" : "missed", mean_leased_vs_none, beside_vs_none,
+      leased_vs_beside, static_cast<unsigned long long>(deadline_moves), leased_ms,
       static_cast<long long>(gap_p50), static_cast<long long>(gap_max),
       static_cast<unsigned long long>(renew_failed.load()),
       static_cast<unsigned long long>(suspended.load()), lost_rounds,
@@ -447,17 +447,16 @@ int run(const options& o) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const figures& f = rows[i];
       out << (i ? "," : "") << "{\"name\":\"" << f.name << "\",\"samples\":" << f.samples
-          << ",\"mean99_ns\":" << f.mean << ",\"p50_ns\":" << f.p[0] << ",\"p99_ns\":" << f.p[1] << ",\"p999_ns\":" << f.p[2]
-          << ",\"p9999_ns\":" << f.p[3] << ",\"max_ns\":" << f.max << ",\"slow\":" << f.slow
-          << "}";
+          << ",\"mean99_ns\":" << f.mean << ",\"p50_ns\":" << f.p[0] << ",\"p99_ns\":" << f.p[1]
+          << ",\"p999_ns\":" << f.p[2] << ",\"p9999_ns\":" << f.p[3] << ",\"max_ns\":" << f.max
+          << ",\"slow\":" << f.slow << "}";
     }
     out << "],\"p999_leased_vs_none\":" << leased_vs_none
         << ",\"p999_beside_vs_none\":" << beside_vs_none
-        << ",\"p999_leased_vs_beside\":" << leased_vs_beside
-        << ",\"renewals\":" << deadline_moves << ",\"renewal_interval_p50_ms\":" << gap_p50
-        << ",\"renewal_interval_max_ms\":" << gap_max << ",\"renew_failed\":" << renew_failed.load()
-        << ",\"lost_rounds\":" << lost_rounds << ",\"fence_downs\":" << fence_downs
-        << ",\"fence_refused\":" << fence_refused << "}\n";
+        << ",\"p999_leased_vs_beside\":" << leased_vs_beside << ",\"renewals\":" << deadline_moves
+        << ",\"renewal_interval_p50_ms\":" << gap_p50 << ",\"renewal_interval_max_ms\":" << gap_max
+        << ",\"renew_failed\":" << renew_failed.load() << ",\"lost_rounds\":" << lost_rounds
+        << ",\"fence_downs\":" << fence_downs << ",\"fence_refused\":" << fence_refused << "}\n";
     if (!out) {
       std::fprintf(stderr, "lease_bench: cannot write %s\n", o.json.c_str());
       return 1;
@@ -474,7 +473,8 @@ int main(int argc, char** argv) {
 #if defined(FLAKEID_BENCH_HAS_REDIS)
   const std::optional<options> o = read_options(argc, argv);
   if (!o) {
-    std::fprintf(stderr, "usage: lease_bench [--rounds 1-1000] [--phase-ms 10-60000] [--json FILE]\n");
+    std::fprintf(stderr,
+                 "usage: lease_bench [--rounds 1-1000] [--phase-ms 10-60000] [--json FILE]\n");
     return 2;
   }
   try {

@@ -393,8 +393,9 @@ constexpr std::string_view bench_help =
     "and generator, N threads mint from one shared generator for S seconds; a row gives:\n"
     "  IDs/s        IDs per second of wall time, all threads together\n"
     "  CPU ns/ID    the threads' CPU time (CLOCK_THREAD_CPUTIME_ID, summed) per ID\n"
-    "  CPU share    the threads' CPU time over N times the wall time: below 100% when the\n"
-    "               threads outnumber the cores, or other programs had the cores\n"
+    "  CPU share    the threads' CPU time over N times the time they ran: below 100% when\n"
+    "               the threads outnumber the cores, other programs had the cores, or the\n"
+    "               generator parks threads that wait for the next tick (at capacity)\n"
     "  floor IDs/s  the floor at N threads, measured in the same run: N threads each reading\n"
     "               the wall clock and adding 1 to one shared counter (fetch_add)\n"
     "  vs floor     IDs/s over the floor's\n"
@@ -411,7 +412,8 @@ constexpr std::string_view bench_help =
     "               all      every generator that fits the layout (default; layout twitter)\n"
     "  --threads    thread counts from 1 to 1024, separated by commas (default 1, 2, 4, ... up\n"
     "               to the number of hardware threads)\n"
-    "  --seconds    the length of each measurement, 0.001 to 60 (default 0.5)\n"
+    "  --seconds    the length of each measurement, 0.001 to 60 (default 0.5), rounded to\n"
+    "               whole ticks of the layout (at least one), from the start of a tick\n"
     "  --format     text (default: a table under a few lines on the layout), json (one object\n"
     "               per row) or tsv (with a header)\n"
     "\n"
@@ -1762,7 +1764,7 @@ double thread_cpu_seconds() noexcept {
 /// as fast as it can, from the start of the layout's next tick for `window.ticks` ticks. The
 /// threads are stopped a tenth of a tick early: a generator that has used up the last tick
 /// waits for the next one, and must not take IDs from it. The rate is the IDs of all threads
-/// over the window's length.
+/// over the window's length; the CPU share, their CPU time over the time they were let run.
 template <class Make>
 bench_result run_threads(unsigned threads, const bench_window& window, const Make& make) {
   using wall = std::chrono::system_clock;
@@ -1816,8 +1818,11 @@ bench_result run_threads(unsigned threads, const bench_window& window, const Mak
   const auto length = ms{window.ticks * window.tick_ms};
   std::this_thread::sleep_until(t0);
   go.store(true, std::memory_order_release);
+  const auto started = std::chrono::steady_clock::now();
   std::this_thread::sleep_until(t0 + length - std::chrono::microseconds{window.tick_ms * 100});
   stop.store(true, std::memory_order_relaxed);
+  const double run_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   for (std::thread& th : pool) th.join();
   for (const slot& s : slots)
     if (s.error) std::rethrow_exception(s.error);
@@ -1831,7 +1836,7 @@ bench_result run_threads(unsigned threads, const bench_window& window, const Mak
   const double wall_s = std::chrono::duration<double>(length).count();
   bench_result r;
   r.ids_per_s = static_cast<double>(ids) / wall_s;
-  r.cpu_share = cpu_s / (wall_s * threads);
+  if (run_s > 0) r.cpu_share = cpu_s / (run_s * threads);
   if (ids != 0) r.cpu_ns_per_id = cpu_s * 1e9 / static_cast<double>(ids);
   return r;
 }
