@@ -37,6 +37,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -266,6 +267,69 @@ void alternate(generator& a, histogram& ha, generator& b, histogram& hb,
   }
 }
 
+// ---- the renewals ------------------------------------------------------------------------
+
+/// When each renewal of a round was sent and answered (steady clock), as the renewal thread saw
+/// it.
+struct renewal_log {
+  struct call {
+    steady::time_point sent;
+    steady::time_point answered;
+  };
+  std::vector<std::vector<call>> rounds;
+};
+
+/// A lease store that passes every call to `inner` and logs the renewals' times. Only the
+/// lease's renewal thread calls `renew`; the log is read after the lease is gone.
+class timed_store final : public flakeid::lease_store {
+ public:
+  timed_store(std::unique_ptr<flakeid::lease_store> inner, std::vector<renewal_log::call>& log)
+      : inner_(std::move(inner)), log_(&log) {}
+  [[nodiscard]] std::string where() const override { return inner_->where(); }
+  std::optional<flakeid::lease_claim> claim(const flakeid::claim_request& r) override {
+    return inner_->claim(r);
+  }
+  flakeid::renewal renew(std::uint64_t id, const std::string& holder,
+                         flakeid::lease_time deadline) override {
+    const auto sent = steady::now();
+    try {
+      const flakeid::renewal r = inner_->renew(id, holder, deadline);
+      log_->push_back({sent, steady::now()});
+      return r;
+    } catch (...) {
+      log_->push_back({sent, steady::now()});
+      throw;
+    }
+  }
+  void release(std::uint64_t id, const std::string& holder, flakeid::lease_time last) override {
+    inner_->release(id, holder, last);
+  }
+  void abandon_after_fork() noexcept override { inner_->abandon_after_fork(); }
+
+ private:
+  std::unique_ptr<flakeid::lease_store> inner_;
+  std::vector<renewal_log::call>* log_;
+};
+
+/// Percentiles of durations in ms.
+struct ms_spread {
+  double p50 = 0;
+  double p99 = 0;
+  double max = 0;
+  std::size_t n = 0;
+};
+
+ms_spread spread(std::vector<double> v) {
+  ms_spread s;
+  s.n = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.p50 = v[v.size() / 2];
+  s.p99 = v[static_cast<std::size_t>(0.99 * static_cast<double>(v.size() - 1))];
+  s.max = v.back();
+  return s;
+}
+
 // ---- the run -----------------------------------------------------------------------------
 
 struct options {
@@ -350,11 +414,7 @@ int run(const options& o) {
 
   std::atomic<std::uint64_t> renew_failed{0};
   std::atomic<std::uint64_t> suspended{0};
-  std::uint64_t deadline_moves = 0;  // renewals seen by the minting thread
-  // Each renewal sets the deadline to its send time + ttl - margin, so the steps between
-  // deadlines are the intervals between renewals (in ms).
-  std::vector<std::int64_t> renewal_gaps;
-  double leased_ms = 0;
+  renewal_log renewals;
 
   flakeid::lease_options lo;
   lo.name_space = "lease_bench_" + std::to_string(::getpid());
@@ -378,18 +438,15 @@ int run(const options& o) {
   for (int round = 0; round < o.rounds; ++round) {
     alternate(fixed_a, none, fixed_b, none, phase, t, overhead, [] {});
     try {
-      flakeid::redis_lease lease{server.address(), lo};
+      // A redis_lease, with its store's renewals timed.
+      std::vector<renewal_log::call>& log = renewals.rounds.emplace_back();
+      flakeid::lease lease{
+          std::make_unique<timed_store>(std::make_unique<flakeid::detail::redis_lease_store>(
+                                            flakeid::redis_options::parse(server.address()), lo),
+                                        log),
+          lo};
       generator held{lease};
-      std::optional<flakeid::lease_time> last = lease.deadline();
-      const auto start = steady::now();
-      alternate(held, leased, fixed_a, beside, phase, t, overhead, [&] {
-        const std::optional<flakeid::lease_time> d = lease.deadline();
-        if (d == last) return;
-        ++deadline_moves;
-        if (d && last) renewal_gaps.push_back((*d - *last).count());
-        last = d;
-      });
-      leased_ms += std::chrono::duration<double, std::milli>(steady::now() - start).count();
+      alternate(held, leased, fixed_a, beside, phase, t, overhead, [] {});
       if (lease.lost()) ++lost_rounds;
     } catch (const flakeid::worker_id_error& e) {  // lost while acquire waited for the clock
       std::fprintf(stderr, "lease_bench: round %d: %s\n", round + 1, e.what());
@@ -407,9 +464,25 @@ int run(const options& o) {
   const double beside_vs_none = ratio(2, 0, p999);
   const double leased_vs_beside = ratio(1, 2, p999);
   const std::string load = load_average();
-  std::sort(renewal_gaps.begin(), renewal_gaps.end());
-  const std::int64_t gap_p50 = renewal_gaps.empty() ? 0 : renewal_gaps[renewal_gaps.size() / 2];
-  const std::int64_t gap_max = renewal_gaps.empty() ? 0 : renewal_gaps.back();
+  // The renewal thread sends a renewal ttl / 3 after the answer to the one before; the fence
+  // lapses when an answer comes ttl - margin (24 ms) or more after the send of the one before.
+  using ms_d = std::chrono::duration<double, std::milli>;
+  std::vector<double> intervals;  // send to send
+  std::vector<double> round_trips;
+  std::vector<double> late;  // send after (answer before + 10 ms)
+  std::size_t lapses = 0;
+  for (const std::vector<renewal_log::call>& calls : renewals.rounds) {
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      round_trips.push_back(ms_d(calls[i].answered - calls[i].sent).count());
+      if (i == 0) continue;
+      intervals.push_back(ms_d(calls[i].sent - calls[i - 1].sent).count());
+      late.push_back(ms_d(calls[i].sent - calls[i - 1].answered).count() - 10.0);
+      if (calls[i].answered - calls[i - 1].sent >= std::chrono::milliseconds{24}) ++lapses;
+    }
+  }
+  const ms_spread interval = spread(intervals);
+  const ms_spread round_trip = spread(round_trips);
+  const ms_spread lateness = spread(late);
 
   std::printf(
       "lease_bench: next_id() latency in ns, %s-timed (timer overhead %.1f ns subtracted; %s)\n"
@@ -428,17 +501,18 @@ int run(const options& o) {
       "\np99.9 leased / none:   %.2f (target <= 1.20: %s); mean of the fastest 99%%: %.3f\n"
       "p99.9 beside / none:   %.2f (the renewal running beside, no fence)\n"
       "p99.9 leased / beside: %.2f (the fence on the hot path)\n"
-      "renewals seen: %llu in %.0f ms of leased phases; interval between renewals (from the "
-      "deadlines) p50 %lld ms, max %lld ms\n"
-      "renew_failed %llu, suspended %llu, rounds whose lease was lost %d; the fence went down %llu "
-      "times and refused %llu calls (a renewal confirmed more than ttl - margin = 24 ms after "
-      "the one before)\n",
+      "renewals: %zu; ms between sends p50 %.1f, p99 %.1f, max %.1f; round trip p50 %.2f, p99 "
+      "%.2f, max %.2f; the renewal thread's wake-up after its 10 ms wait p50 %.2f, p99 %.2f, max "
+      "%.2f late\n"
+      "answers 24 ms (ttl - margin) or more after the send before: %zu; the fence went down %llu "
+      "times and refused %llu calls; renew_failed %llu, suspended %llu, rounds whose lease was "
+      "lost %d\n",
       leased_vs_none, leased_vs_none <= 1.2 ? "met" : "missed", mean_leased_vs_none, beside_vs_none,
-      leased_vs_beside, static_cast<unsigned long long>(deadline_moves), leased_ms,
-      static_cast<long long>(gap_p50), static_cast<long long>(gap_max),
+      leased_vs_beside, round_trip.n, interval.p50, interval.p99, interval.max, round_trip.p50,
+      round_trip.p99, round_trip.max, lateness.p50, lateness.p99, lateness.max, lapses,
+      static_cast<unsigned long long>(fence_downs), static_cast<unsigned long long>(fence_refused),
       static_cast<unsigned long long>(renew_failed.load()),
-      static_cast<unsigned long long>(suspended.load()), lost_rounds,
-      static_cast<unsigned long long>(fence_downs), static_cast<unsigned long long>(fence_refused));
+      static_cast<unsigned long long>(suspended.load()), lost_rounds);
 
   if (!o.json.empty()) {
     std::ofstream out(o.json);
@@ -453,8 +527,13 @@ int run(const options& o) {
     }
     out << "],\"p999_leased_vs_none\":" << leased_vs_none
         << ",\"p999_beside_vs_none\":" << beside_vs_none
-        << ",\"p999_leased_vs_beside\":" << leased_vs_beside << ",\"renewals\":" << deadline_moves
-        << ",\"renewal_interval_p50_ms\":" << gap_p50 << ",\"renewal_interval_max_ms\":" << gap_max
+        << ",\"p999_leased_vs_beside\":" << leased_vs_beside << ",\"renewals\":" << round_trip.n
+        << ",\"renewal_interval_p50_ms\":" << interval.p50
+        << ",\"renewal_interval_max_ms\":" << interval.max
+        << ",\"renewal_round_trip_p50_ms\":" << round_trip.p50
+        << ",\"renewal_round_trip_max_ms\":" << round_trip.max
+        << ",\"renewal_wakeup_late_p50_ms\":" << lateness.p50
+        << ",\"renewal_wakeup_late_max_ms\":" << lateness.max << ",\"late_answers\":" << lapses
         << ",\"renew_failed\":" << renew_failed.load() << ",\"lost_rounds\":" << lost_rounds
         << ",\"fence_downs\":" << fence_downs << ",\"fence_refused\":" << fence_refused << "}\n";
     if (!out) {
