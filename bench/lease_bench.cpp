@@ -11,13 +11,19 @@
 // The run alternates two phases, `--rounds` times, each `--phase-ms` long:
 //   no lease   no lease in the process: blocks of samples from two generators on fixed worker
 //              ids, alternately, both counted as "none"
-//   leased     a redis_lease (ttl 30 ms: renewed every 10 ms) on a redis-server on loopback,
+//   leased     a Redis lease (ttl 30 ms: renewed every 10 ms) on a redis-server on loopback,
 //              started in a temporary directory by the tests' helper: blocks from the leased
 //              generator ("leased") alternate with blocks from a fixed-worker generator
 //              ("beside": no fence, but the renewal thread and the server run meanwhile)
 // So "leased / none" is what the lease costs a caller (target <= 1.2 at p99.9), "beside / none"
 // the part that comes from the renewal running on the machine at all, and "leased / beside" the
 // part that comes from the fence on the generator's hot path.
+//
+// The lease is flakeid::redis_lease's store wrapped in one that times each renewal: the run also
+// reports the interval between renewals, their round trips, how late the renewal thread woke,
+// how many answers came after the deadline the renewal before had set (ttl - margin = 24 ms
+// after its send), and the calls the fence refused meanwhile (lease_lost_error; they are not
+// latency samples).
 //
 // The layout is 41 bits of ms, 5 worker bits and 17 sequence bits (131072 IDs per ms): one
 // thread never uses a tick up, so no sample waits for the next tick.
