@@ -9,7 +9,8 @@
 //           shared counter per ID, the floor of N threads on one shared generator
 //   cap     one thread within capacity: the wide layout (22 sequence bits), which never runs
 //           out, and the wide gene layout (17 sequence bits over 32 genes)
-//   mt      N threads on one shared generator within capacity (the wide layout)
+//   mt      N threads on one shared generator within capacity (the wide layout); blocks is
+//           the thread_blocks policy
 //   sat     N threads at saturation: Twitter's layout (4096 IDs per ms), so the sequence runs
 //           out each ms
 //   gene    the gene layout, bursts of one tick's worth (4096 IDs over 32 genes)
@@ -340,16 +341,13 @@ void mt_fast_tick(benchmark::State& st) {
   threaded(
       st, [&](int) { return gen.next_id(); }, mt_seconds);
 }
-#if defined(FLAKEID_BENCH_HAS_THREAD_BLOCKS)
-using blocks_wide =
-    basic_snowflake<wide, wall_clock,
-                    policies<zero_start, wait_next_tick, throw_on_backwards, thread_blocks<>>>;
+// thread_blocks: each thread serves its IDs from a block of the tick's sequences of its own.
+using blocks_wide = blocked_snowflake<wide>;
 void mt_blocks(benchmark::State& st) {
   static blocks_wide gen{worker_id{0}};
   threaded(
       st, [&](int) { return gen.next_id(); }, mt_seconds);
 }
-#endif
 
 void sat_twitter_mutex(benchmark::State& st) {
   static flakeid_bench::twitter_worker<layouts::twitter> gen{1, 1};
@@ -561,9 +559,7 @@ void register_benchmarks(const thread_counts& counts, bool own_min_time) {
   threaded_at("mt/twitter_mutex", mt_twitter_mutex, counts.mt);
   threaded_at("mt/classic", mt_classic, counts.mt);
   threaded_at("mt/fast_tick", mt_fast_tick, counts.mt);
-#if defined(FLAKEID_BENCH_HAS_THREAD_BLOCKS)
   threaded_at("mt/blocks", mt_blocks, counts.mt);
-#endif
 
   threaded_at("sat/twitter_mutex", sat_twitter_mutex, counts.sat);
   threaded_at("sat/classic", sat_classic, counts.sat);
