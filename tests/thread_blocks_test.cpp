@@ -22,15 +22,15 @@ static_assert(flakeid::threading_policy<flakeid::thread_blocks<>>);
 static_assert(flakeid::thread_blocks<>::block == 64 && flakeid::thread_blocks<8>::block == 8);
 static_assert(flakeid::thread_blocks<>::thread_safe);
 
-using blocked = flakeid::basic_snowflake<
-    flakeid::layouts::twitter, flakeid::manual_clock,
-    flakeid::classic_policies::with_threading<flakeid::thread_blocks<>>>;
-using blocked8 = flakeid::basic_snowflake<
-    flakeid::layouts::twitter, flakeid::manual_clock,
-    flakeid::classic_policies::with_threading<flakeid::thread_blocks<8>>>;
-static_assert(std::is_same_v<flakeid::blocked_snowflake<flakeid::layouts::twitter,
-                                                        flakeid::manual_clock>,
-                             blocked>);
+using blocked =
+    flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock,
+                             flakeid::classic_policies::with_threading<flakeid::thread_blocks<>>>;
+using blocked8 =
+    flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock,
+                             flakeid::classic_policies::with_threading<flakeid::thread_blocks<8>>>;
+static_assert(
+    std::is_same_v<flakeid::blocked_snowflake<flakeid::layouts::twitter, flakeid::manual_clock>,
+                   blocked>);
 
 constexpr auto ticks0 = static_cast<std::uint64_t>(start_ms - twitter_epoch);
 /// Worker 7 of datacenter 1, `dt` ticks after the start.
@@ -64,7 +64,7 @@ TEST(thread_blocks_test, a_thread_takes_growing_blocks_and_another_thread_goes_o
     // Blocks of 1, 2, 4: sequences 0 | 1 2 | 3 4 5 6, the thread serving 0 to 3 so far.
     for (int i = 0; i < 4; ++i) a.push_back(gen.next_id());
     on_new_thread([&] { b.push_back(gen.next_id()); });  // above the block: 7
-    a.push_back(gen.next_id());                           // the block's rest: 4, below 7
+    a.push_back(gen.next_id());                          // the block's rest: 4, below 7
   });
   ta.join();
   EXPECT_EQ(a, (std::vector<std::uint64_t>{id_at(0, 0), id_at(0, 1), id_at(0, 2), id_at(0, 3),
@@ -124,8 +124,8 @@ TEST(thread_blocks_test, a_block_another_thread_passed_is_a_gap_never_a_repeat) 
   std::vector<std::uint64_t> a;
   std::vector<std::uint64_t> b;
   on_new_thread([&] {
-    a.push_back(gen.next_id());                           // 0
-    a.push_back(gen.next_id());                           // 1, block 1 to 2
+    a.push_back(gen.next_id());                          // 0
+    a.push_back(gen.next_id());                          // 1, block 1 to 2
     on_new_thread([&] { b.push_back(gen.next_id()); });  // 3
     clock.advance(1ms);
     a.push_back(gen.next_id());  // a new tick; sequence 2 of the old one stays unused
@@ -156,12 +156,11 @@ TEST(thread_blocks_test, a_cached_block_is_refused_past_the_lease_deadline) {
       (void)gen.next_id();
       ADD_FAILURE() << "no exception";
     } catch (const flakeid::lease_lost_error& e) {
-      EXPECT_STREQ(e.what(),
-                   ("flakeid: the worker-id lease does not cover timestamp " +
-                    std::to_string(start_ms) + " (Unix ms): it holds until " +
-                    std::to_string(start_ms) +
-                    " and its renewal is not confirmed; minting stops until it is")
-                       .c_str());
+      EXPECT_STREQ(e.what(), ("flakeid: the worker-id lease does not cover timestamp " +
+                              std::to_string(start_ms) + " (Unix ms): it holds until " +
+                              std::to_string(start_ms) +
+                              " and its renewal is not confirmed; minting stops until it is")
+                                 .c_str());
     }
     fence->deadline_unix_ms.store(start_ms + 1);  // renewed
     EXPECT_EQ(gen.next_id(), id_at(0, 4));
@@ -184,8 +183,8 @@ TEST(thread_blocks_test, six_generators_on_one_thread_keep_their_own_blocks) {
   flakeid::manual_clock clock{start_time};
   std::vector<std::unique_ptr<blocked>> gens;
   for (std::uint64_t w = 0; w < 6; ++w)
-    gens.push_back(std::make_unique<blocked>(flakeid::datacenter_id{1}, flakeid::worker_id{w},
-                                             clock));
+    gens.push_back(
+        std::make_unique<blocked>(flakeid::datacenter_id{1}, flakeid::worker_id{w}, clock));
   std::vector<std::vector<std::uint64_t>> ids(6);
   on_new_thread([&] {
     // The thread keeps the blocks of the four generators it used last; a block pushed out is a

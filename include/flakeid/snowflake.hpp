@@ -316,7 +316,7 @@ class basic_snowflake {
   static constexpr std::uint64_t state_seq_mask = (std::uint64_t{1} << state_shift) - 1;
   // The one-`fetch_add` path needs guard bits, and room for more overshoots than a process has
   // threads (at least 2^20); otherwise every call takes the compare-and-swap.
-  static constexpr bool fast_add = state_shift > seq_bits&& state_shift >= 21;
+  static constexpr bool fast_add = (state_shift > seq_bits) && (state_shift >= 21);
   // thread_blocks<B>: each thread serves up to B sequences of a tick from a cache of its own.
   static constexpr std::uint64_t block_max = [] {
     if constexpr (requires { Policies::threading::block; }) {
