@@ -316,7 +316,7 @@ class basic_snowflake {
   static constexpr std::uint64_t state_seq_mask = (std::uint64_t{1} << state_shift) - 1;
   // The one-`fetch_add` path needs guard bits, and room for more overshoots than a process has
   // threads (at least 2^20); otherwise every call takes the compare-and-swap.
-  static constexpr bool fast_add = state_shift > seq_bits && state_shift >= 21;
+  static constexpr bool fast_add = (state_shift > seq_bits) && (state_shift >= 21);
   // thread_blocks<B>: each thread serves up to B sequences of a tick from a cache of its own.
   static constexpr std::uint64_t block_max = [] {
     if constexpr (requires { Policies::threading::block; }) {
@@ -628,6 +628,7 @@ class basic_snowflake {
       e->want = std::min(e->want * 2, block_max);
     } else {
       e->want = std::max<std::uint64_t>(e->want / 2, 1);
+      give_back(*e);
     }
     e->next = 1;  // nothing left to serve until the reservation succeeds
     e->end = 0;
@@ -639,11 +640,22 @@ class basic_snowflake {
   }
 
   /// Drops the calling thread's block (its IDs would be below those taken from the state).
-  void drop_block() const noexcept {
+  void drop_block() noexcept {
     if (block_entry* e = find_block()) {
+      give_back(*e);
       e->next = 1;
       e->end = 0;
     }
+  }
+
+  /// Returns the unserved rest of block `e` to the state if no thread has taken sequences since
+  /// (the state still ends where the block does), so that a sequence-start policy goes on from
+  /// the last sequence served, as without blocks; else the rest is a gap.
+  void give_back(const block_entry& e) noexcept {
+    if (e.next > e.end) return;
+    std::uint64_t expected = pack(e.tick, e.end);
+    states_[0].compare_exchange_strong(expected, pack(e.tick, e.next - 1),
+                                       std::memory_order_relaxed, std::memory_order_relaxed);
   }
 
   /// Throws `lease_lost_error` unless tick `tick` starts before the fence's deadline: one
@@ -707,7 +719,8 @@ using cosid_snowflake_st = basic_snowflake<L, Clock, cosid_policies_st>;
 /// line per ID. IDs are unique and increase per thread; IDs of different threads within one
 /// tick are not in the order they were minted.
 template <flakeid::layout L = layouts::twitter, class Clock = wall_clock>
-using blocked_snowflake = basic_snowflake<L, Clock, classic_policies::with_threading<thread_blocks<>>>;
+using blocked_snowflake =
+    basic_snowflake<L, Clock, classic_policies::with_threading<thread_blocks<>>>;
 
 /// Twitter's behaviour on `tick_clock`: the wall clock is read once, at construction, and a
 /// monotonic clock counts from there, so stepping the wall clock cannot cause a duplicate.
