@@ -20,8 +20,9 @@
 //
 // At the end the run prints the ratios of the median rates (issue 17, target 5: the chain with
 // default options >= 1.0x the port at 1 and 2 threads and >= 0.9x the floor; with thread_block
-// >= 4x the port at 1 and 2 threads, and at 2 threads >= 1.6x its own 1-thread rate), and the
-// load average at the start.
+// >= 4x the port at 1 and 2 threads, and at 2 threads >= 1.6x its own 1-thread rate), the same
+// ratios from CPU time per ID (what they would be if every thread had a core of its own: on a
+// loaded machine the wall rates also measure the scheduler), and the load average at the start.
 //
 //   seg/chain_next_ids    next_ids over 256 IDs at a time (time per ID)
 //   seg/chain_redis       segment_chain_generator on Redis (INCRBY), step 1000, one thread
@@ -427,9 +428,10 @@ double median(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-/// Prints `a / b` of the median rates (and b / a of the median CPU per ID) with the target,
-/// when both ran.
-void print_ratio(const std::string& a, const std::string& b, const char* target) {
+/// Prints `a / b` of the median rates and `scale` x b / a of the median CPU per ID (what the
+/// rates' ratio would be if every thread had a core of its own: `scale` is a's thread count
+/// over b's), with the target, when both ran.
+void print_ratio(const std::string& a, const std::string& b, const char* target, double scale = 1) {
   const auto& r = results();
   const auto ia = r.find(a);
   const auto ib = r.find(b);
@@ -437,14 +439,14 @@ void print_ratio(const std::string& a, const std::string& b, const char* target)
     return;
   std::printf("  %-36s / %-36s %6.2fx   cpu %5.2fx   %s\n", a.c_str(), b.c_str(),
               median(ia->second.rates) / median(ib->second.rates),
-              median(ib->second.cpu_ns) / median(ia->second.cpu_ns), target);
+              scale * median(ib->second.cpu_ns) / median(ia->second.cpu_ns), target);
 }
 
 void print_ratios(const std::vector<int>& counts, const double (&load)[3]) {
   if (results().empty()) return;
   std::printf(
-      "\nRatios of median rates in this run (cpu: the same ratio in CPU time per ID); load "
-      "average at start %.2f %.2f %.2f\n",
+      "\nRatios of median rates in this run (cpu: the ratio from CPU time per ID, as if every "
+      "thread had a core); load average at start %.2f %.2f %.2f\n",
       load[0], load[1], load[2]);
   const auto name = [](const char* what, int n) {
     return std::string("seg/") + what + "/threads:" + std::to_string(n);
@@ -458,7 +460,7 @@ void print_ratios(const std::vector<int>& counts, const double (&load)[3]) {
                 target ? "target >= 4" : "");
     if (n > 1)
       print_ratio(name("chain_memory_block64", n), name("chain_memory_block64", 1),
-                  n == 2 ? "target >= 1.6" : "");
+                  n == 2 ? "target >= 1.6" : "", n);
   }
 }
 

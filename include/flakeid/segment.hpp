@@ -35,18 +35,19 @@
 ///
 /// How the fast path works: the segments a generator holds sit in a small ring of slots, and
 /// one 64-bit word holds the generation of the current segment above the offset of the next
-/// ID in it:
+/// ID from its first:
 ///
 ///     63                    32 31                     0
 ///     +-----------------------+------------------------+
-///     |  segment generation   |  offset in the segment |
+///     |  segment generation   |  offset from its first |
 ///     +-----------------------+------------------------+
 ///
-/// `next_id()` is one `fetch_add` on that word and a versioned read of the slot (a seqlock):
-/// ID = first + offset * stride while offset < step. The caller that runs past the end moves
-/// the word to the next generation with a compare-and-swap (chain: a segment already
-/// prefetched) or, when none is ready, fetches one from the store under a mutex that serialises
-/// store calls.
+/// `next_id()` is one `fetch_add` on that word and a versioned read of two fields of the slot
+/// (a seqlock): ID = first + offset * stride while the offset lies in the segment's run, the
+/// segments of consecutive numbers that one store call fetched. The caller that runs past the
+/// run's end moves the word to the next run with a compare-and-swap (chain: a run already
+/// prefetched) or, when none is ready, fetches segments from the store under a mutex that
+/// serialises store calls.
 
 #include <algorithm>
 #include <atomic>
@@ -184,8 +185,11 @@ struct segment_chain_options {
   /// [1, step]. 1 (the default) takes every ID from the shared position. A larger block lets
   /// threads scale instead of moving one cache line between cores on every ID, at the cost of
   /// gaps (a block's unused IDs when a thread switches generators or the generator closes) and
-  /// of order across threads (each thread's IDs still increase). A block is served to its end
-  /// even when its segment's time to live runs out meanwhile.
+  /// of order across threads (each thread's IDs still increase). A thread whose claims
+  /// interleave with other threads' (the shared position moved between two of its claims)
+  /// doubles its next block, up to a segment (at most 65536 IDs), and a thread alone halves it
+  /// back to `thread_block`, so threads that draw hard touch the shared position less often.
+  /// A block is served to its end even when its segment's time to live runs out meanwhile.
   std::uint64_t thread_block = 1;
 };
 
@@ -212,6 +216,15 @@ namespace detail {
   throw segment_closed_error("flakeid: the segment generator on store " + std::string(store) +
                              ", key '" + std::string(key) +
                              "' is closed; it hands out no more IDs");
+}
+
+/// Tells the processor that the caller is spinning on a value another thread will change.
+inline void spin_pause() noexcept {
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_ia32_pause();
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+  asm volatile("yield");
+#endif
 }
 
 inline void check_step(std::uint64_t step) {
@@ -455,6 +468,9 @@ class segment_engine {
   // The most IDs in a run, so that offsets past its end (claims of up to a segment by
   // callers that found it used up) stay far below 2^32.
   static constexpr std::uint64_t max_run_ids = std::uint64_t{1} << 31;
+  // How often a hungry caller checks for the segments another caller is fetching before it
+  // waits on the mutex (a few microseconds).
+  static constexpr int hungry_spins = 256;
 
   static constexpr std::uint32_t gen_of(std::uint64_t p) noexcept {
     return static_cast<std::uint32_t>(p >> offset_bits);
@@ -537,18 +553,29 @@ class segment_engine {
   /// next run, fetching segments from the store (`hungry_fetch`) when none is prefetched.
   /// Returns at once when another caller already moved on.
   void advance(std::uint32_t g) {
+    bool told = false;
     for (;;) {
       const std::uint32_t next = after_run(g, run_of(g));
       advance_prefetched(g, next);
       if (gen_of(pos_.load(std::memory_order_acquire)) != g) return;
       // Nothing prefetched: tell the chain (it is hungry, unless nothing was ever fetched: a
-      // first call that beat the worker), then fetch the next segment ourselves, unless a store
-      // call already under way brings one.
-      if (store_calls_.load(std::memory_order_relaxed) != 0) {
+      // first call that beat the worker), then fetch the next segments ourselves, unless a
+      // store call already under way brings them.
+      if (!told && store_calls_.load(std::memory_order_relaxed) != 0) {
+        told = true;
         hungry_.fetch_add(1, std::memory_order_relaxed);
         if (on_switch_) on_switch_(on_switch_ctx_, 0, true);
       }
-      std::lock_guard lk(mutex_);
+      std::unique_lock lk(mutex_, std::try_to_lock);
+      if (!lk.owns_lock()) {
+        // Another caller or the worker is calling the store: wait a moment for what it brings
+        // (a fast store answers within microseconds) before sleeping on the mutex.
+        const std::uint32_t t0 = tail_.load(std::memory_order_relaxed);
+        for (int i = 0; i < hungry_spins && tail_.load(std::memory_order_relaxed) == t0; ++i)
+          spin_pause();
+        if (tail_.load(std::memory_order_relaxed) != t0) continue;
+        lk.lock();
+      }
       if (closed_) throw_segment_closed(dist_.store_name(), dist_.key());
       if (gen_of(pos_.load(std::memory_order_acquire)) != g) return;
       const std::uint32_t t = tail_.load(std::memory_order_relaxed);
@@ -753,8 +780,11 @@ class segment_generator {
 /// The worker keeps `ahead_target` segments prefetched beyond the current one, starting at
 /// `min_ahead`. When a caller finds no prefetched segment (the chain is "hungry") the target
 /// doubles, up to `max_ahead`; after a refill period with no hunger in which callers used at
-/// most half the target, it halves again, down to `min_ahead`. A hungry caller fetches a
-/// segment itself, so the chain never stalls on the worker.
+/// most half the target, it halves again, down to `min_ahead`. A hungry caller fetches the
+/// target's worth of segments itself (one store call), so the chain never stalls on the
+/// worker. A caller that moves on with fewer than half the target left wakes the worker, at
+/// most once per millisecond: a chain drained faster than that is refilled by its hungry
+/// callers, which costs them less than waking a thread every few microseconds.
 ///
 /// When the store fails, callers go on with the prefetched segments; once those are used up,
 /// `next_id` throws `segment_store_error` (with the store's message), and resumes as soon as
@@ -879,6 +909,8 @@ class segment_chain_generator {
     return o;
   }
 
+  static constexpr std::chrono::nanoseconds min_wake_gap{std::chrono::milliseconds{1}};
+
   // The owner of no block: `block_owner_` after close.
   static constexpr std::uint64_t closed_owner = std::numeric_limits<std::uint64_t>::max();
 
@@ -915,12 +947,22 @@ class segment_chain_generator {
     if (hungry || ahead * 2 < self->target_.load(std::memory_order_relaxed)) self->wake();
   }
 
+  // Wakes the worker, at most once per `min_wake_gap`: a chain drained faster than the worker
+  // can be woken is refilled by its hungry callers, a target's worth per store call, which
+  // costs them less than waking a thread every few microseconds.
   void wake() {
     // No lock here, so a caller never blocks on the worker: a wake-up that races with the
     // worker going to sleep is picked up at its next refill period. A caller that finds the
     // worker already woken writes nothing.
-    if (!wake_.load(std::memory_order_relaxed) && !wake_.exchange(true, std::memory_order_acq_rel))
+    if (wake_.load(std::memory_order_relaxed)) return;
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count();
+    if (now - last_wake_ns_.load(std::memory_order_relaxed) < min_wake_gap.count()) return;
+    if (!wake_.exchange(true, std::memory_order_acq_rel)) {
+      last_wake_ns_.store(now, std::memory_order_relaxed);
       wake_cv_.notify_one();
+    }
   }
 
   void run() {
@@ -975,6 +1017,7 @@ class segment_chain_generator {
   alignas(64) std::atomic<std::size_t> target_;
   std::atomic<bool> hungry_{false};
   std::atomic<bool> wake_{false};
+  std::atomic<std::int64_t> last_wake_ns_{std::numeric_limits<std::int64_t>::min() / 2};
   std::uint32_t counted_ = 0;  // the generation at the last calm check (worker only)
   std::mutex wake_mutex_;
   std::condition_variable wake_cv_;
