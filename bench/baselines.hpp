@@ -178,13 +178,16 @@ class cosid_worker {
 //     first available node, and appends at its tail one node of `prefetchDistance` segments
 //     when hungry, or of the segments missing to `safeDistance` ahead of the head otherwise.
 //
-// Left out: the grouped (per-period) distributors and the check that a next segment lies above
-// its predecessor (both only for grouped keys; a plain key "allows reset"), the logging, the
-// ttl's clock (a segment here lives forever, CosId's default), the cached clock (hunger times
-// read the system clock in seconds, as `Clock.SYSTEM.secondTime()`), and the worker pool that
-// CosId shares among every chain of a process (one worker thread per chain here). Java's
-// volatile fields are seq_cst atomics (a plain load on x86). Nodes are freed when the chain is
-// destroyed, in place of Java's garbage collector; a hungry chain makes few, ever larger nodes.
+// Simplified in the baseline's favour: a node holds its segment inline (in CosId the node points
+// to a MergedIdSegment, which points to a DefaultIdSegment). Left out: the grouped (per-period)
+// distributors, with the per-ID note of the group (`GroupedAccessor`) and the check that a next
+// segment lies above its predecessor (only for grouped keys; a plain key "allows reset"), the
+// logging, the ttl's clock (a segment here lives forever, CosId's default), the cached clock
+// (hunger times read the system clock in seconds, as `Clock.SYSTEM.secondTime()`), and the
+// worker pool that CosId shares among every chain of a process (one worker thread per chain
+// here). Java's volatile fields are seq_cst atomics (a plain load on x86). Nodes are freed when
+// the chain is destroyed, in place of Java's garbage collector; a hungry chain makes few, ever
+// larger nodes.
 
 /// CosId's `IdSegmentDistributor.Atomic`: an in-memory max id, `nextMaxId(step)` = addAndGet.
 class cosid_atomic_distributor {
