@@ -48,10 +48,15 @@
 #include <flakeid/tsc_clock.hpp>
 
 #include "baselines.hpp"
+#include "bench_threads.hpp"
 
 namespace {
 
 using namespace flakeid;
+using flakeid_bench::default_counts;
+using flakeid_bench::parse_thread_counts;
+using flakeid_bench::thread_cpu_s;
+using flakeid_bench::threads_env;
 using flakeid_bench::wall_ms;
 
 /// 41 bits of ms, 22 of sequence: 4 194 304 IDs per ms, more than one core can mint.
@@ -78,8 +83,6 @@ constexpr double min_time = 0.15;
 
 // ---- thread counts -------------------------------------------------------------------------
 
-inline constexpr int max_threads = 1024;
-inline constexpr const char* threads_env = "FLAKEID_BENCH_THREADS";
 inline constexpr std::string_view threads_flag = "--threads=";
 
 /// The thread counts of the threaded groups, and where they came from.
@@ -93,46 +96,6 @@ std::string join(const std::vector<int>& counts) {
   std::string out;
   for (const int n : counts) out += (out.empty() ? "" : ",") + std::to_string(n);
   return out;
-}
-
-std::vector<int> sorted_unique(std::vector<int> counts) {
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  return counts;
-}
-
-/// The counts of a comma-separated list such as "1,2,4", sorted, without repeats. Throws
-/// std::invalid_argument naming `origin`, the bad value and what is allowed.
-std::vector<int> parse_thread_counts(std::string_view list, std::string_view origin) {
-  const std::string allowed = "a comma-separated list of thread counts, each an integer in [1, " +
-                              std::to_string(max_threads) + "], e.g. 1,2,4";
-  std::vector<int> counts;
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t comma = std::min(list.find(',', pos), list.size());
-    const std::string_view item = list.substr(pos, comma - pos);
-    int n = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
-    if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || n < 1 ||
-        n > max_threads) {
-      throw std::invalid_argument(std::string(origin) + "\"" + std::string(list) + "\": \"" +
-                                  std::string(item) +
-                                  "\" is not a thread count; allowed: " + allowed);
-    }
-    counts.push_back(n);
-    if (comma == list.size()) break;
-    pos = comma + 1;
-  }
-  return sorted_unique(std::move(counts));
-}
-
-/// 1, 2, 4, ... up to `hardware` (and `hardware` itself), with the counts the targets name.
-std::vector<int> default_counts(unsigned hardware, std::vector<int> named) {
-  for (unsigned n = 1; n <= hardware && n <= static_cast<unsigned>(max_threads); n *= 2)
-    named.push_back(static_cast<int>(n));
-  if (hardware >= 1 && hardware <= static_cast<unsigned>(max_threads))
-    named.push_back(static_cast<int>(hardware));
-  return sorted_unique(std::move(named));
 }
 
 /// The thread counts for this run: `--threads=LIST` (taken out of `args`), else
@@ -165,13 +128,6 @@ thread_counts choose_thread_counts(std::vector<char*>& args) {
   const unsigned hardware = std::thread::hardware_concurrency();
   return {default_counts(hardware, {1, 2, 4, 8}), default_counts(hardware, {1, 2, 8, 16}),
           "default"};
-}
-
-/// CPU time of the calling thread, in seconds.
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 template <class Gen>
@@ -260,50 +216,19 @@ void cap_next_ids(benchmark::State& st) {
 
 // ---- several threads: the floor, within capacity, at saturation ---------------------------
 
-constexpr int batch = 256;
-
-/// Runs `threads` threads minting with `mint(thread)` (one ID per call) for `seconds`, once per
-/// iteration, and reports the aggregate: wall time from the start signal to the last thread's
-/// exit (so time per ID is wall / all IDs), and CPU time summed over the threads. Threads waiting
-/// for the start yield, so that more threads than cores all get to the start line.
+/// Runs `st.range(0)` threads minting with `mint(thread)` (one ID per call) for `seconds`, once
+/// per iteration (see `run_threads`), and reports the aggregate: wall time per ID over all the
+/// threads' IDs, and CPU time summed over the threads.
 template <class Mint>
 void threaded(benchmark::State& st, Mint mint, double seconds) {
   const int threads = static_cast<int>(st.range(0));
   double ids = 0;
   double cpu = 0;
   for (auto _ : st) {
-    std::atomic<int> ready{0};
-    std::atomic<bool> go{false};
-    std::atomic<bool> stop{false};
-    std::vector<std::uint64_t> n(static_cast<std::size_t>(threads));
-    std::vector<double> c(static_cast<std::size_t>(threads));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        ready.fetch_add(1);
-        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-        const double c0 = thread_cpu_s();
-        std::uint64_t k = 0;
-        while (!stop.load(std::memory_order_relaxed)) {
-          for (int i = 0; i < batch; ++i) benchmark::DoNotOptimize(mint(t));
-          k += batch;
-        }
-        c[static_cast<std::size_t>(t)] = thread_cpu_s() - c0;
-        n[static_cast<std::size_t>(t)] = k;
-      });
-    }
-    while (ready.load() < threads) std::this_thread::yield();
-    const auto t0 = std::chrono::steady_clock::now();
-    go.store(true, std::memory_order_release);
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    stop.store(true);
-    for (auto& th : pool) th.join();
-    const auto t1 = std::chrono::steady_clock::now();
-    st.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
-    for (int t = 0; t < threads; ++t) {
-      ids += static_cast<double>(n[static_cast<std::size_t>(t)]);
-      cpu += c[static_cast<std::size_t>(t)];
-    }
+    const flakeid_bench::thread_run r = flakeid_bench::run_threads(threads, seconds, mint);
+    st.SetIterationTime(r.wall_s);
+    ids += r.ids;
+    cpu += r.cpu_s;
   }
   st.SetItemsProcessed(static_cast<std::int64_t>(ids));
   st.counters["cpu_ns_per_id"] = cpu * 1e9 / ids;

@@ -64,6 +64,7 @@
 #include <flakeid/store/memory.hpp>
 
 #include "baselines.hpp"
+#include "bench_threads.hpp"
 
 #if defined(FLAKEID_BENCH_HAS_REDIS)
 #include <flakeid/adapters/redis.hpp>
@@ -110,37 +111,10 @@ std::unique_ptr<Gen>& shared_gen() {
 /// The thread counts: FLAKEID_BENCH_THREADS ("1,2,4"), else 1, 2, 4 ... up to the hardware's
 /// threads (and that count itself). Throws std::invalid_argument naming a bad entry.
 std::vector<int> thread_counts() {
-  std::vector<int> out;
-  if (const char* env = std::getenv("FLAKEID_BENCH_THREADS"); env != nullptr && *env != 0) {
-    std::string_view rest{env};
-    while (!rest.empty()) {
-      const std::string_view item = rest.substr(0, rest.find(','));
-      rest.remove_prefix(std::min(rest.size(), item.size() + 1));
-      int n = 0;
-      bool ok = !item.empty() && item.size() <= 4;
-      for (const char c : item) {
-        ok = ok && c >= '0' && c <= '9';
-        if (ok) n = n * 10 + (c - '0');
-      }
-      if (!ok || n < 1 || n > 1024)
-        throw std::invalid_argument("FLAKEID_BENCH_THREADS: thread count '" + std::string(item) +
-                                    "' is out of range [1, 1024] (a comma-separated list, e.g. "
-                                    "\"1,2,4\")");
-      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
-    }
-    return out;
-  }
-  const int hw = std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
-  for (int n = 1; n < hw; n *= 2) out.push_back(n);
-  out.push_back(hw);
-  return out;
-}
-
-/// CPU time of the calling thread, in seconds.
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  const char* env = std::getenv(flakeid_bench::threads_env);  // NOLINT(concurrency-mt-unsafe)
+  if (env != nullptr && *env != 0)
+    return flakeid_bench::parse_thread_counts(env, std::string(flakeid_bench::threads_env) + "=");
+  return flakeid_bench::default_counts(std::thread::hardware_concurrency(), {1, 2});
 }
 
 /// The rates (IDs/s) and CPU per ID (ns) each throughput benchmark measured, by name, for the
@@ -154,55 +128,26 @@ std::map<std::string, measured>& results() {
   return r;
 }
 
-constexpr int batch = 256;
 constexpr double run_seconds = 0.2;
 constexpr std::int64_t runs_per_repetition = 3;
 constexpr auto warm_up = std::chrono::milliseconds{50};
 
-/// Runs `threads` threads minting with `mint()` for `run_seconds`, once per iteration, and
-/// reports the aggregate: wall time from the start signal to the last thread's exit (so time
-/// per ID is wall / all IDs), CPU time summed over the threads, and the CPU share they got.
+/// Runs `threads` threads minting with `mint()` for `run_seconds`, once per iteration (see
+/// `run_threads`), and reports the aggregate: time per ID is wall time over all the threads'
+/// IDs, CPU time is summed over the threads, and the CPU share is the part of the wall time
+/// the threads ran.
 template <class Mint>
 void threaded(benchmark::State& st, const std::string& name, int threads, Mint mint) {
   double ids = 0;
   double cpu = 0;
   double wall = 0;
+  auto each = [&mint](int) { return mint(); };
   for (auto _ : st) {
-    std::atomic<int> ready{0};
-    std::atomic<bool> go{false};
-    std::atomic<bool> stop{false};
-    std::vector<std::uint64_t> n(static_cast<std::size_t>(threads));
-    std::vector<double> c(static_cast<std::size_t>(threads));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        ready.fetch_add(1);
-        while (!go.load(std::memory_order_acquire)) {
-        }
-        const double c0 = thread_cpu_s();
-        std::uint64_t k = 0;
-        while (!stop.load(std::memory_order_relaxed)) {
-          for (int i = 0; i < batch; ++i) benchmark::DoNotOptimize(mint());
-          k += batch;
-        }
-        c[static_cast<std::size_t>(t)] = thread_cpu_s() - c0;
-        n[static_cast<std::size_t>(t)] = k;
-      });
-    }
-    while (ready.load() < threads) {
-    }
-    const auto t0 = clk::now();
-    go.store(true, std::memory_order_release);
-    std::this_thread::sleep_for(std::chrono::duration<double>(run_seconds));
-    stop.store(true);
-    for (auto& th : pool) th.join();
-    const double secs = std::chrono::duration<double>(clk::now() - t0).count();
-    st.SetIterationTime(secs);
-    wall += secs;
-    for (int t = 0; t < threads; ++t) {
-      ids += static_cast<double>(n[static_cast<std::size_t>(t)]);
-      cpu += c[static_cast<std::size_t>(t)];
-    }
+    const flakeid_bench::thread_run r = flakeid_bench::run_threads(threads, run_seconds, each);
+    st.SetIterationTime(r.wall_s);
+    ids += r.ids;
+    cpu += r.cpu_s;
+    wall += r.wall_s;
   }
   st.SetItemsProcessed(static_cast<std::int64_t>(ids));
   st.counters["cpu_ns_per_id"] = cpu * 1e9 / ids;
