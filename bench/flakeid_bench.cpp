@@ -1,14 +1,25 @@
 // flakeid's benchmark: the generators side by side with the baselines of baselines.hpp and with
-// the physical floor (one clock read, one compare-and-swap), all in one run, so that every
-// figure can be read as a ratio. bench/report.py turns the JSON output into the ratio table
-// and the chart.
+// the physical floor (a clock read, a compare-and-swap or fetch_add), all in one run, so that
+// every figure can be read as a ratio. bench/report.py turns the JSON output into the ratio table
+// and the charts.
 //
 // Groups (the first path component of each name):
-//   floor   one wall-clock read, one steady-clock read, one TSC read, one uncontended CAS
-//   cap     within capacity: the wide layout (22 sequence bits), which never runs out
-//   sat     at saturation: Twitter's layout (4096 IDs per ms), so the sequence runs out each ms
+//   floor   one wall-clock read, one steady-clock read, one TSC read, one uncontended CAS; and
+//           clock_fetch_add/N: N threads each reading the wall clock and fetch_add-ing one
+//           shared counter per ID, the floor of N threads on one shared generator
+//   cap     one thread within capacity: the wide layout (22 sequence bits), which never runs
+//           out, and the wide gene layout (17 sequence bits over 32 genes)
+//   mt      N threads on one shared generator within capacity (the wide layout); blocks is
+//           the thread_blocks policy
+//   sat     N threads at saturation: Twitter's layout (4096 IDs per ms), so the sequence runs
+//           out each ms
 //   gene    the gene layout, bursts of one tick's worth (4096 IDs over 32 genes)
 //   burst   one million IDs at once with borrowing
+//
+// Thread counts (mt, sat and floor/clock_fetch_add): 1, 2, 4, ... up to
+// std::thread::hardware_concurrency(), with the counts the targets name (mt: 1, 2, 4, 8; sat: 1,
+// 2, 8, 16). `--threads=1,2,4` or FLAKEID_BENCH_THREADS=1,2,4 (the flag wins) sets one list for
+// all three instead.
 //
 // Each benchmark reports wall time per ID (aggregate over threads) and CPU time per ID (summed
 // over threads): on a loaded machine wall time also measures the scheduler, so per-call costs
@@ -16,11 +27,19 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -29,17 +48,27 @@
 #include <flakeid/tsc_clock.hpp>
 
 #include "baselines.hpp"
+#include "bench_threads.hpp"
 
 namespace {
 
 using namespace flakeid;
+using flakeid_bench::default_counts;
+using flakeid_bench::parse_thread_counts;
+using flakeid_bench::thread_cpu_s;
+using flakeid_bench::threads_env;
 using flakeid_bench::wall_ms;
 
 /// 41 bits of ms, 22 of sequence: 4 194 304 IDs per ms, more than one core can mint.
 inline constexpr layout wide{{fields::timestamp(41), fields::sequence(22)},
                              layouts::twitter.epoch_ms};
 
+/// 41 bits of ms, 17 of sequence, a 5-bit gene: 131 072 IDs per ms for each of the 32 genes.
+inline constexpr layout wide_gene{{fields::timestamp(41), fields::sequence(17), fields::gene(5)},
+                                  layouts::twitter.epoch_ms};
+
 using classic_wide = classic_snowflake<wide>;
+using gene_wide = gene_snowflake<wide_gene>;
 using classic_wide_st = classic_snowflake_st<wide>;
 using tick_wide = tick_snowflake<wide>;
 using fast_tick_wide = basic_snowflake<wide, fast_tick_clock, classic_policies>;
@@ -49,13 +78,56 @@ inline constexpr std::int64_t burst_bound_ms = 250;
 using borrow_twitter = basic_snowflake<layouts::twitter, wall_clock,
                                        policies<zero_start, borrow_ticks<burst_bound_ms>>>;
 
+/// Seconds each single-threaded benchmark runs, unless `--benchmark_min_time` is given.
 constexpr double min_time = 0.15;
 
-/// CPU time of the calling thread, in seconds.
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+// ---- thread counts -------------------------------------------------------------------------
+
+inline constexpr std::string_view threads_flag = "--threads=";
+
+/// The thread counts of the threaded groups, and where they came from.
+struct thread_counts {
+  std::vector<int> mt;   // mt/*/N and floor/clock_fetch_add/N
+  std::vector<int> sat;  // sat/*/N
+  std::string source;    // "default", FLAKEID_BENCH_THREADS or --threads
+};
+
+std::string join(const std::vector<int>& counts) {
+  std::string out;
+  for (const int n : counts) out += (out.empty() ? "" : ",") + std::to_string(n);
+  return out;
+}
+
+/// The thread counts for this run: `--threads=LIST` (taken out of `args`), else
+/// FLAKEID_BENCH_THREADS when it is set and not empty, else the defaults.
+thread_counts choose_thread_counts(std::vector<char*>& args) {
+  std::string flag;
+  bool has_flag = false;
+  for (auto it = args.begin(); it != args.end();) {
+    const std::string_view arg = *it;
+    if (arg == "--threads") {
+      throw std::invalid_argument("--threads takes its list after '=': --threads=1,2,4");
+    }
+    if (arg.starts_with(threads_flag)) {
+      flag = arg.substr(threads_flag.size());
+      has_flag = true;
+      it = args.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (has_flag) {
+    auto counts = parse_thread_counts(flag, "--threads=");
+    return {counts, counts, "--threads"};
+  }
+  const char* env = std::getenv(threads_env);  // NOLINT(concurrency-mt-unsafe): before threads
+  if (env != nullptr && *env != '\0') {
+    auto counts = parse_thread_counts(env, std::string(threads_env) + "=");
+    return {counts, counts, threads_env};
+  }
+  const unsigned hardware = std::thread::hardware_concurrency();
+  return {default_counts(hardware, {1, 2, 4, 8}), default_counts(hardware, {1, 2, 8, 16}),
+          "default"};
 }
 
 template <class Gen>
@@ -124,6 +196,13 @@ void cap_fast_tick(benchmark::State& st) {
   static fast_tick_wide gen{worker_id{0}};
   mint_loop(st, gen);
 }
+// The gene generator within capacity, keys cycling over the 32 genes.
+void cap_gene(benchmark::State& st) {
+  static gene_wide gen{worker_id{0}};
+  std::uint64_t key = 0;
+  for (auto _ : st) benchmark::DoNotOptimize(gen.next_id(key++));
+  st.SetItemsProcessed(st.iterations());
+}
 void cap_next_ids(benchmark::State& st) {
   static classic_wide gen{worker_id{0}};
   std::vector<std::uint64_t> buf(static_cast<std::size_t>(st.range(0)));
@@ -135,53 +214,21 @@ void cap_next_ids(benchmark::State& st) {
   st.SetItemsProcessed(st.iterations() * st.range(0));
 }
 
-// ---- several threads, and saturation ------------------------------------------------------
+// ---- several threads: the floor, within capacity, at saturation ---------------------------
 
-constexpr int batch = 256;
-
-/// Runs `threads` threads minting with `mint(thread)` (one ID per call) for `seconds`, once per
-/// iteration, and reports the aggregate: wall time from the start signal to the last thread's
-/// exit (so time per ID is wall / all IDs), and CPU time summed over the threads.
+/// Runs `st.range(0)` threads minting with `mint(thread)` (one ID per call) for `seconds`, once
+/// per iteration (see `run_threads`), and reports the aggregate: wall time per ID over all the
+/// threads' IDs, and CPU time summed over the threads.
 template <class Mint>
 void threaded(benchmark::State& st, Mint mint, double seconds) {
   const int threads = static_cast<int>(st.range(0));
   double ids = 0;
   double cpu = 0;
   for (auto _ : st) {
-    std::atomic<int> ready{0};
-    std::atomic<bool> go{false};
-    std::atomic<bool> stop{false};
-    std::vector<std::uint64_t> n(static_cast<std::size_t>(threads));
-    std::vector<double> c(static_cast<std::size_t>(threads));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        ready.fetch_add(1);
-        while (!go.load(std::memory_order_acquire)) {
-        }
-        const double c0 = thread_cpu_s();
-        std::uint64_t k = 0;
-        while (!stop.load(std::memory_order_relaxed)) {
-          for (int i = 0; i < batch; ++i) benchmark::DoNotOptimize(mint(t));
-          k += batch;
-        }
-        c[static_cast<std::size_t>(t)] = thread_cpu_s() - c0;
-        n[static_cast<std::size_t>(t)] = k;
-      });
-    }
-    while (ready.load() < threads) {
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    go.store(true, std::memory_order_release);
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    stop.store(true);
-    for (auto& th : pool) th.join();
-    const auto t1 = std::chrono::steady_clock::now();
-    st.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
-    for (int t = 0; t < threads; ++t) {
-      ids += static_cast<double>(n[static_cast<std::size_t>(t)]);
-      cpu += c[static_cast<std::size_t>(t)];
-    }
+    const flakeid_bench::thread_run r = flakeid_bench::run_threads(threads, seconds, mint);
+    st.SetIterationTime(r.wall_s);
+    ids += r.ids;
+    cpu += r.cpu_s;
   }
   st.SetItemsProcessed(static_cast<std::int64_t>(ids));
   st.counters["cpu_ns_per_id"] = cpu * 1e9 / ids;
@@ -189,6 +236,20 @@ void threaded(benchmark::State& st, Mint mint, double seconds) {
 
 constexpr double mt_seconds = 0.1;
 constexpr double sat_seconds = 0.25;
+
+// The floor of N threads on one shared generator: each ID is one wall-clock read and one
+// fetch_add on a counter all threads share (the reading and the count are combined, as an ID
+// combines a tick and a sequence).
+void floor_clock_fetch_add(benchmark::State& st) {
+  alignas(64) static std::atomic<std::uint64_t> counter{0};
+  threaded(
+      st,
+      [&](int) {
+        const auto now = std::chrono::system_clock::now().time_since_epoch().count();
+        return static_cast<std::uint64_t>(now) + counter.fetch_add(1, std::memory_order_relaxed);
+      },
+      mt_seconds);
+}
 
 void mt_twitter_mutex(benchmark::State& st) {
   static flakeid_bench::twitter_worker<wide> gen{0, 0};
@@ -202,6 +263,13 @@ void mt_classic(benchmark::State& st) {
 }
 void mt_fast_tick(benchmark::State& st) {
   static fast_tick_wide gen{worker_id{0}};
+  threaded(
+      st, [&](int) { return gen.next_id(); }, mt_seconds);
+}
+// thread_blocks: each thread serves its IDs from a block of the tick's sequences of its own.
+using blocks_wide = blocked_snowflake<wide>;
+void mt_blocks(benchmark::State& st) {
+  static blocks_wide gen{worker_id{0}};
   threaded(
       st, [&](int) { return gen.next_id(); }, mt_seconds);
 }
@@ -368,50 +436,120 @@ void burst_twitter_mutex(benchmark::State& st) {
       st, [] { return std::make_unique<gen_t>(1, 1); }, false, -1);
 }
 
+/// The first line of `path` that starts with `prefix`, after the prefix ("" when there is none):
+/// the machine's facts for the report, which may run on another machine.
+std::string first_line(const char* path, std::string_view prefix = "") {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with(prefix)) return line.substr(prefix.size());
+  }
+  return "";
+}
+
+// ---- registration ------------------------------------------------------------------------
+
+using bench_fn = void (*)(benchmark::State&);
+
+/// One thread; it runs `min_time` seconds unless the command line gave --benchmark_min_time.
+benchmark::internal::Benchmark* single(const char* name, bench_fn fn, bool own_min_time) {
+  auto* b = benchmark::RegisterBenchmark(name, fn);
+  return own_min_time ? b->MinTime(min_time) : b;
+}
+
+/// Own threads (see `threaded`), one run per count; the argument is the thread count.
+void threaded_at(const char* name, bench_fn fn, const std::vector<int>& counts) {
+  auto* b = benchmark::RegisterBenchmark(name, fn)->Iterations(2)->UseManualTime();
+  for (const int n : counts) b->Arg(n);
+}
+
+// Real or manual (hand-measured wall) time everywhere but the floor's reads: a generator that
+// sleeps is charged for the wall time it takes.
+void register_benchmarks(const thread_counts& counts, bool own_min_time) {
+  const bool m = own_min_time;
+  single("floor/wall_read", floor_wall_read, m);
+  single("floor/steady_read", floor_steady_read, m);
+  single("floor/tsc_read", floor_tsc_read, m);
+  single("floor/cas", floor_cas, m);
+  threaded_at("floor/clock_fetch_add", floor_clock_fetch_add, counts.mt);
+
+  single("cap/twitter_mutex", cap_twitter_mutex, m)->UseRealTime();
+  single("cap/classic", cap_classic, m)->UseRealTime();
+  single("cap/classic_leased", cap_classic_leased, m)->UseRealTime();
+  single("cap/classic_st", cap_classic_st, m)->UseRealTime();
+  single("cap/gene", cap_gene, m)->UseRealTime();
+  single("cap/tick", cap_tick, m)->UseRealTime();
+  single("cap/fast_tick", cap_fast_tick, m)->UseRealTime();
+  single("cap/next_ids", cap_next_ids, m)->Arg(256)->UseRealTime();
+
+  threaded_at("mt/twitter_mutex", mt_twitter_mutex, counts.mt);
+  threaded_at("mt/classic", mt_classic, counts.mt);
+  threaded_at("mt/fast_tick", mt_fast_tick, counts.mt);
+  threaded_at("mt/blocks", mt_blocks, counts.mt);
+
+  threaded_at("sat/twitter_mutex", sat_twitter_mutex, counts.sat);
+  threaded_at("sat/classic", sat_classic, counts.sat);
+  threaded_at("sat/fast_tick", sat_fast_tick, {1});
+  threaded_at("sat/cosid_mutex", sat_cosid_mutex, {1});
+  threaded_at("sat/cosid", sat_cosid, {1});
+  threaded_at("sat/striped", sat_striped, {1, 2});  // one thread per stripe at most
+
+  benchmark::RegisterBenchmark("gene/article_mutex", gene_article)
+      ->Iterations(150)
+      ->UseManualTime();
+  benchmark::RegisterBenchmark("gene/gene", gene_flakeid)->Iterations(150)->UseManualTime();
+  benchmark::RegisterBenchmark("gene/gene_fast_tick", gene_fast_tick)
+      ->Iterations(150)
+      ->UseManualTime();
+
+  benchmark::RegisterBenchmark("burst/twitter_mutex", burst_twitter_mutex)
+      ->Iterations(1)
+      ->UseManualTime();
+  benchmark::RegisterBenchmark("burst/borrow", burst_borrow)->Iterations(3)->UseManualTime();
+  benchmark::RegisterBenchmark("burst/borrow_next_ids", burst_borrow_bulk)
+      ->Iterations(3)
+      ->UseManualTime();
+}
+
 }  // namespace
 
-// Each registration: name, then how it runs. Real or manual (hand-measured wall) time
-// everywhere: a generator that sleeps is charged for the wall time it takes.
-BENCHMARK(floor_wall_read)->Name("floor/wall_read")->MinTime(min_time);
-BENCHMARK(floor_steady_read)->Name("floor/steady_read")->MinTime(min_time);
-BENCHMARK(floor_tsc_read)->Name("floor/tsc_read")->MinTime(min_time);
-BENCHMARK(floor_cas)->Name("floor/cas")->MinTime(min_time);
+int main(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  thread_counts counts;
+  try {
+    counts = choose_thread_counts(args);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "flakeid_bench: %s\n", e.what());
+    return 2;
+  }
+  const bool own_min_time = std::none_of(args.begin(), args.end(), [](const char* a) {
+    return std::string_view(a).starts_with("--benchmark_min_time");
+  });
+  register_benchmarks(counts, own_min_time);
 
-BENCHMARK(cap_twitter_mutex)->Name("cap/twitter_mutex")->MinTime(min_time)->UseRealTime();
-BENCHMARK(cap_classic)->Name("cap/classic")->MinTime(min_time)->UseRealTime();
-BENCHMARK(cap_classic_leased)->Name("cap/classic_leased")->MinTime(min_time)->UseRealTime();
-BENCHMARK(cap_classic_st)->Name("cap/classic_st")->MinTime(min_time)->UseRealTime();
-BENCHMARK(cap_tick)->Name("cap/tick")->MinTime(min_time)->UseRealTime();
-BENCHMARK(cap_fast_tick)->Name("cap/fast_tick")->MinTime(min_time)->UseRealTime();
-BENCHMARK(cap_next_ids)->Name("cap/next_ids")->Arg(256)->MinTime(min_time)->UseRealTime();
-
-// Own threads (see `threaded`); the argument is the thread count.
-BENCHMARK(mt_twitter_mutex)
-    ->Name("mt/twitter_mutex")
-    ->Arg(1)
-    ->Arg(2)
-    ->Iterations(2)
-    ->UseManualTime();
-BENCHMARK(mt_classic)->Name("mt/classic")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
-BENCHMARK(mt_fast_tick)->Name("mt/fast_tick")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
-BENCHMARK(sat_twitter_mutex)
-    ->Name("sat/twitter_mutex")
-    ->Arg(1)
-    ->Arg(2)
-    ->Iterations(2)
-    ->UseManualTime();
-BENCHMARK(sat_classic)->Name("sat/classic")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
-BENCHMARK(sat_fast_tick)->Name("sat/fast_tick")->Arg(1)->Iterations(2)->UseManualTime();
-BENCHMARK(sat_cosid_mutex)->Name("sat/cosid_mutex")->Arg(1)->Iterations(2)->UseManualTime();
-BENCHMARK(sat_cosid)->Name("sat/cosid")->Arg(1)->Iterations(2)->UseManualTime();
-BENCHMARK(sat_striped)->Name("sat/striped")->Arg(1)->Arg(2)->Iterations(2)->UseManualTime();
-
-BENCHMARK(gene_article)->Name("gene/article_mutex")->Iterations(150)->UseManualTime();
-BENCHMARK(gene_flakeid)->Name("gene/gene")->Iterations(150)->UseManualTime();
-BENCHMARK(gene_fast_tick)->Name("gene/gene_fast_tick")->Iterations(150)->UseManualTime();
-
-BENCHMARK(burst_twitter_mutex)->Name("burst/twitter_mutex")->Iterations(1)->UseManualTime();
-BENCHMARK(burst_borrow)->Name("burst/borrow")->Iterations(3)->UseManualTime();
-BENCHMARK(burst_borrow_bulk)->Name("burst/borrow_next_ids")->Iterations(3)->UseManualTime();
-
-BENCHMARK_MAIN();
+  int n = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::AddCustomContext("flakeid_threads_mt", join(counts.mt));
+  benchmark::AddCustomContext("flakeid_threads_sat", join(counts.sat));
+  benchmark::AddCustomContext("flakeid_threads_from", counts.source);
+  benchmark::AddCustomContext("flakeid_hardware_concurrency",
+                              std::to_string(std::thread::hardware_concurrency()));
+  benchmark::AddCustomContext(
+      "flakeid_clock_source",
+      first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
+  std::string model = first_line("/proc/cpuinfo", "model name");
+  model.erase(0, std::min(model.find_first_not_of(" \t:"), model.size()));
+  benchmark::AddCustomContext("flakeid_cpu_model", model);
+  const std::string flags = first_line("/proc/cpuinfo", "flags") + " ";
+  std::string tsc;
+  for (const char* f : {"constant_tsc", "nonstop_tsc"}) {
+    if (flags.find(std::string(" ") + f + " ") != std::string::npos)
+      tsc += (tsc.empty() ? "" : " ") + std::string(f);
+  }
+  benchmark::AddCustomContext("flakeid_tsc_flags", tsc.empty() ? "none" : tsc);
+  benchmark::AddCustomContext("flakeid_kernel", first_line("/proc/sys/kernel/osrelease"));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

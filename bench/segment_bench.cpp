@@ -1,11 +1,29 @@
 // Segment generators under Google Benchmark: throughput of the prefetched chain and of the plain
-// segment generator on the in-memory store, one and two threads, and the latency of single calls
-// (p50 / p99 / p99.99), where the chain's point shows: on a file store (one fsync per segment)
-// the plain generator stalls on the store once per segment, the chain does not.
+// segment generator on the in-memory store beside a port of CosId's SegmentChainId and the
+// uncontended fetch_add floor, all in one run, and the latency of single calls (p50 / p99 /
+// p99.99), where the chain's point shows: on a file store (one fsync per segment) the plain
+// generator stalls on the store once per segment, the chain does not.
 //
-//   seg/chain_memory      segment_chain_generator, memory store, step 1000
-//   seg/chain_memory_block64  the same with thread_block = 64 (one shared fetch_add per 64 IDs)
-//   seg/plain_memory      segment_generator, memory store, step 1000
+// Throughput runs on own threads, N = 1, 2, 4 ... up to std::thread::hardware_concurrency(), or
+// the counts in FLAKEID_BENCH_THREADS (e.g. "1,2,4"); every generator is new in each run and
+// warmed up for 50 ms on one thread first. Each reports the aggregate rate over wall time
+// (items_per_second), CPU per ID summed over the threads (cpu_ns_per_id) and the CPU share the
+// threads got (cpu_share: CPU time / (wall time x N), below 1 on a loaded machine).
+//
+//   seg/floor_fetch_add/threads:1       one thread, one fetch_add on one atomic counter per ID
+//   seg/cosid_chain_memory/threads:N    flakeid_bench::cosid_segment_chain (baselines.hpp) on an
+//                                       atomic in-memory max id, step 1000, safe distance 2
+//   seg/chain_memory/threads:N          segment_chain_generator, memory store, default options
+//                                       (step 1000)
+//   seg/chain_memory_block64/threads:N  the same with thread_block = 64
+//   seg/plain_memory/threads:N          segment_generator, memory store, step 1000
+//
+// At the end the run prints the ratios of the median rates (issue 17, target 5: the chain with
+// default options >= 1.0x the port at 1 and 2 threads and >= 0.9x the floor; with thread_block
+// >= 4x the port at 1 and 2 threads, and at 2 threads >= 1.6x its own 1-thread rate), the same
+// ratios from CPU time per ID (what they would be if every thread had a core of its own: on a
+// loaded machine the wall rates also measure the scheduler), and the load average at the start.
+//
 //   seg/chain_next_ids    next_ids over 256 IDs at a time (time per ID)
 //   seg/chain_redis       segment_chain_generator on Redis (INCRBY), step 1000, one thread
 //   seg/chain_postgres    segment_chain_generator on PostgreSQL (one upsert), step 1000
@@ -22,19 +40,31 @@
 
 #include <benchmark/benchmark.h>
 
+#include <time.h>
 #include <unistd.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include <flakeid/segment.hpp>
 #include <flakeid/store/file.hpp>
 #include <flakeid/store/memory.hpp>
+
+#include "baselines.hpp"
+#include "bench_threads.hpp"
 
 #if defined(FLAKEID_BENCH_HAS_REDIS)
 #include <flakeid/adapters/redis.hpp>
@@ -43,7 +73,6 @@
 #include <flakeid/adapters/postgres.hpp>
 #endif
 #if defined(FLAKEID_BENCH_HAS_REDIS) || defined(FLAKEID_BENCH_HAS_POSTGRES)
-#include <cstdio>
 #include <optional>
 
 #include "test_servers.hpp"
@@ -77,6 +106,85 @@ std::unique_ptr<Gen>& shared_gen() {
   return gen;
 }
 
+// ---- throughput on own threads -------------------------------------------------------------
+
+/// The thread counts: FLAKEID_BENCH_THREADS ("1,2,4"), else 1, 2, 4 ... up to the hardware's
+/// threads (and that count itself). Throws std::invalid_argument naming a bad entry.
+std::vector<int> thread_counts() {
+  const char* env = std::getenv(flakeid_bench::threads_env);  // NOLINT(concurrency-mt-unsafe)
+  if (env != nullptr && *env != 0)
+    return flakeid_bench::parse_thread_counts(env, std::string(flakeid_bench::threads_env) + "=");
+  return flakeid_bench::default_counts(std::thread::hardware_concurrency(), {1, 2});
+}
+
+/// The rates (IDs/s) and CPU per ID (ns) each throughput benchmark measured, by name, for the
+/// ratios printed at the end.
+struct measured {
+  std::vector<double> rates;
+  std::vector<double> cpu_ns;
+};
+std::map<std::string, measured>& results() {
+  static std::map<std::string, measured> r;
+  return r;
+}
+
+constexpr double run_seconds = 0.2;
+constexpr std::int64_t runs_per_repetition = 3;
+constexpr auto warm_up = std::chrono::milliseconds{50};
+
+/// Runs `threads` threads minting with `mint()` for `run_seconds`, once per iteration (see
+/// `run_threads`), and reports the aggregate: time per ID is wall time over all the threads'
+/// IDs, CPU time is summed over the threads, and the CPU share is the part of the wall time
+/// the threads ran.
+template <class Mint>
+void threaded(benchmark::State& st, const std::string& name, int threads, Mint mint) {
+  double ids = 0;
+  double cpu = 0;
+  double wall = 0;
+  auto each = [&mint](int) { return mint(); };
+  for (auto _ : st) {
+    const flakeid_bench::thread_run r = flakeid_bench::run_threads(threads, run_seconds, each);
+    st.SetIterationTime(r.wall_s);
+    ids += r.ids;
+    cpu += r.cpu_s;
+    wall += r.wall_s;
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(ids));
+  st.counters["cpu_ns_per_id"] = cpu * 1e9 / ids;
+  st.counters["cpu_share"] = cpu / (wall * threads);
+  auto& r = results()[name];
+  r.rates.push_back(ids / wall);
+  r.cpu_ns.push_back(cpu * 1e9 / ids);
+}
+
+/// Mints from `gen` on the calling thread for `warm_up`: the chains grow their prefetch to the
+/// rate before the timed runs.
+template <class Gen>
+void warm(Gen& gen) {
+  const auto end = clk::now() + warm_up;
+  while (clk::now() < end)
+    for (int i = 0; i < 4096; ++i) benchmark::DoNotOptimize(gen.next_id());
+}
+
+void floor_fetch_add(benchmark::State& st, const std::string& name, int threads) {
+  alignas(64) static std::atomic<std::uint64_t> counter{0};
+  threaded(st, name, threads, [] { return counter.fetch_add(1, std::memory_order_relaxed); });
+}
+
+void cosid_chain(benchmark::State& st, const std::string& name, int threads) {
+  flakeid_bench::cosid_atomic_distributor distributor{static_cast<std::int64_t>(step)};
+  auto gen = std::make_unique<flakeid_bench::cosid_segment_chain>(distributor);
+  warm(*gen);
+  threaded(st, name, threads, [&] { return gen->next_id(); });
+}
+
+template <class Gen, class Options>
+void flakeid_gen(benchmark::State& st, const std::string& name, int threads, Options opts) {
+  auto gen = std::make_unique<Gen>(memory_store().distributor(name), opts);
+  warm(*gen);
+  threaded(st, name, threads, [&] { return gen->next_id(); });
+}
+
 using chain_mem = flakeid::segment_chain_generator<flakeid::memory_distributor>;
 using plain_mem = flakeid::segment_generator<flakeid::memory_distributor>;
 using chain_file = flakeid::segment_chain_generator<flakeid::file_distributor>;
@@ -86,17 +194,6 @@ std::unique_ptr<chain_mem> make(std::type_identity<chain_mem>) {
   return std::make_unique<chain_mem>(
       memory_store().distributor("bench.chain"),
       flakeid::segment_chain_options{.step = step, .min_ahead = 4, .max_ahead = 256});
-}
-// The same chain with thread-local blocks of 64 IDs: threads touch the shared position once per
-// block, not once per ID.
-struct chain_mem_block : chain_mem {
-  using chain_mem::chain_mem;
-};
-std::unique_ptr<chain_mem_block> make(std::type_identity<chain_mem_block>) {
-  return std::make_unique<chain_mem_block>(
-      memory_store().distributor("bench.chain_block"),
-      flakeid::segment_chain_options{
-          .step = step, .min_ahead = 4, .max_ahead = 256, .thread_block = 64});
 }
 std::unique_ptr<plain_mem> make(std::type_identity<plain_mem>) {
   return std::make_unique<plain_mem>(memory_store().distributor("bench.plain"),
@@ -111,14 +208,6 @@ std::unique_ptr<plain_file> make(std::type_identity<plain_file>) {
   return std::make_unique<plain_file>(
       flakeid::file_store{file_store_dir()}.distributor("bench.plain"),
       flakeid::segment_options{.step = file_step});
-}
-
-template <class Gen>
-void throughput(benchmark::State& st) {
-  auto& gen = shared_gen<Gen>();
-  if (st.thread_index() == 0) gen = make(std::type_identity<Gen>{});
-  for (auto _ : st) benchmark::DoNotOptimize(gen->next_id());
-  st.SetItemsProcessed(st.iterations());
 }
 
 void chain_next_ids(benchmark::State& st) {
@@ -138,7 +227,7 @@ double empty_bracket_ns() {
     const auto b = clk::now();
     x = std::chrono::duration<double, std::nano>(b - a).count();
   }
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
   return t[t.size() / 2];
 }
 
@@ -249,15 +338,79 @@ void chain_postgres(benchmark::State& st) {
 }
 #endif
 
+/// Registers the throughput benchmarks for every thread count.
+void register_throughput(const std::vector<int>& counts) {
+  const auto add = [](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)
+        ->Iterations(runs_per_repetition)
+        ->UseManualTime();
+  };
+  add("seg/floor_fetch_add/threads:1",
+      [](benchmark::State& st) { floor_fetch_add(st, "seg/floor_fetch_add/threads:1", 1); });
+  for (const int n : counts) {
+    const std::string suffix = "/threads:" + std::to_string(n);
+    const std::string cosid = "seg/cosid_chain_memory" + suffix;
+    const std::string chain = "seg/chain_memory" + suffix;
+    const std::string block = "seg/chain_memory_block64" + suffix;
+    const std::string plain = "seg/plain_memory" + suffix;
+    add(cosid, [=](benchmark::State& st) { cosid_chain(st, cosid, n); });
+    add(chain, [=](benchmark::State& st) {
+      flakeid_gen<chain_mem>(st, chain, n, flakeid::segment_chain_options{.step = step});
+    });
+    add(block, [=](benchmark::State& st) {
+      flakeid_gen<chain_mem>(st, block, n,
+                             flakeid::segment_chain_options{.step = step, .thread_block = 64});
+    });
+    add(plain, [=](benchmark::State& st) {
+      flakeid_gen<plain_mem>(st, plain, n, flakeid::segment_options{.step = step});
+    });
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+/// Prints `a / b` of the median rates and `scale` x b / a of the median CPU per ID (what the
+/// rates' ratio would be if every thread had a core of its own: `scale` is a's thread count
+/// over b's), with the target, when both ran.
+void print_ratio(const std::string& a, const std::string& b, const char* target, double scale = 1) {
+  const auto& r = results();
+  const auto ia = r.find(a);
+  const auto ib = r.find(b);
+  if (ia == r.end() || ib == r.end() || ia->second.rates.empty() || ib->second.rates.empty())
+    return;
+  std::printf("  %-36s / %-36s %6.2fx   cpu %5.2fx   %s\n", a.c_str(), b.c_str(),
+              median(ia->second.rates) / median(ib->second.rates),
+              scale * median(ib->second.cpu_ns) / median(ia->second.cpu_ns), target);
+}
+
+void print_ratios(const std::vector<int>& counts, const double (&load)[3]) {
+  if (results().empty()) return;
+  std::printf(
+      "\nRatios of median rates in this run (cpu: the ratio from CPU time per ID, as if every "
+      "thread had a core); load average at start %.2f %.2f %.2f\n",
+      load[0], load[1], load[2]);
+  const auto name = [](const char* what, int n) {
+    return std::string("seg/") + what + "/threads:" + std::to_string(n);
+  };
+  print_ratio(name("chain_memory", 1), name("floor_fetch_add", 1), "target >= 0.9");
+  for (const int n : counts) {
+    const bool target = n <= 2;
+    print_ratio(name("chain_memory", n), name("cosid_chain_memory", n),
+                target ? "target >= 1.0" : "");
+    print_ratio(name("chain_memory_block64", n), name("cosid_chain_memory", n),
+                target ? "target >= 4" : "");
+    if (n > 1)
+      print_ratio(name("chain_memory_block64", n), name("chain_memory_block64", 1),
+                  n == 2 ? "target >= 1.6" : "", n);
+  }
+}
+
 }  // namespace
 
-BENCHMARK(throughput<chain_mem>)->Name("seg/chain_memory")->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK(throughput<chain_mem_block>)
-    ->Name("seg/chain_memory_block64")
-    ->Threads(1)
-    ->Threads(2)
-    ->UseRealTime();
-BENCHMARK(throughput<plain_mem>)->Name("seg/plain_memory")->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(chain_next_ids)->Name("seg/chain_next_ids")->Arg(256)->UseRealTime();
 #if defined(FLAKEID_BENCH_HAS_REDIS)
 BENCHMARK(chain_redis)->Name("seg/chain_redis")->UseRealTime();
@@ -298,7 +451,18 @@ int main(int argc, char** argv) {
   std::printf("note: flakeid::postgres was not built (libpq missing); no seg/chain_postgres\n");
 #endif
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  std::vector<int> counts;
+  try {
+    counts = thread_counts();
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+  register_throughput(counts);
+  double load[3] = {0, 0, 0};
+  if (getloadavg(load, 3) != 3) load[0] = load[1] = load[2] = -1;
   benchmark::RunSpecifiedBenchmarks();
+  print_ratios(counts, load);
   benchmark::Shutdown();
   std::error_code ec;
   std::filesystem::remove_all(file_store_dir(), ec);

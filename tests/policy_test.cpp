@@ -1,4 +1,4 @@
-// Every policy of basic_snowflake, with multi_threaded and single_threaded state, on the
+// Every policy of basic_snowflake, with multi_threaded, single_threaded and thread_blocks state, on the
 // Twitter layout and a manual clock: exact IDs for each sequence start, each way of handling
 // an exhausted tick and each way of handling a clock that went back.
 #include <gtest/gtest.h>
@@ -31,7 +31,8 @@ class policy_test : public ::testing::Test {
                                        flakeid::policies<Start, Exhausted, Backwards, Threading>>;
   flakeid::manual_clock clock{start_time};
 };
-using threadings = ::testing::Types<flakeid::multi_threaded, flakeid::single_threaded>;
+using threadings =
+    ::testing::Types<flakeid::multi_threaded, flakeid::single_threaded, flakeid::thread_blocks<>>;
 TYPED_TEST_SUITE(policy_test, threadings);
 
 // basic_snowflake is neither copyable nor movable, so tests build it in place.

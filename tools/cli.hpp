@@ -17,7 +17,8 @@ struct streams {
   /// Whether `in` is a terminal: then a command without IDs asks for them instead of waiting.
   bool in_is_terminal = false;
   /// For fuzzing: `gen` refuses leases and stores (it needs --worker, or --store memory), counts
-  /// are capped, the environment is not read and "now" is fixed at 2024-01-01T00:00:00Z.
+  /// are capped, `bench` checks its options but starts no thread, the environment is not read
+  /// and "now" is fixed at 2024-01-01T00:00:00Z.
   bool sandbox = false;
 };
 

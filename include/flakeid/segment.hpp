@@ -35,18 +35,19 @@
 ///
 /// How the fast path works: the segments a generator holds sit in a small ring of slots, and
 /// one 64-bit word holds the generation of the current segment above the offset of the next
-/// ID in it:
+/// ID from its first:
 ///
 ///     63                    32 31                     0
 ///     +-----------------------+------------------------+
-///     |  segment generation   |  offset in the segment |
+///     |  segment generation   |  offset from its first |
 ///     +-----------------------+------------------------+
 ///
-/// `next_id()` is one `fetch_add` on that word and a versioned read of the slot (a seqlock):
-/// ID = first + offset * stride while offset < step. The caller that runs past the end moves
-/// the word to the next generation with a compare-and-swap (chain: a segment already
-/// prefetched) or, when none is ready, fetches one from the store under a mutex that serialises
-/// store calls.
+/// `next_id()` is one `fetch_add` on that word and a versioned read of two fields of the slot
+/// (a seqlock): ID = first + offset * stride while the offset lies in the segment's run, the
+/// segments of consecutive numbers that one store call fetched. The caller that runs past the
+/// run's end moves the word to the next run with a compare-and-swap (chain: a run already
+/// prefetched) or, when none is ready, fetches segments from the store under a mutex that
+/// serialises store calls.
 
 #include <algorithm>
 #include <atomic>
@@ -71,6 +72,16 @@
 #include "clock.hpp"
 #include "errors.hpp"
 #include "version.hpp"
+
+// Keeps a generator's slow path (a new segment, a new thread block) out of line, so that the
+// fast path, inlined into the caller, stays a few instructions that need few registers.
+#if defined(__GNUC__) || defined(__clang__)
+#define FLAKEID_SEGMENT_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define FLAKEID_SEGMENT_NOINLINE __declspec(noinline)
+#else
+#define FLAKEID_SEGMENT_NOINLINE
+#endif
 
 namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
@@ -174,8 +185,11 @@ struct segment_chain_options {
   /// [1, step]. 1 (the default) takes every ID from the shared position. A larger block lets
   /// threads scale instead of moving one cache line between cores on every ID, at the cost of
   /// gaps (a block's unused IDs when a thread switches generators or the generator closes) and
-  /// of order across threads (each thread's IDs still increase). A block is served to its end
-  /// even when its segment's time to live runs out meanwhile.
+  /// of order across threads (each thread's IDs still increase). A thread whose claims
+  /// interleave with other threads' (the shared position moved between two of its claims)
+  /// doubles its next block, up to a segment (at most 65536 IDs), and a thread alone halves it
+  /// back to `thread_block`, so threads that draw hard touch the shared position less often.
+  /// A block is served to its end even when its segment's time to live runs out meanwhile.
   std::uint64_t thread_block = 1;
 };
 
@@ -202,6 +216,15 @@ namespace detail {
   throw segment_closed_error("flakeid: the segment generator on store " + std::string(store) +
                              ", key '" + std::string(key) +
                              "' is closed; it hands out no more IDs");
+}
+
+/// Tells the processor that the caller is spinning on a value another thread will change.
+inline void spin_pause() noexcept {
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_ia32_pause();
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+  asm volatile("yield");
+#endif
 }
 
 inline void check_step(std::uint64_t step) {
@@ -237,22 +260,27 @@ struct segment_numbering {
   }
 };
 
-/// One segment held by a generator: the IDs `[first, first + size)` of generation `tag >> 1`,
-/// usable until `expires_ms` (Unix ms). Written under a seqlock: `tag` is 0 while it changes,
-/// then `(generation << 1) | 1`.
-struct alignas(64) segment_slot {
+/// One segment held by a generator, of generation `tag >> 32`: its IDs run from `first`
+/// (`stride` apart) through the end of its run, the segments that one store call fetched, and
+/// `tag & 0xffffffff` is the number of IDs to that end (its own `step`, and the next segments'
+/// of the run). It is usable until the `expires_ms` beside it (Unix ms). Written under a
+/// seqlock: `tag` is 0 while the fields change; a reader loads the fields, then the tag. Four
+/// slots share a cache line.
+struct alignas(16) segment_slot {
   std::atomic<std::uint64_t> tag{0};
   std::atomic<std::uint64_t> first{0};
-  std::atomic<std::uint64_t> size{0};
-  std::atomic<std::int64_t> expires_ms{0};
 };
 
 /// A thread's block of IDs from a chain with `thread_block` > 1: next, next + stride, ... below
-/// end, of chain `owner`.
-struct segment_thread_block {
+/// end, of chain `owner`. `want` is the size of the thread's next claim and `after` the
+/// position word just after its last claim (to see whether other threads claimed since). On a
+/// line of its own, so that nothing else is written beside it.
+struct alignas(64) segment_thread_block {
   std::uint64_t owner = 0;
   std::uint64_t next = 0;
   std::uint64_t end = 0;
+  std::uint64_t want = 0;
+  std::uint64_t after = 0;
 };
 
 /// The calling thread's block (one per thread, shared by every chain: a thread that switches
@@ -270,53 +298,59 @@ inline std::uint64_t next_segment_instance() noexcept {
 
 /// The state shared by `segment_generator` and `segment_chain_generator`: the ring of segment
 /// slots, the position word, and the store calls (serialised by `mutex_`).
+///
+/// The segments of one store call hold consecutive numbers: they form a run, and the position
+/// word stays on the run's first segment until the whole run is used up (its offset counts
+/// on across the run's segments). A caller thus moves the position to a new generation (a
+/// compare-and-swap, and a slot it has not read yet) once per run, not once per segment.
 template <class D, class Clock>
 class segment_engine {
  public:
   segment_engine(D d, Clock clock, segment_numbering n, std::chrono::milliseconds ttl,
                  std::size_t ring)
-      : dist_(std::move(d)),
-        clock_(std::move(clock)),
-        num_(n),
-        ttl_ms_(ttl == segment_ttl_forever ? -1 : ttl.count()),
+      : slots_(std::make_unique<segment_slot[]>(ring)),
+        expires_ms_(std::make_unique<std::atomic<std::int64_t>[]>(ring)),
         mask_(static_cast<std::uint32_t>(ring - 1)),  // ring: a power of two, at most 2^17
-        slots_(std::make_unique<segment_slot[]>(ring)) {
+        ttl_ms_(ttl == segment_ttl_forever ? -1 : ttl.count()),
+        num_(n),
+        max_run_(static_cast<std::uint32_t>(std::max<std::uint64_t>(1, max_run_ids / n.step))),
+        clock_(std::move(clock)),
+        dist_(std::move(d)) {
     if (ttl != segment_ttl_forever && ttl.count() < 1)
       throw_segment_option("ttl (ms)", static_cast<std::uint64_t>(ttl.count()), 1,
                            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
   }
 
-  /// The next ID (fast path: one fetch_add and a slot read).
+  /// The next ID. The fast path is one fetch_add and two loads of a slot that only the thread
+  /// filling it writes (see `read_slot`); the rest is in `next_id_slow`.
   std::uint64_t next_id() {
-    for (;;) {
-      const std::uint64_t p = pos_.fetch_add(1, std::memory_order_acquire);
-      const auto g = gen_of(p);
-      std::uint64_t first = 0;
-      std::uint64_t size = 0;
-      if (read_slot(g, first, size)) [[likely]] {
-        const std::uint64_t off = p & offset_mask;
-        if (off < size) [[likely]]
-          return first + off * num_.stride;
-      }
-      advance(g);
-    }
+    const std::uint64_t p = pos_.fetch_add(1, std::memory_order_acquire);
+    const std::uint32_t g = gen_of(p);
+    const std::uint64_t off = p & offset_mask;
+    const segment_slot& s = slots_[g & mask_];
+    const std::uint64_t first = s.first.load(std::memory_order_acquire);
+    const std::uint64_t tag = s.tag.load(std::memory_order_relaxed);
+    if ((tag >> offset_bits) == g && off < (tag & offset_mask) && ttl_ms_ < 0) [[likely]]
+      return first + off * num_.stride;
+    return next_id_slow(p);
   }
 
-  /// Claims up to `want` consecutive IDs of one segment with one fetch_add (`stride` apart):
-  /// returns the first and sets `got` (>= 1).
-  std::uint64_t claim(std::uint64_t want, std::uint64_t& got) {
+  /// Claims up to `want` (<= step) consecutive IDs of one run with one fetch_add (`stride`
+  /// apart): returns the first, sets `got` (>= 1) and `at`, the position word the claim
+  /// started at. A claim that uses its run up moves the position on to the next run when that
+  /// one is prefetched.
+  std::uint64_t claim(std::uint64_t want, std::uint64_t& got, std::uint64_t& at) {
     for (;;) {
       const std::uint64_t p = pos_.fetch_add(want, std::memory_order_acquire);
       const auto g = gen_of(p);
+      const std::uint64_t off = p & offset_mask;
       std::uint64_t first = 0;
-      std::uint64_t size = 0;
-      if (read_slot(g, first, size)) {
-        const std::uint64_t off = p & offset_mask;
-        if (off < size) {
-          got = std::min(want, size - off);
-          if (got < want) advance(g);
-          return first + off * num_.stride;
-        }
+      std::uint64_t run = 0;
+      if (read_slot(g, first, run) && off < run) {
+        got = std::min(want, run - off);
+        if (off + got == run) advance_prefetched(g, after_run(g, run));
+        at = p;
+        return first + off * num_.stride;
       }
       advance(g);
     }
@@ -329,12 +363,12 @@ class segment_engine {
       const std::uint64_t want = std::min<std::uint64_t>(out.size() - i, num_.step);
       const std::uint64_t p = pos_.fetch_add(want, std::memory_order_acquire);
       const auto g = gen_of(p);
+      const std::uint64_t off = p & offset_mask;
       std::uint64_t first = 0;
-      std::uint64_t size = 0;
+      std::uint64_t run = 0;
       std::uint64_t got = 0;
-      if (read_slot(g, first, size)) {
-        const std::uint64_t off = p & offset_mask;
-        if (off < size) got = std::min(want, size - off);
+      if (read_slot(g, first, run) && off < run) {
+        got = std::min(want, run - off);
         for (std::uint64_t k = 0; k < got; ++k) out[i++] = first + (off + k) * num_.stride;
       }
       if (got < want) advance(g);
@@ -355,30 +389,46 @@ class segment_engine {
   enum class fill_result : std::uint8_t { filled, enough, failed, closed };
 
   /// Fetches the segments missing for `target` to be prefetched beyond the current one (as far
-  /// as the ring has room) with one store call, `next_max_id(k * step)`, split into k segments.
-  /// Holds the store mutex for that one call only.
+  /// as the ring has room) with one store call, `next_max_id(k * step)`, split into k segments
+  /// in runs of at most `max(1, target / 8)` (a caller moves to a new run, and may wake the
+  /// worker, at least every eighth of the target). Holds the store mutex for that one call
+  /// only.
   fill_result fill_step(std::size_t target) {
     std::lock_guard lk(mutex_);
     if (closed_) return fill_result::closed;
-    const std::uint32_t cur = gen_of(pos_.load(std::memory_order_acquire));
-    const std::uint32_t held = tail_.load(std::memory_order_relaxed) - cur;  // current + ahead
-    if (held >= mask_ || held - 1 >= target) return fill_result::enough;     // a slot of margin
+    const std::uint64_t p = pos_.load(std::memory_order_acquire);
+    const std::uint32_t t = tail_.load(std::memory_order_relaxed);
+    const std::uint32_t held = t - segment_at(p);  // current + ahead
+    const std::uint32_t kept = t - gen_of(p);      // slots not to be refilled yet
+    if (kept >= mask_ || held - 1 >= target) return fill_result::enough;  // a slot of margin
     const auto missing = static_cast<std::uint32_t>(
-        std::min<std::size_t>(target - (held - 1), std::size_t{mask_ - held}));
+        std::min<std::size_t>(target - (held - 1), std::size_t{mask_ - kept}));
     try {
-      fill_locked(missing);
+      fill_locked(missing, run_for(missing));
     } catch (const std::exception&) {
-      return fill_result::failed;  // recorded by fill_one_locked
+      return fill_result::failed;  // recorded by take_locked
     }
     return fill_result::filled;
   }
 
   /// Segments prefetched beyond the current one.
   [[nodiscard]] std::size_t ahead() const noexcept {
-    const std::uint32_t cur = gen_of(pos_.load(std::memory_order_acquire));
-    const std::uint32_t t = tail_.load(std::memory_order_acquire);
-    const std::uint32_t held = t - cur;
+    const std::uint64_t p = pos_.load(std::memory_order_acquire);
+    const std::uint32_t held = tail_.load(std::memory_order_acquire) - segment_at(p);
     return held >= 1 && held <= mask_ + 1 ? held - 1 : 0;
+  }
+
+  /// Has a caller that finds nothing prefetched fetch `n` segments (at least 1, as far as the
+  /// ring has room) with its one store call; 1 until set.
+  void hungry_fetch(std::size_t n) noexcept {
+    hungry_fetch_.store(static_cast<std::uint32_t>(std::max<std::size_t>(1, n)),
+                        std::memory_order_relaxed);
+  }
+
+  /// The generation of the segment callers draw from now (segments are numbered in the order
+  /// they were fetched).
+  [[nodiscard]] std::uint32_t current_segment() const noexcept {
+    return segment_at(pos_.load(std::memory_order_acquire));
   }
 
   [[nodiscard]] const D& distributor() const noexcept { return dist_; }
@@ -404,79 +454,150 @@ class segment_engine {
     return closed_;
   }
 
-  /// Called (outside any lock) when a caller moved to a prefetched segment, leaving `ahead`
-  /// more; or, with `hungry`, when it found none prefetched. Set by the chain.
-  void (*on_switch)(void* ctx, std::size_t ahead, bool hungry) = nullptr;
-  void* on_switch_ctx = nullptr;
+  /// Has `fn(ctx, ahead, hungry)` called (outside any lock) when a caller moved to a prefetched
+  /// run, leaving `ahead` segments beyond its first; or, with `hungry`, when it found none
+  /// prefetched. Set by the chain before any call.
+  void on_switch(void (*fn)(void* ctx, std::size_t ahead, bool hungry), void* ctx) noexcept {
+    on_switch_ = fn;
+    on_switch_ctx_ = ctx;
+  }
 
  private:
   static constexpr unsigned offset_bits = 32;
   static constexpr std::uint64_t offset_mask = (std::uint64_t{1} << offset_bits) - 1;
+  // The most IDs in a run, so that offsets past its end (claims of up to a segment by
+  // callers that found it used up) stay far below 2^32.
+  static constexpr std::uint64_t max_run_ids = std::uint64_t{1} << 31;
+  // How often a hungry caller checks for the segments another caller is fetching before it
+  // waits on the mutex (a few microseconds).
+  static constexpr int hungry_spins = 256;
 
   static constexpr std::uint32_t gen_of(std::uint64_t p) noexcept {
     return static_cast<std::uint32_t>(p >> offset_bits);
   }
-  static constexpr std::uint64_t tag_of(std::uint32_t g) noexcept {
-    return (std::uint64_t{g} << 1) | 1;
-  }
 
-  /// Reads the slot of generation `g`; false when it does not hold `g` (not filled yet, reused,
-  /// torn by a concurrent refill) or its segment has expired.
-  bool read_slot(std::uint32_t g, std::uint64_t& first, std::uint64_t& size) const noexcept {
+  /// Reads the slot of generation `g`: its first ID and the IDs to the end of its run; false
+  /// when it does not hold `g` (not filled, reused, torn by a concurrent refill) or its segment
+  /// has expired.
+  ///
+  /// A seqlock read with one tag load, after the fields. A caller reaches generation `g` only
+  /// through the position word, after `g`'s slot was filled (the filler's release of `tail_`,
+  /// acquired by the caller that moved the position to `g`, whose release the caller's
+  /// fetch_add acquires), so it reads `g`'s fields or a later refill's. A refill stores tag 0
+  /// before its fields (release stores), so a caller whose acquire load of a field saw the
+  /// refill then loads a tag of 0 or of the new generation, never `g`'s: a torn read is
+  /// always caught. (The slot of a generation that is never filled, 0 or the one `close`
+  /// parks on, holds tag 0 or another generation's.)
+  bool read_slot(std::uint32_t g, std::uint64_t& first, std::uint64_t& run) const noexcept {
     const segment_slot& s = slots_[g & mask_];
-    const std::uint64_t tag = s.tag.load(std::memory_order_acquire);
-    if (tag != tag_of(g)) return false;
-    // A seqlock without fences: acquire loads of the fields keep the second tag load after
-    // them, and a field written by a refill (a release store, after its tag = 0) makes that
-    // tag visible to the second load, so a torn read is always caught.
     first = s.first.load(std::memory_order_acquire);
-    size = s.size.load(std::memory_order_acquire);
-    const std::int64_t expires = s.expires_ms.load(std::memory_order_acquire);
-    if (s.tag.load(std::memory_order_relaxed) != tag) return false;
-    if (ttl_ms_ >= 0 && detail::unix_ms(clock_.now()) >= expires) return false;
-    return true;
+    const std::int64_t expires =
+        ttl_ms_ < 0 ? 0 : expires_ms_[g & mask_].load(std::memory_order_acquire);
+    const std::uint64_t tag = s.tag.load(std::memory_order_relaxed);
+    if ((tag >> offset_bits) != g) return false;
+    run = tag & offset_mask;
+    return ttl_ms_ < 0 || detail::unix_ms(clock_.now()) < expires;
   }
 
-  /// The segment of generation `g` is used up (or missing, or expired): move the position to
-  /// the next generation, fetching it from the store when none is prefetched. Returns at once
-  /// when another caller already moved on.
-  void advance(std::uint32_t g) {
+  /// The IDs from generation `g`'s first to the end of its run, expired or not; 0 when its
+  /// slot does not hold `g`.
+  [[nodiscard]] std::uint64_t run_of(std::uint32_t g) const noexcept {
+    const std::uint64_t tag = slots_[g & mask_].tag.load(std::memory_order_acquire);
+    return (tag >> offset_bits) == g ? tag & offset_mask : 0;
+  }
+
+  /// The generation after the run that starts at `g` with `run` IDs (0: `g` was never filled).
+  [[nodiscard]] std::uint32_t after_run(std::uint32_t g, std::uint64_t run) const noexcept {
+    return run == 0 ? g + 1 : g + static_cast<std::uint32_t>(run / num_.step);
+  }
+
+  /// The generation of the segment that position `p` points into (its run's last one when
+  /// the run is used up).
+  [[nodiscard]] std::uint32_t segment_at(std::uint64_t p) const noexcept {
+    const std::uint32_t g = gen_of(p);
+    const std::uint64_t run = run_of(g);
+    if (run == 0) return g;
+    return g + static_cast<std::uint32_t>(std::min(p & offset_mask, run - 1) / num_.step);
+  }
+
+  /// `next_id` past the fast path: a segment with a time to live, a used-up, missing or reused
+  /// run. `p` is the position the caller's fetch_add returned.
+  FLAKEID_SEGMENT_NOINLINE std::uint64_t next_id_slow(std::uint64_t p) {
     for (;;) {
-      std::uint64_t p = pos_.load(std::memory_order_acquire);
-      while (gen_of(p) == g) {
-        const std::uint32_t t = tail_.load(std::memory_order_acquire);
-        if (static_cast<std::uint32_t>(t - g) < 2) break;  // nothing ready after g
-        if (pos_.compare_exchange_weak(
-                p, std::uint64_t{static_cast<std::uint32_t>(g + 1)} << offset_bits,
-                std::memory_order_acq_rel, std::memory_order_acquire)) {
-          if (on_switch) on_switch(on_switch_ctx, static_cast<std::uint32_t>(t - g - 2), false);
-          return;
-        }
-      }
-      if (gen_of(p) != g) return;
-      // Nothing prefetched: tell the chain (it is hungry, unless nothing was ever fetched: a
-      // first call that beat the worker), then fetch the next segment ourselves, unless a store
-      // call already under way brings one.
-      if (store_calls_.load(std::memory_order_relaxed) != 0) {
-        hungry_.fetch_add(1, std::memory_order_relaxed);
-        if (on_switch) on_switch(on_switch_ctx, 0, true);
-      }
-      std::lock_guard lk(mutex_);
-      if (closed_) throw_segment_closed(dist_.store_name(), dist_.key());
-      if (gen_of(pos_.load(std::memory_order_acquire)) != g) return;
-      if (static_cast<std::uint32_t>(tail_.load(std::memory_order_relaxed) - g) < 2)
-        fill_one_locked();
+      const auto g = gen_of(p);
+      const std::uint64_t off = p & offset_mask;
+      std::uint64_t first = 0;
+      std::uint64_t run = 0;
+      if (read_slot(g, first, run) && off < run) return first + off * num_.stride;
+      advance(g);
+      p = pos_.fetch_add(1, std::memory_order_acquire);
     }
   }
 
-  /// Calls the store once for one segment (see `fill_locked`).
-  void fill_one_locked() { fill_locked(1); }
+  /// Moves the position from generation `g` to `next`, the first of the next run, when that
+  /// one is prefetched and no other caller has moved it yet; never calls the store.
+  void advance_prefetched(std::uint32_t g, std::uint32_t next) noexcept {
+    std::uint64_t p = pos_.load(std::memory_order_acquire);
+    while (gen_of(p) == g) {
+      const std::uint32_t t = tail_.load(std::memory_order_acquire);
+      if (static_cast<std::uint32_t>(t - next - 1) > mask_) return;  // next not filled
+      if (pos_.compare_exchange_weak(p, std::uint64_t{next} << offset_bits,
+                                     std::memory_order_acq_rel, std::memory_order_acquire)) {
+        if (on_switch_) on_switch_(on_switch_ctx_, t - next - 1, false);
+        return;
+      }
+    }
+  }
+
+  /// The run at generation `g` is used up (or missing, or expired): move the position to the
+  /// next run, fetching segments from the store (`hungry_fetch`) when none is prefetched.
+  /// Returns at once when another caller already moved on.
+  void advance(std::uint32_t g) {
+    bool told = false;
+    for (;;) {
+      const std::uint32_t next = after_run(g, run_of(g));
+      advance_prefetched(g, next);
+      if (gen_of(pos_.load(std::memory_order_acquire)) != g) return;
+      // Nothing prefetched: tell the chain (it is hungry, unless nothing was ever fetched: a
+      // first call that beat the worker), then fetch the next segments ourselves, unless a
+      // store call already under way brings them.
+      if (!told && store_calls_.load(std::memory_order_relaxed) != 0) {
+        told = true;
+        hungry_.fetch_add(1, std::memory_order_relaxed);
+        if (on_switch_) on_switch_(on_switch_ctx_, 0, true);
+      }
+      std::unique_lock lk(mutex_, std::try_to_lock);
+      if (!lk.owns_lock()) {
+        // Another caller or the worker is calling the store: wait a moment for what it brings
+        // (a fast store answers within microseconds) before sleeping on the mutex.
+        const std::uint32_t t0 = tail_.load(std::memory_order_relaxed);
+        for (int i = 0; i < hungry_spins && tail_.load(std::memory_order_relaxed) == t0; ++i)
+          spin_pause();
+        if (tail_.load(std::memory_order_relaxed) != t0) continue;
+        lk.lock();
+      }
+      if (closed_) throw_segment_closed(dist_.store_name(), dist_.key());
+      if (gen_of(pos_.load(std::memory_order_acquire)) != g) return;
+      const std::uint32_t t = tail_.load(std::memory_order_relaxed);
+      if (t == next) {
+        const std::uint32_t room = mask_ - std::min(mask_ - 1, t - g);  // keeps a slot of margin
+        const std::uint32_t k = std::min(hungry_fetch_.load(std::memory_order_relaxed), room);
+        fill_locked(k, run_for(k));
+      }
+    }
+  }
+
+  /// The most segments in one run when `k` are fetched together.
+  static std::uint32_t run_for(std::uint32_t k) noexcept {
+    return std::max<std::uint32_t>(1, k / 8);
+  }
 
   /// Calls the store once for `k` segments, `next_max_id(k * step * stride)`, and puts them in
-  /// the slots of generations `tail_` .. `tail_ + k - 1`. Requires `mutex_` held and `k` free
-  /// slots. Throws `segment_store_error`. (step <= 2^31, stride <= 2^16 and k < 2^17: the span
-  /// fits 64 bits.)
-  void fill_locked(std::uint32_t k) {
+  /// the slots of generations `tail_` .. `tail_ + k - 1`, in runs of nearly equal length, at
+  /// most `chunk` segments (and `max_run_ids` IDs) each. Requires `mutex_` held and `k` free
+  /// slots. Throws `segment_store_error`. (step <= 2^31, stride <= 2^16 and k <= 2^16: the
+  /// span fits 64 bits.)
+  void fill_locked(std::uint32_t k, std::uint32_t chunk) {
     const std::uint64_t per_segment = num_.step * num_.stride;
     const std::uint64_t span = per_segment * k;
     std::uint64_t max = take_locked(span);
@@ -494,15 +615,21 @@ class segment_engine {
                     : now + ttl_ms_;
     }
     const std::uint64_t first = num_.first_in(max, span);
-    for (std::uint32_t i = 0; i < k; ++i) {
-      const std::uint32_t t = tail_.load(std::memory_order_relaxed);
-      segment_slot& s = slots_[t & mask_];
-      s.tag.store(0, std::memory_order_relaxed);
-      s.first.store(first + std::uint64_t{i} * per_segment, std::memory_order_release);
-      s.size.store(num_.step, std::memory_order_release);
-      s.expires_ms.store(expires, std::memory_order_release);
-      s.tag.store(tag_of(t), std::memory_order_release);
-      tail_.store(t + 1, std::memory_order_release);
+    const std::uint32_t longest = std::min(chunk, max_run_);
+    const std::uint32_t runs = (k + longest - 1) / longest;
+    std::uint32_t i = 0;
+    for (std::uint32_t r = 0; r < runs; ++r) {
+      const std::uint32_t length = k / runs + (r < k % runs ? 1 : 0);
+      for (std::uint32_t j = 0; j < length; ++j, ++i) {
+        const std::uint32_t t = tail_.load(std::memory_order_relaxed);
+        segment_slot& s = slots_[t & mask_];
+        s.tag.store(0, std::memory_order_relaxed);
+        s.first.store(first + std::uint64_t{i} * per_segment, std::memory_order_release);
+        expires_ms_[t & mask_].store(expires, std::memory_order_release);
+        s.tag.store((std::uint64_t{t} << offset_bits) | ((length - j) * num_.step),
+                    std::memory_order_release);
+        tail_.store(t + 1, std::memory_order_release);
+      }
     }
   }
 
@@ -543,18 +670,25 @@ class segment_engine {
 
   // Written by every caller: on its own cache line.
   alignas(64) std::atomic<std::uint64_t> pos_{0};
-  // The next generation to fill; the ones in (current, tail_) are prefetched. Generation 0 is
-  // never filled, so the first call fetches.
+  // Read by every caller, written only before the first call: on a line of their own.
+  alignas(64) std::unique_ptr<segment_slot[]> slots_;
+  std::unique_ptr<std::atomic<std::int64_t>[]> expires_ms_;  // beside slots_[i]: expires_ms_[i]
+  const std::uint32_t mask_;
+  const std::int64_t ttl_ms_;  // -1: forever
+  const segment_numbering num_;
+  const std::uint32_t max_run_;  // the most segments in a run
+  void (*on_switch_)(void*, std::size_t, bool) = nullptr;
+  void* on_switch_ctx_ = nullptr;
+  [[no_unique_address]] Clock clock_;
+  // The next generation to fill; the ones after the current segment and before tail_ are
+  // prefetched. Generation 0 is never filled, so the first call fetches. Written by store
+  // calls.
   alignas(64) std::atomic<std::uint32_t> tail_{1};
   std::atomic<std::uint64_t> store_calls_{0};
   std::atomic<std::uint64_t> store_failures_{0};
   std::atomic<std::uint64_t> hungry_{0};
+  std::atomic<std::uint32_t> hungry_fetch_{1};
   D dist_;
-  [[no_unique_address]] Clock clock_;
-  const segment_numbering num_;
-  const std::int64_t ttl_ms_;  // -1: forever
-  const std::uint32_t mask_;
-  std::unique_ptr<segment_slot[]> slots_;
   mutable std::mutex mutex_;  // serialises store calls; guards the fields below
   bool closed_ = false;
   bool have_max_ = false;
@@ -646,8 +780,11 @@ class segment_generator {
 /// The worker keeps `ahead_target` segments prefetched beyond the current one, starting at
 /// `min_ahead`. When a caller finds no prefetched segment (the chain is "hungry") the target
 /// doubles, up to `max_ahead`; after a refill period with no hunger in which callers used at
-/// most half the target, it halves again, down to `min_ahead`. A hungry caller fetches a
-/// segment itself, so the chain never stalls on the worker.
+/// most half the target, it halves again, down to `min_ahead`. A hungry caller fetches the
+/// target's worth of segments itself (one store call), so the chain never stalls on the
+/// worker. A caller that moves on with fewer than half the target left wakes the worker, at
+/// most once per millisecond: a chain drained faster than that is refilled by its hungry
+/// callers, which costs them less than waking a thread every few microseconds.
 ///
 /// When the store fails, callers go on with the prefetched segments; once those are used up,
 /// `next_id` throws `segment_store_error` (with the store's message), and resumes as soon as
@@ -670,10 +807,10 @@ class segment_chain_generator {
                                    Clock clock = Clock{})
       : opts_(check(opts)),
         engine_(std::move(d), std::move(clock), detail::segment_numbering::of(opts), opts.ttl,
-                std::bit_ceil(opts.max_ahead + 3)),
+                std::bit_ceil(opts.max_ahead + opts.max_ahead / 2 + 3)),
         target_(opts.min_ahead) {
-    engine_.on_switch = &segment_chain_generator::switched;
-    engine_.on_switch_ctx = this;
+    engine_.on_switch(&segment_chain_generator::switched, this);
+    engine_.hungry_fetch(opts_.min_ahead);
     wake_.store(true, std::memory_order_relaxed);
     worker_ = std::thread([this] { run(); });
   }
@@ -688,29 +825,25 @@ class segment_chain_generator {
   /// With `thread_block` > 1, a thread serves its own block of IDs and touches the shared
   /// position once per block.
   [[nodiscard]] std::uint64_t next_id() {
-    if (opts_.thread_block <= 1) return engine_.next_id();
-    detail::segment_thread_block& b = detail::this_thread_segment_block();
-    if (b.owner == instance_ && b.next < b.end && !stopping_.load(std::memory_order_relaxed))
-        [[likely]] {
-      const std::uint64_t id = b.next;
-      b.next += opts_.stride;
-      return id;
+    if (opts_.thread_block > 1) {
+      detail::segment_thread_block& b = detail::this_thread_segment_block();
+      if (b.owner == block_owner_.load(std::memory_order_relaxed) && b.next < b.end) [[likely]] {
+        const std::uint64_t id = b.next;
+        b.next = id + opts_.stride;
+        return id;
+      }
+      return next_block(b);
     }
-    std::uint64_t got = 0;
-    const std::uint64_t first = engine_.claim(opts_.thread_block, got);
-    b.owner = instance_;
-    b.next = first + opts_.stride;
-    b.end = first + got * opts_.stride;
-    return first;
+    return engine_.next_id();
   }
 
   /// Fills `out` with increasing IDs (the rest of this thread's block first). On a throw, the
   /// IDs already written are handed out.
   void next_ids(std::span<std::uint64_t> out) {
     std::size_t i = 0;
-    if (opts_.thread_block > 1 && !stopping_.load(std::memory_order_relaxed)) {
+    if (opts_.thread_block > 1) {
       detail::segment_thread_block& b = detail::this_thread_segment_block();
-      if (b.owner == instance_)
+      if (b.owner == block_owner_.load(std::memory_order_relaxed))
         for (; i < out.size() && b.next < b.end; b.next += opts_.stride) out[i++] = b.next;
     }
     engine_.next_ids(out.subspan(i));
@@ -721,6 +854,7 @@ class segment_chain_generator {
   /// are never handed out (gaps), nor are the rest of the threads' blocks. Idempotent; called
   /// by the destructor.
   void close() {
+    block_owner_.store(closed_owner, std::memory_order_relaxed);  // no block is served any more
     stopping_.store(true, std::memory_order_relaxed);
     {
       std::lock_guard lk(wake_mutex_);
@@ -775,21 +909,60 @@ class segment_chain_generator {
     return o;
   }
 
+  static constexpr std::chrono::nanoseconds min_wake_gap{std::chrono::milliseconds{1}};
+
+  // The owner of no block: `block_owner_` after close.
+  static constexpr std::uint64_t closed_owner = std::numeric_limits<std::uint64_t>::max();
+
+  // This thread's block is used up (or another chain's, or the chain closed): claims the next
+  // one. A thread whose claims interleave with other threads' (the position moved between two
+  // of its claims in one segment) doubles its block, up to a segment (at most 2^16), so that
+  // threads touch the shared position less often; a thread alone halves it back down to
+  // `thread_block`.
+  FLAKEID_SEGMENT_NOINLINE std::uint64_t next_block(detail::segment_thread_block& b) {
+    const bool mine = b.owner == instance_;
+    std::uint64_t want = mine ? b.want : opts_.thread_block;
+    std::uint64_t got = 0;
+    std::uint64_t at = 0;
+    const std::uint64_t first = engine_.claim(want, got, at);
+    if (mine && (at >> 32) == (b.after >> 32)) {
+      if (at != b.after) {
+        want = std::min(want * 2, max_block_);
+      } else {
+        want = std::max(want / 2, opts_.thread_block);
+      }
+    }
+    b.owner = instance_;
+    b.want = want;
+    b.after = at + got;
+    b.next = first + opts_.stride;
+    b.end = first + got * opts_.stride;
+    return first;
+  }
+
   // A caller moved to the next segment (`ahead` left beyond it) or fetched one itself (hungry).
   static void switched(void* ctx, std::size_t ahead, bool hungry) {
     auto* self = static_cast<segment_chain_generator*>(ctx);
-    if (hungry) {
-      self->hungry_.store(true, std::memory_order_relaxed);
-    } else {
-      self->used_.fetch_add(1, std::memory_order_relaxed);
-    }
+    if (hungry) self->hungry_.store(true, std::memory_order_relaxed);
     if (hungry || ahead * 2 < self->target_.load(std::memory_order_relaxed)) self->wake();
   }
 
+  // Wakes the worker, at most once per `min_wake_gap`: a chain drained faster than the worker
+  // can be woken is refilled by its hungry callers, a target's worth per store call, which
+  // costs them less than waking a thread every few microseconds.
   void wake() {
     // No lock here, so a caller never blocks on the worker: a wake-up that races with the
-    // worker going to sleep is picked up at its next refill period.
-    if (!wake_.exchange(true, std::memory_order_acq_rel)) wake_cv_.notify_one();
+    // worker going to sleep is picked up at its next refill period. A caller that finds the
+    // worker already woken writes nothing.
+    if (wake_.load(std::memory_order_relaxed)) return;
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count();
+    if (now - last_wake_ns_.load(std::memory_order_relaxed) < min_wake_gap.count()) return;
+    if (!wake_.exchange(true, std::memory_order_acq_rel)) {
+      last_wake_ns_.store(now, std::memory_order_relaxed);
+      wake_cv_.notify_one();
+    }
   }
 
   void run() {
@@ -807,15 +980,22 @@ class segment_chain_generator {
       wake_.store(false, std::memory_order_release);
       std::size_t target = target_.load(std::memory_order_relaxed);
       if (!woken && !hungry_.load(std::memory_order_relaxed)) {
-        // A whole refill period without a wake-up: calm when it used at most half the target.
-        const std::uint64_t used = used_.exchange(0, std::memory_order_relaxed);
-        if (used * 2 <= target) target_.store(target = std::max(target / 2, opts_.min_ahead));
+        // A whole refill period without a wake-up: calm when callers moved past at most half
+        // the target of segments.
+        const std::uint32_t now = engine_.current_segment();
+        const std::uint32_t used = now - counted_;
+        counted_ = now;
+        if (std::size_t{used} * 2 <= target) {
+          target_.store(target = std::max(target / 2, opts_.min_ahead));
+          engine_.hungry_fetch(target);
+        }
       }
       for (;;) {
         if (hungry_.exchange(false, std::memory_order_relaxed)) {
           // A caller found the chain empty: prefetch further ahead.
           target_.store(target = std::min(target * 2, opts_.max_ahead), std::memory_order_relaxed);
-          used_.store(0, std::memory_order_relaxed);
+          engine_.hungry_fetch(target);
+          counted_ = engine_.current_segment();
         }
         if (stopping_.load(std::memory_order_relaxed)) return;
         const fill_result r = engine_.fill_step(target);
@@ -825,17 +1005,23 @@ class segment_chain_generator {
     }
   }
 
+  // Read by every call, written only by close(): apart from what the worker writes.
   segment_chain_options opts_;
+  const std::uint64_t instance_ = detail::next_segment_instance();
+  const std::uint64_t max_block_ =
+      std::max(opts_.thread_block, std::min<std::uint64_t>(opts_.step, 65536));
+  std::atomic<std::uint64_t> block_owner_{instance_};  // closed_owner after close
+  std::atomic<bool> stopping_{false};
   detail::segment_engine<Distributor, Clock> engine_;
-  std::atomic<std::size_t> target_;
-  std::atomic<std::uint64_t> used_{0};
+  // The worker's state, on lines of its own.
+  alignas(64) std::atomic<std::size_t> target_;
   std::atomic<bool> hungry_{false};
   std::atomic<bool> wake_{false};
+  std::atomic<std::int64_t> last_wake_ns_{std::numeric_limits<std::int64_t>::min() / 2};
+  std::uint32_t counted_ = 0;  // the generation at the last calm check (worker only)
   std::mutex wake_mutex_;
   std::condition_variable wake_cv_;
   bool stop_ = false;  // guarded by wake_mutex_
-  std::atomic<bool> stopping_{false};
-  const std::uint64_t instance_ = detail::next_segment_instance();
   std::mutex join_mutex_;
   std::thread worker_;
 };

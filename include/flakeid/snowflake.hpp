@@ -19,9 +19,12 @@
 ///     auto parts = gen.layout().decompose(id);
 ///
 /// The state is one 64-bit word per gene value: the last tick used above the last sequence
-/// used. A call reads the clock once, reads the state, and publishes the next (tick, sequence)
-/// with a compare-and-swap; nothing else is shared, nothing is locked. (The clock is read a
-/// second time only when the state holds a newer tick than the reading, or after a wait.)
+/// used. A call reads the clock once and, in the common case (same tick, sequence not used
+/// up), takes the next sequence with one `fetch_add`; a new tick, a used-up sequence or a
+/// clock behind the state go through a compare-and-swap. Nothing else is shared, nothing is
+/// locked. (The clock is read a second time only when the state holds a newer tick than the
+/// reading, or after a wait.) Threads that wait for the next tick do not all spin: one spins
+/// to the tick's start, the others sleep to it.
 
 #include <algorithm>
 #include <array>
@@ -108,7 +111,8 @@ class basic_snowflake {
                 "'max_step_ms'; use throw_on_backwards, wait_on_backwards<Ms> or "
                 "hold_on_backwards<Ms>");
   static_assert(threading_policy<typename Policies::threading>,
-                "threading must be flakeid::multi_threaded or flakeid::single_threaded");
+                "threading must be flakeid::multi_threaded, flakeid::thread_blocks<B> or "
+                "flakeid::single_threaded");
   static_assert(L.time_ordered(),
                 "the layout's timestamp must be its most significant field (reserved bits may "
                 "stand above it), or IDs would not sort by time");
@@ -230,8 +234,12 @@ class basic_snowflake {
     static_assert(!has_gene,
                   "flakeid: this generator's IDs carry a gene: call next_id(key) with the key "
                   "whose gene the ID takes, e.g. orders.next_id(user_id)");
-    const grant g = reserve(0, 1);
-    return make_id(g.tick, g.seq, 0);
+    if constexpr (uses_blocks) {
+      return next_from_block();
+    } else {
+      const grant g = reserve(0, 1);
+      return make_id(g.tick, g.seq, 0);
+    }
   }
 
   /// The next ID carrying the gene of `key` (`key mod 2^gene_bits` in the lowest bits), so that
@@ -249,6 +257,7 @@ class basic_snowflake {
   /// Fills `out` with consecutive IDs, with one state update per tick's worth.
   void next_ids(std::span<std::uint64_t> out) {
     static_assert(!has_gene, "flakeid: this generator's IDs carry a gene: call next_ids(out, key)");
+    if constexpr (uses_blocks) drop_block();  // the thread's IDs stay in order
     fill(out, 0);
   }
 
@@ -287,7 +296,7 @@ class basic_snowflake {
   /// The start of the newest tick this generator has used (or reserved), across all genes.
   [[nodiscard]] time_point last_tick_time() const noexcept {
     std::uint64_t t = 0;
-    for (const auto& w : states_) t = std::max(t, w.load(std::memory_order_acquire) >> seq_bits);
+    for (const auto& w : states_) t = std::max(t, w.load(std::memory_order_acquire) >> state_shift);
     return L.time_at(t);
   }
 
@@ -299,6 +308,27 @@ class basic_snowflake {
 
   static constexpr unsigned seq_bits = L.bits(field_kind::sequence);
   static constexpr std::uint64_t seq_max = L.max_value(field_kind::sequence);
+  // The state word, high to low: the tick (the timestamp's width), spare guard bits, the
+  // sequence. A `fetch_add` that finds the sequence used up (threads racing to the end of a
+  // tick) runs into the guard bits, never into the tick; the word holds up to
+  // (2^guard - 1) * 2^seq_bits such overshoots, at most one per thread per tick.
+  static constexpr unsigned state_shift = 64 - L.bits(field_kind::timestamp);
+  static constexpr std::uint64_t state_seq_mask = (std::uint64_t{1} << state_shift) - 1;
+  // The one-`fetch_add` path needs guard bits, and room for more overshoots than a process has
+  // threads (at least 2^20); otherwise every call takes the compare-and-swap.
+  static constexpr bool fast_add = (state_shift > seq_bits) && (state_shift >= 21);
+  // thread_blocks<B>: each thread serves up to B sequences of a tick from a cache of its own.
+  static constexpr std::uint64_t block_max = [] {
+    if constexpr (requires { Policies::threading::block; }) {
+      return static_cast<std::uint64_t>(Policies::threading::block);
+    } else {
+      return std::uint64_t{1};
+    }
+  }();
+  static constexpr bool uses_blocks = block_max > 1;
+  static_assert(!uses_blocks || !L.has(field_kind::gene),
+                "flakeid::thread_blocks<B> is for layouts without a gene (a thread's block is one "
+                "sequence range of one state word): use multi_threaded on a gene layout");
   static constexpr std::uint64_t gene_mask = L.max_value(field_kind::gene);
   static constexpr std::uint64_t tick_max = L.max_ticks();
   static constexpr std::int64_t tick_ms = L.tick_ms;
@@ -317,7 +347,7 @@ class basic_snowflake {
   };
 
   static constexpr std::uint64_t pack(std::uint64_t tick, std::uint64_t seq) noexcept {
-    return (tick << seq_bits) | seq;
+    return (tick << state_shift) | seq;
   }
 
   [[nodiscard]] std::uint64_t make_id(std::uint64_t tick, std::uint64_t seq,
@@ -354,13 +384,16 @@ class basic_snowflake {
 
   /// Waits until the clock reaches tick `target`, sleeping most of the way and spinning at the
   /// end; returns the tick then read. Gives up (returns the tick read) once it has slept for
-  /// `budget_ms` (negative: no bound).
+  /// `budget_ms` (negative: no bound). Of several threads waiting at once, one spins at the end
+  /// and the others sleep to the tick's start (they are a few tens of microseconds late, and
+  /// burn no core meanwhile): the spinning thread starts the tick on time.
   std::uint64_t wait_for_tick(std::uint64_t target, std::int64_t budget_ms) const {
     // The target as a millisecond time point; the time left is taken as a difference in the
     // clock's own unit, so a reading past the year 2262 (a 48-bit Unix-ms layout lasts to 10889)
     // does not overflow a count of nanoseconds since 1970.
     const time_point target_time{
         std::chrono::milliseconds{epoch_ms + static_cast<std::int64_t>(target) * tick_ms}};
+    const spin_token token(*this);
     std::int64_t slept_ns = 0;
     for (;;) {
       const std::uint64_t now = read_tick();
@@ -368,7 +401,10 @@ class basic_snowflake {
       if (budget_ms >= 0 && slept_ns > budget_ms * 1'000'000) return now;
       const std::int64_t left =
           std::chrono::duration_cast<std::chrono::nanoseconds>(target_time - clock_.now()).count();
-      if (left > spin_ns) {
+      if (!token.spins && left > 0) {
+        detail::clock_sleep(clock_, std::chrono::nanoseconds{left});
+        slept_ns += left;
+      } else if (left > spin_ns) {
         detail::clock_sleep(clock_, std::chrono::nanoseconds{left - spin_ns / 2});
         slept_ns += left - spin_ns / 2;
       } else {
@@ -377,18 +413,79 @@ class basic_snowflake {
     }
   }
 
+  /// Whether this waiting thread is the one that spins to the tick's start: the first to ask
+  /// while no other thread holds the token (always, for a single-threaded generator).
+  struct spin_token {
+    const basic_snowflake& gen;
+    bool spins = true;
+    explicit spin_token(const basic_snowflake& g) noexcept : gen(g) {
+      if constexpr (thread_safe) spins = gen.spinner_.exchange(1, std::memory_order_acquire) == 0;
+    }
+    ~spin_token() {
+      if constexpr (thread_safe) {
+        if (spins) gen.spinner_.store(0, std::memory_order_release);
+      }
+    }
+    spin_token(const spin_token&) = delete;
+    spin_token& operator=(const spin_token&) = delete;
+  };
+
   /// Reserves up to `want` consecutive sequences in one tick for gene index `g`.
   grant reserve(std::size_t g, std::uint64_t want) {
+    std::int64_t now_ms = 0;
+    const std::uint64_t now = read_tick(now_ms);
+    return reserve_at(g, want, now, now_ms);
+  }
+
+  /// The same, for the clock's reading `now` (Unix ms `now_ms`), just taken.
+  grant reserve_at(std::size_t g, std::uint64_t want, std::uint64_t now, std::int64_t now_ms) {
     word& w = states_[g];
+    if constexpr (fast_add) {
+      if (want == 1) {
+        // The common case, one read-modify-write that cannot fail: the state holds this tick
+        // and its sequence is not used up, so the next sequence is ours. Anything else (a new
+        // tick, the sequence used up, a state ahead of the reading) goes on from the value the
+        // `fetch_add` left; a sequence it took and did not use is given back when possible.
+        check_fence(now);
+        const std::uint64_t prev = w.fetch_add(1, std::memory_order_acq_rel);
+        const std::uint64_t seq = prev & state_seq_mask;
+        if ((prev >> state_shift) == now && seq < seq_max) [[likely]]
+          return {now, seq + 1, 1};
+        return reserve_claimed(w, want, now, now_ms, prev);
+      }
+    }
+    return reserve_cas(w, want, now, now_ms, w.load(std::memory_order_acquire), false, 0);
+  }
+
+  /// `reserve_at` after a `fetch_add` that did not give a usable sequence: the state was `prev`
+  /// and our `fetch_add` made it `prev + 1`. If nothing can be handed out, the sequence is given
+  /// back (the state returns to `prev` unless another thread moved it meanwhile).
+  grant reserve_claimed(word& w, std::uint64_t want, std::uint64_t now, std::int64_t now_ms,
+                        std::uint64_t prev) {
+    try {
+      return reserve_cas(w, want, now, now_ms, prev + 1, true, prev);
+    } catch (...) {
+      std::uint64_t expected = prev + 1;
+      while (!w.compare_exchange_weak(expected, prev, std::memory_order_relaxed,
+                                      std::memory_order_relaxed) &&
+             expected == prev + 1) {
+      }
+      throw;
+    }
+  }
+
+  /// The compare-and-swap path, from the state `old`. With `claimed`, a state still equal to
+  /// the value our own `fetch_add` left counts as `before` (the sequence it took is ours).
+  grant reserve_cas(word& w, std::uint64_t want, std::uint64_t now, std::int64_t now_ms,
+                    std::uint64_t old, bool claimed, std::uint64_t before) {
     // The clock first, then the state: the load and the compare-and-swap stay a few
     // instructions apart, so another thread rarely slips in between (the clock read, the
     // slowest step, is outside that window). A failed compare-and-swap retries with the same
     // reading and the state it returned, without reading the clock again.
-    std::int64_t now_ms = 0;
-    std::uint64_t now = read_tick(now_ms);
-    std::uint64_t old = w.load(std::memory_order_acquire);
+    const std::uint64_t mine = before + 1;
     for (;;) {
-      const std::uint64_t last = old >> seq_bits;
+      const std::uint64_t base = claimed && old == mine ? before : old;
+      const std::uint64_t last = base >> state_shift;
       if (now + ahead_ticks < last) [[unlikely]] {
         // The state may hold a tick another thread read after our reading. Read again, after
         // the load (fenced, for a clock whose plain read the CPU may take early): only if the
@@ -396,7 +493,8 @@ class basic_snowflake {
         // lead borrowing built up, and needs no second reading.)
         now = read_tick<true>(now_ms);
       }
-      const std::uint64_t seq = old & seq_max;
+      // Overshoots of threads racing to the end of a tick lie above seq_max: used up.
+      const std::uint64_t seq = std::min(base & state_seq_mask, seq_max);
       std::uint64_t tick = 0;
       std::uint64_t first = 0;
       if (now > last) {
@@ -478,6 +576,88 @@ class basic_snowflake {
     }
   }
 
+  /// A thread's block of sequences of one generator (`thread_blocks`): sequences `next` to
+  /// `end` of tick `tick`, and the size of the block it asks for next.
+  struct block_entry {
+    std::uint64_t owner = 0;  // the generator's instance number; 0: free
+    std::uint64_t tick = 0;
+    std::uint64_t next = 1;
+    std::uint64_t end = 0;
+    std::uint64_t want = 1;
+  };
+  static constexpr std::size_t block_ways = 4;
+  /// The calling thread's blocks, for the generators of this type it uses (the four it used
+  /// last). Keyed by instance number, never by address, so a generator made where a destroyed
+  /// one lay never serves that one's block.
+  static std::array<block_entry, block_ways>& thread_block_cache() noexcept {
+    static thread_local std::array<block_entry, block_ways> cache{};
+    return cache;
+  }
+  block_entry* find_block() const noexcept {
+    for (block_entry& e : thread_block_cache())
+      if (e.owner == instance_) return &e;
+    return nullptr;
+  }
+  static std::uint64_t next_instance() noexcept {
+    static std::atomic<std::uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+
+  /// `next_id()` with `thread_blocks`: from the thread's block while it is of the clock's tick
+  /// (or within the borrowing lead), else from a new block. A thread that used its block up
+  /// within its tick asks for twice as many next time (up to the policy's bound), one whose
+  /// block went stale asks for half: at low rates a thread takes one sequence at a time, as
+  /// without blocks.
+  std::uint64_t next_from_block() {
+    std::int64_t now_ms = 0;
+    const std::uint64_t now = read_tick(now_ms);
+    block_entry* e = find_block();
+    if (e != nullptr && e->next <= e->end && e->tick - now <= ahead_ticks) [[likely]] {
+      check_fence(e->tick);
+      return make_id(e->tick, e->next++, 0);
+    }
+    return refill_block(e, now, now_ms);
+  }
+
+  std::uint64_t refill_block(block_entry* e, std::uint64_t now, std::int64_t now_ms) {
+    if (e == nullptr) {
+      static thread_local std::size_t victim = 0;
+      e = &thread_block_cache()[victim++ % block_ways];
+      *e = block_entry{instance_, 0, 1, 0, 1};
+    } else if (e->next > e->end && e->tick == now) {
+      e->want = std::min(e->want * 2, block_max);
+    } else {
+      e->want = std::max<std::uint64_t>(e->want / 2, 1);
+      give_back(*e);
+    }
+    e->next = 1;  // nothing left to serve until the reservation succeeds
+    e->end = 0;
+    const grant g = reserve_at(0, e->want, now, now_ms);
+    e->tick = g.tick;
+    e->next = g.seq + 1;
+    e->end = g.seq + g.count - 1;
+    return make_id(g.tick, g.seq, 0);
+  }
+
+  /// Drops the calling thread's block (its IDs would be below those taken from the state).
+  void drop_block() noexcept {
+    if (block_entry* e = find_block()) {
+      give_back(*e);
+      e->next = 1;
+      e->end = 0;
+    }
+  }
+
+  /// Returns the unserved rest of block `e` to the state if no thread has taken sequences since
+  /// (the state still ends where the block does), so that a sequence-start policy goes on from
+  /// the last sequence served, as without blocks; else the rest is a gap.
+  void give_back(const block_entry& e) noexcept {
+    if (e.next > e.end) return;
+    std::uint64_t expected = pack(e.tick, e.end);
+    states_[0].compare_exchange_strong(expected, pack(e.tick, e.next - 1),
+                                       std::memory_order_relaxed, std::memory_order_relaxed);
+  }
+
   /// Throws `lease_lost_error` unless tick `tick` starts before the fence's deadline: one
   /// relaxed load and a compare.
   void check_fence(std::uint64_t tick) const {
@@ -503,7 +683,11 @@ class basic_snowflake {
   const lease_fence* fence_ptr_ = nullptr;  // fence_, or a fence without a deadline
   std::string source_;
   typename Policies::threading::template word<std::uint64_t> at_counter_{0};
+  std::uint64_t instance_ = uses_blocks ? next_instance() : 0;
   alignas(64) std::array<word, gene_count> states_{};
+  // Set while a thread spins to the next tick's start (see `wait_for_tick`); on a line of its
+  // own, away from the state.
+  alignas(64) mutable std::atomic<std::uint32_t> spinner_{0};
 };
 
 /// Twitter's snowflake: sequence 0 every tick, wait for the next tick on overflow, throw
@@ -529,6 +713,14 @@ template <flakeid::layout L = layouts::cosid, class Clock = wall_clock>
 using cosid_snowflake = basic_snowflake<L, Clock, cosid_policies>;
 template <flakeid::layout L = layouts::cosid, class Clock = wall_clock>
 using cosid_snowflake_st = basic_snowflake<L, Clock, cosid_policies_st>;
+
+/// Twitter's snowflake for services that mint from many threads: each thread takes a block of
+/// the current tick's sequences at once (`thread_blocks<>`), so threads do not share a cache
+/// line per ID. IDs are unique and increase per thread; IDs of different threads within one
+/// tick are not in the order they were minted.
+template <flakeid::layout L = layouts::twitter, class Clock = wall_clock>
+using blocked_snowflake =
+    basic_snowflake<L, Clock, classic_policies::with_threading<thread_blocks<>>>;
 
 /// Twitter's behaviour on `tick_clock`: the wall clock is read once, at construction, and a
 /// monotonic clock counts from there, so stepping the wall clock cannot cause a duplicate.

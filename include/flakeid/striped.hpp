@@ -19,7 +19,7 @@
 ///
 /// A thread takes a stripe the first time it calls, round-robin over the stripes (per
 /// generator type), and keeps it. Up to 2^StripeBits threads never share an engine; more
-/// threads share stripes round-robin, and each engine's compare-and-swap keeps them correct
+/// threads share stripes round-robin, and each engine's atomic state keeps them correct
 /// (they then contend, that is all). `bind_this_thread(i)` chooses a thread's stripe itself.
 ///
 /// Order: IDs are strictly increasing per stripe, so per thread while the thread keeps its

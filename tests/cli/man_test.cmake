@@ -4,7 +4,7 @@ if(NOT EXISTS "${MAN}")
 endif()
 file(READ "${MAN}" page)
 set(missing "")
-foreach(word IN ITEMS ".TH FLAKEID" gen parse range encode decode layouts sql help version
+foreach(word IN ITEMS ".TH FLAKEID" gen parse range encode decode layouts sql bench help version
                       FLAKEID_NOW "EXAMPLES")
   string(FIND "${page}" "${word}" at)
   if(at EQUAL -1)

@@ -1,4 +1,4 @@
-// expect: threading must be flakeid::multi_threaded or flakeid::single_threaded
+// expect: threading must be flakeid::multi_threaded, flakeid::thread_blocks<B> or
 // A threading policy that is not one (here a mutex type) is rejected.
 #include <flakeid/snowflake.hpp>
 #include <mutex>

@@ -10,7 +10,7 @@ _flakeid() {
     cword=$COMP_CWORD
   fi
 
-  local commands="gen parse range encode decode layouts sql help version"
+  local commands="gen parse range encode decode layouts sql bench help version"
   local forms="decimal radix62 radix36 base32 friendly"
   local layouts="twitter discord sonyflake sonyflake_v2 instagram mastodon cosid cosid_seconds cosid_js baidu seed_classic seed_gene"
   local command="" i
@@ -29,14 +29,20 @@ _flakeid() {
       [[ $command != sql ]] && COMPREPLY=($(compgen -W "$forms" -- "$cur"))
       return ;;
     --format) COMPREPLY=($(compgen -W "text json tsv" -- "$cur")); return ;;
-    --generator) COMPREPLY=($(compgen -W "classic gene cosid tick segment" -- "$cur")); return ;;
+    --generator)  # bench measures; gen also draws from segment stores
+      if [[ $command == bench ]]; then
+        COMPREPLY=($(compgen -W "classic gene cosid tick blocks all" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -W "classic gene cosid tick segment" -- "$cur"))
+      fi
+      return ;;
     --store) COMPREPLY=($(compgen -W "memory file redis postgres" -- "$cur")); return ;;
     --dialect) COMPREPLY=($(compgen -W "postgres mysql" -- "$cur")); return ;;
     --type) COMPREPLY=($(compgen -W "bigint numeric unsigned" -- "$cur")); return ;;
     --by) COMPREPLY=($(compgen -W "gene worker" -- "$cur")); return ;;
     --every) COMPREPLY=($(compgen -W "day month year" -- "$cur")); return ;;
     -n | --worker | --datacenter | --gene | --key | --step | --start | --stride | --remainder | --redis | --postgres | --column | \
-      --table | --prefix | --shards | --columns) return ;;
+      --table | --prefix | --shards | --columns | --threads | --seconds) return ;;
   esac
 
   local options=""
@@ -49,6 +55,7 @@ _flakeid() {
     encode) options="--to --pad --layout --from --format" ;;
     decode) options="--from --to --layout --format" ;;
     layouts) options="--format" ;;
+    bench) options="--layout --generator --threads --seconds --format" ;;
     sql)
       options="--layout --dialect --type --column --prefix --shards --by --table --from --to --every --columns"
       if [[ $cur != -* && ${words[cword - 1]} == sql ]]; then
