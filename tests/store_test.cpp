@@ -304,6 +304,49 @@ TEST(file_store_test, one_directory_holds_lock_files_and_counters) {
   std::filesystem::remove_all(dir.parent_path());
 }
 
+TEST(file_store_test, a_full_namespace_takes_an_id_let_go_a_moment_ago_after_safe_guard) {
+  // Two ids: one held, the other released just now. No id needs a wait within max_wait (1 s;
+  // safe_guard is 2 s): the claim takes the released one and waits for its last timestamp plus
+  // safe_guard, instead of reporting no free id.
+  const std::filesystem::path dir =
+      std::filesystem::path(flakeid_test::make_temp_dir("flakeid-store")) / "ids";
+  auto clk = new_year();
+  const std::int64_t t0 = ms_of(clk);
+  const flakeid::file_store store{dir, {.name_space = "orders"}};
+  auto o = slow_lease(clk);
+  o.max_ids = 2;
+  auto a = store.lease(o);
+  EXPECT_EQ(a.acquire(2), 0U);
+  std::uint64_t last = 0;
+  {
+    auto b = store.lease(o);
+    manual_gen gb{b, clk};
+    EXPECT_EQ(gb.node(), (flakeid::node_id{0, 1}));
+    last = gb.next_id();
+  }  // released: id 1 records the last timestamp, t0 + 1 (the generator's one-tick lead)
+  auto c = store.lease(o);
+  manual_gen gc{c, clk};  // claims among max_ids = 2
+  EXPECT_EQ(gc.node(), (flakeid::node_id{0, 1}));
+  EXPECT_EQ(c.previous_last(), at(t0 + 1));
+  EXPECT_EQ(c.not_after(), at(t0 + 1 + 2'000));
+  EXPECT_EQ(ms_of(clk), t0 + 2'002) << "waited on the lease's clock for the guard to pass";
+  const std::uint64_t first = gc.next_id();
+  EXPECT_EQ(ts_of(first), t0 + 2'002);
+  EXPECT_GT(first, last);
+
+  // A record more than max_wait ahead of this clock (a holder whose clock ran fast) is still
+  // skipped: with the other id held, no id is free.
+  c.release();             // records this clock's time plus the one-tick lead
+  clk.step_back(1'500ms);  // the record now lies about 1.5 s ahead
+  auto d = store.lease(o);
+  expect_error<flakeid::worker_id_error>(
+      [&] { (void)d.acquire(2); },
+      "flakeid: no free worker id in namespace orders: all 2 ids are leased, or were used "
+      "further ahead of this clock than max_wait (1000 ms) (file lease " +
+          dir.string() + ")");
+  std::filesystem::remove_all(dir.parent_path());
+}
+
 // ---- what every store checks ----------------------------------------------------------------
 
 TEST(store_options_test, every_store_rejects_the_same_bad_options_with_the_same_words) {

@@ -129,10 +129,11 @@ struct lease_options {
   std::chrono::milliseconds connect_timeout{2'000};
   /// Bound on one request to the store (0: ttl / 5).
   std::chrono::milliseconds io_timeout{0};
-  /// Of several ids, a claim skips those whose wait (the previous holder's deadline plus
-  /// `safe_guard`, ahead of this process's clock) is longer than this. With a single id to
-  /// take (`max_ids` 1), a deadline up to this far ahead of the clock is waited for, and
-  /// `safe_guard` after it; a deadline further ahead makes `acquire` throw
+  /// Of several ids, a claim prefers those whose wait (the previous holder's deadline plus
+  /// `safe_guard`, ahead of this process's clock) is at most this long. When there is none, it
+  /// takes one whose deadline lies at most this far ahead of the clock (released a moment ago)
+  /// and waits for it and then `safe_guard`; an id recorded further ahead is skipped. With a
+  /// single id to take (`max_ids` 1), a deadline further ahead makes `acquire` throw
   /// `clock_backwards_error`.
   std::chrono::milliseconds max_wait{1'000};
   /// Claim only ids below this (0: every id the layout's datacenter and worker bits can hold).
@@ -435,6 +436,12 @@ class lease {
       {
         std::lock_guard io(io_m_);
         c = store_->claim(req);
+        if (!c && id_count > 1 && req.skip_above < req.now + opt_.max_wait) {
+          // No id that needs a wait within max_wait: take one whose deadline lies at most
+          // max_wait ahead (one let go a moment ago), and wait for it plus safe_guard.
+          req.skip_above = req.now + opt_.max_wait;
+          c = store_->claim(req);
+        }
       }
       if (c && c->held_by_instance) {
         // The instance's id is held: wait for it to come free, unless its holder shows it lives.
@@ -480,8 +487,8 @@ class lease {
     not_after_ = std::max(after_record, after_loss);
     // How far the previous holder's record lies ahead of this clock: up to `max_wait` is waited
     // for (for the instance's own id, as long as its holder's last deadline can lie ahead), and
-    // then `safe_guard`, whatever its length. (Of several ids, the claim skipped those whose
-    // record plus `safe_guard` lies more than `max_wait` ahead.)
+    // then `safe_guard`, whatever its length. (Of several ids, the claims skipped those whose
+    // record lies further ahead.)
     const std::chrono::milliseconds ahead =
         previous_last_ ? *previous_last_ - opt_.now() : std::chrono::milliseconds{0};
     const std::chrono::milliseconds may_wait =
