@@ -292,18 +292,28 @@ TEST(lease_fence_test, a_new_holder_mints_only_above_the_old_deadline_plus_safe_
   EXPECT_GT(ms_or_min(l.deadline()), ms_of(clk)) << "acquire returns on a valid fence";
 }
 
-TEST(lease_fence_test, an_id_let_go_a_moment_ago_is_taken_after_a_guard_longer_than_max_wait) {
-  // The defaults' proportions: safe_guard (2 s) is longer than max_wait (1 s). The previous
-  // holder released the only id at this very moment: the new holder waits for the guard.
+/// The defaults' proportions: safe_guard (2 s) longer than max_wait (1 s).
+flakeid::lease_options guard_longer_than_max_wait() {
   auto o = engine_options();
   o.safe_guard = 2'000ms;
   o.max_wait = 1'000ms;
-  scripted t{o};
-  const std::int64_t t0 = ms_of(t.clk);
-  {
-    std::lock_guard lk(t.s->m);
-    t.s->recorded = t0;
-  }
+  return o;
+}
+
+/// Makes the scripted store hold a deadline `ahead` of the lease's clock; returns the clock's
+/// reading.
+std::int64_t record_ahead(scripted& t, std::chrono::milliseconds ahead) {
+  const std::int64_t now = ms_of(t.clk);
+  std::lock_guard lk(t.s->m);
+  t.s->recorded = now + ahead.count();
+  return now;
+}
+
+TEST(lease_fence_test, an_id_let_go_a_moment_ago_is_taken_after_a_guard_longer_than_max_wait) {
+  // The previous holder released the only id at this very moment: the new holder waits for
+  // the guard.
+  scripted t{guard_longer_than_max_wait()};
+  const std::int64_t t0 = record_ahead(t, 0ms);
   manual_gen gen{t.l, t.clk};
   EXPECT_EQ(ms_or_min(t.l.not_after()), t0 + 2'000);
   EXPECT_EQ(ts_of(gen.next_id()), t0 + 2'001);
@@ -311,29 +321,18 @@ TEST(lease_fence_test, an_id_let_go_a_moment_ago_is_taken_after_a_guard_longer_t
 }
 
 TEST(lease_fence_test, max_wait_bounds_how_far_the_record_lies_ahead_and_the_guard_comes_on_top) {
-  auto o = engine_options();
-  o.safe_guard = 2'000ms;
-  o.max_wait = 1'000ms;
   {
     // Exactly max_wait ahead: waited for, then the guard.
-    scripted t{o};
-    const std::int64_t t0 = ms_of(t.clk);
-    {
-      std::lock_guard lk(t.s->m);
-      t.s->recorded = t0 + 1'000;
-    }
+    scripted t{guard_longer_than_max_wait()};
+    const std::int64_t t0 = record_ahead(t, 1'000ms);
     EXPECT_EQ(t.l.acquire(1), 3U);
     EXPECT_EQ(ms_of(t.clk), t0 + 3'001);
     EXPECT_EQ(ms_or_min(t.l.not_after()), t0 + 3'000);
   }
   {
     // 1 ms further: this clock is behind the record; refused at once, naming both bounds.
-    scripted t{o};
-    const std::int64_t t0 = ms_of(t.clk);
-    {
-      std::lock_guard lk(t.s->m);
-      t.s->recorded = t0 + 1'001;
-    }
+    scripted t{guard_longer_than_max_wait()};
+    const std::int64_t t0 = record_ahead(t, 1'001ms);
     try {
       (void)t.l.acquire(1);
       ADD_FAILURE() << "acquired an id recorded 1001 ms ahead with max_wait 1000 ms";
@@ -352,14 +351,14 @@ TEST(lease_fence_test, max_wait_bounds_how_far_the_record_lies_ahead_and_the_gua
   {
     // Of several ids, a claim skips those whose record plus safe_guard lies more than max_wait
     // ahead (another id is taken without a wait that long).
-    scripted t{o};
+    scripted t{guard_longer_than_max_wait()};
     const std::int64_t t0 = ms_of(t.clk);
     (void)t.l.acquire(8);
     EXPECT_EQ(t.s->skip_above, t0 - 1'000);
   }
   {
     // A single id: no record is skipped.
-    scripted t{o};
+    scripted t{guard_longer_than_max_wait()};
     (void)t.l.acquire(1);
     EXPECT_EQ(t.s->skip_above, INT64_MAX);
   }
