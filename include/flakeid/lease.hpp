@@ -127,7 +127,9 @@ struct lease_options {
   std::chrono::milliseconds margin{0};
   /// Bound on connecting to a server (and on opening a lock file's directory).
   std::chrono::milliseconds connect_timeout{2'000};
-  /// Bound on one request to the store (0: ttl / 5).
+  /// Bound on one request to the store (0: ttl / 5, at least 10 ms). ZooKeeper answers within
+  /// its session's own timeout and instead retries a claim or release whose answer was lost
+  /// until this much time has passed (0: 2 s).
   std::chrono::milliseconds io_timeout{0};
   /// Of several ids, a claim prefers those whose wait (the previous holder's deadline plus
   /// `safe_guard`, ahead of this process's clock) is at most this long. When there is none, it
