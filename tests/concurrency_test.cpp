@@ -74,6 +74,15 @@ TEST(concurrency_test, tick_from_four_threads) {
   expect_unique_and_ordered(gen);
 }
 
+TEST(concurrency_test, borrowing_from_four_threads) {
+  // Four threads run Twitter's 4096 IDs per ms out at once, so the generator borrows ticks and
+  // most IDs count on in a tick ahead of the clock (the fetch_add path for a borrowed lead).
+  flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::wall_clock,
+                           flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<50>>>
+      gen{flakeid::datacenter_id{1}, flakeid::worker_id{3}};
+  expect_unique_and_ordered(gen);
+}
+
 TEST(concurrency_test, thread_blocks_from_four_threads) {
   // Twitter's 4096 IDs per ms: four threads run the tick out, so blocks are cut short by the
   // tick's end, threads wait for the next tick, and blocks go stale.

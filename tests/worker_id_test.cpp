@@ -212,6 +212,36 @@ TEST(worker_id_test, the_fence_is_a_deadline_on_each_ids_timestamp) {
                 "new lease");
 }
 
+TEST(worker_id_test, a_borrowed_tick_is_fenced_like_a_tick_read_from_the_clock) {
+  // Borrowing built a lead of 3 ticks. The deadline then comes down to the tick the generator
+  // counts on in, though it stays above the clock: the next ID, which would take that tick's
+  // next sequence, is refused. Once the deadline is back, minting goes on with that very
+  // sequence: the one the refused call took is given back.
+  using borrowing = flakeid::basic_snowflake<
+      flakeid::layouts::twitter, flakeid::manual_clock,
+      flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<5>, flakeid::throw_on_backwards,
+                        flakeid::multi_threaded>>;
+  auto fence = std::make_shared<flakeid::lease_fence>();
+  flakeid::manual_clock clock{start_time};
+  borrowing gen{leased(fence), clock};
+  for (int k = 0; k < 3 * 4096; ++k) (void)gen.next_id();     // ticks 0 to 2
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0 + 3, 1, 7, 0));  // borrowed, 3 ahead
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0 + 3, 1, 7, 1));
+
+  fence->deadline_unix_ms = start_ms + 3;
+  EXPECT_EQ(error_of<flakeid::lease_lost_error>([&] { (void)gen.next_id(); }),
+            "flakeid: the worker-id lease does not cover timestamp " +
+                std::to_string(start_ms + 3) + " (Unix ms): it holds until " +
+                std::to_string(start_ms + 3) +
+                " and its renewal is not confirmed; minting stops until it is");
+  std::uint64_t out[2];
+  EXPECT_THROW(gen.next_ids(out), flakeid::lease_lost_error);
+
+  fence->deadline_unix_ms = start_ms + 10;
+  EXPECT_EQ(gen.next_id(), twitter_id(ticks0 + 3, 1, 7, 2));
+  EXPECT_EQ(clock.now(), start_time) << "the clock never moved";
+}
+
 TEST(worker_id_test, lease_fence_publishes_the_newest_tick_of_a_gene_generator) {
   auto fence = std::make_shared<flakeid::lease_fence>();
   flakeid::manual_clock clock{start_time};

@@ -449,8 +449,16 @@ class basic_snowflake {
         check_fence(now);
         const std::uint64_t prev = w.fetch_add(1, std::memory_order_acq_rel);
         const std::uint64_t seq = prev & state_seq_mask;
-        if ((prev >> state_shift) == now && seq < seq_max) [[likely]]
+        const std::uint64_t last = prev >> state_shift;
+        if (last == now && seq < seq_max) [[likely]]
           return {now, seq + 1, 1};
+        if constexpr (ahead_ticks > 0) {
+          // A lead that borrowing built up: the state holds a later tick, within the bound, that
+          // still has sequences, so the next one is ours as well, if the fence lets that tick
+          // through (what `reserve_cas` decides here, without its compare-and-swap).
+          if (last > now && last - now <= ahead_ticks && seq < seq_max && fence_allows(last))
+            return {last, seq + 1, 1};
+        }
         return reserve_claimed(w, want, now, now_ms, prev);
       }
     }
@@ -665,6 +673,10 @@ class basic_snowflake {
     const std::int64_t deadline = fence_ptr_->deadline_unix_ms.load(std::memory_order_relaxed);
     if (ms >= deadline) [[unlikely]]
       detail::throw_lease_lost(ms, deadline);
+  }
+  /// Whether `check_fence(tick)` passes.
+  [[nodiscard]] bool fence_allows(std::uint64_t tick) const noexcept {
+    return fence_ptr_->allows(epoch_ms + static_cast<std::int64_t>(tick) * tick_ms);
   }
 
   void publish(std::uint64_t tick) noexcept {
