@@ -12,7 +12,8 @@
 //   mt      N threads on one shared generator within capacity (the wide layout); blocks is
 //           the thread_blocks policy
 //   sat     N threads at saturation: Twitter's layout (4096 IDs per ms), so the sequence runs
-//           out each ms
+//           out each ms; sat/floor is their floor, N threads taking tickets from one shared
+//           counter and sleeping when a ticket's millisecond has not begun
 //   gene    the gene layout, bursts of one tick's worth (4096 IDs over 32 genes)
 //   burst   one million IDs at once with borrowing
 //
@@ -219,12 +220,13 @@ void cap_next_ids(benchmark::State& st) {
 /// Runs `st.range(0)` threads minting with `mint(thread)` (one ID per call) for `seconds`, once
 /// per iteration (see `run_threads`), and reports the aggregate: wall time per ID over all the
 /// threads' IDs, and CPU time summed over the threads.
-template <class Mint>
-void threaded(benchmark::State& st, Mint mint, double seconds) {
+template <class Mint, class Before>
+void threaded(benchmark::State& st, Mint mint, double seconds, Before before) {
   const int threads = static_cast<int>(st.range(0));
   double ids = 0;
   double cpu = 0;
   for (auto _ : st) {
+    before();
     const flakeid_bench::thread_run r = flakeid_bench::run_threads(threads, seconds, mint);
     st.SetIterationTime(r.wall_s);
     ids += r.ids;
@@ -232,6 +234,10 @@ void threaded(benchmark::State& st, Mint mint, double seconds) {
   }
   st.SetItemsProcessed(static_cast<std::int64_t>(ids));
   st.counters["cpu_ns_per_id"] = cpu * 1e9 / ids;
+}
+template <class Mint>
+void threaded(benchmark::State& st, Mint mint, double seconds) {
+  threaded(st, mint, seconds, [] {});
 }
 
 constexpr double mt_seconds = 0.1;
@@ -272,6 +278,35 @@ void mt_blocks(benchmark::State& st) {
   static blocks_wide gen{worker_id{0}};
   threaded(
       st, [&](int) { return gen.next_id(); }, mt_seconds);
+}
+
+// The floor of N threads on one shared generator at saturation (Twitter's 4096 IDs per ms):
+// each ID is one fetch_add on a ticket counter all threads share and one wall-clock read.
+// Ticket k belongs to millisecond start + k / 4096; a thread whose ticket's millisecond has not
+// begun sleeps until it does, so the rate is capped at capacity and no thread spins. Any shared
+// generator does at least this per ID: one read-modify-write of a shared word, and a sleep when
+// the tick is full.
+void sat_floor(benchmark::State& st) {
+  constexpr std::uint64_t per_ms = 4096;
+  alignas(64) static std::atomic<std::uint64_t> ticket{0};
+  static std::int64_t start_ms = 0;  // written before the threads start, read-only after
+  threaded(
+      st,
+      [&](int) {
+        const std::uint64_t k = ticket.fetch_add(1, std::memory_order_relaxed);
+        const std::int64_t ms = start_ms + static_cast<std::int64_t>(k / per_ms);
+        if (wall_ms() < ms) {
+          std::this_thread::sleep_until(std::chrono::system_clock::time_point{
+              std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                  std::chrono::milliseconds{ms})});
+        }
+        return (static_cast<std::uint64_t>(ms) << 12U) | (k % per_ms);
+      },
+      sat_seconds,
+      [&] {
+        ticket.store(0);
+        start_ms = wall_ms();
+      });
 }
 
 void sat_twitter_mutex(benchmark::State& st) {
@@ -486,6 +521,7 @@ void register_benchmarks(const thread_counts& counts, bool own_min_time) {
   threaded_at("mt/fast_tick", mt_fast_tick, counts.mt);
   threaded_at("mt/blocks", mt_blocks, counts.mt);
 
+  threaded_at("sat/floor", sat_floor, counts.sat);
   threaded_at("sat/twitter_mutex", sat_twitter_mutex, counts.sat);
   threaded_at("sat/classic", sat_classic, counts.sat);
   threaded_at("sat/fast_tick", sat_fast_tick, {1});
