@@ -173,6 +173,13 @@ TEST(worker_id_test, host_pid_guess_stays_within_the_layouts_fields) {
 
 // ---- lease fence ----------------------------------------------------------------------------------
 
+/// The refusal of an ID of `ms` by a fence whose deadline `deadline` is not confirmed anew.
+std::string refused_text(std::int64_t ms, std::int64_t deadline) {
+  return "flakeid: the worker-id lease does not cover timestamp " + std::to_string(ms) +
+         " (Unix ms): it holds until " + std::to_string(deadline) +
+         " and its renewal is not confirmed; minting stops until it is";
+}
+
 flakeid::worker_assignment leased(std::shared_ptr<flakeid::lease_fence> fence,
                                   std::int64_t not_after = INT64_MIN) {
   return {flakeid::node_id{1, 7}, not_after, std::move(fence), "lease"};
@@ -191,10 +198,7 @@ TEST(worker_id_test, the_fence_is_a_deadline_on_each_ids_timestamp) {
 
   clock.advance(1ms);
   EXPECT_EQ(error_of<flakeid::lease_lost_error>([&] { (void)gen.next_id(); }),
-            "flakeid: the worker-id lease does not cover timestamp " +
-                std::to_string(start_ms + 2) + " (Unix ms): it holds until " +
-                std::to_string(start_ms + 2) +
-                " and its renewal is not confirmed; minting stops until it is");
+            refused_text(start_ms + 2, start_ms + 2));
   std::uint64_t out[2];
   EXPECT_THROW(gen.next_ids(out), flakeid::lease_lost_error);
   EXPECT_EQ(fence->last_unix_ms.load(), start_ms + 1);  // nothing minted, nothing published
@@ -230,10 +234,7 @@ TEST(worker_id_test, a_borrowed_tick_is_fenced_like_a_tick_read_from_the_clock) 
 
   fence->deadline_unix_ms = start_ms + 3;
   EXPECT_EQ(error_of<flakeid::lease_lost_error>([&] { (void)gen.next_id(); }),
-            "flakeid: the worker-id lease does not cover timestamp " +
-                std::to_string(start_ms + 3) + " (Unix ms): it holds until " +
-                std::to_string(start_ms + 3) +
-                " and its renewal is not confirmed; minting stops until it is");
+            refused_text(start_ms + 3, start_ms + 3));
   std::uint64_t out[2];
   EXPECT_THROW(gen.next_ids(out), flakeid::lease_lost_error);
 
