@@ -309,6 +309,28 @@ std::int64_t record_ahead(scripted& t, std::chrono::milliseconds ahead) {
   return now;
 }
 
+TEST(lease_fence_test, after_a_wait_acquire_renews_so_the_deadline_lies_a_full_span_ahead) {
+  // ttl 300 ms, margin 60 ms: a claim's deadline lies 240 ms ahead of its send time.
+  {
+    // The record lies 100 ms ahead and the guard is 100 ms: acquire waits until t0 + 201. The
+    // claim's deadline (t0 + 240) is still valid then, but the generator starts on a renewal
+    // sent at the end of the wait.
+    scripted t;
+    const std::int64_t t0 = record_ahead(t, 100ms);
+    EXPECT_EQ(t.l.acquire(1), 3U);
+    EXPECT_EQ(ms_of(t.clk), t0 + 201);
+    EXPECT_EQ(ms_or_min(t.l.deadline()), t0 + 201 + 240);
+  }
+  {
+    // Nothing to wait for: the claim's deadline serves (a renewal on this clock, which stands
+    // still, would give the same one).
+    scripted t;
+    const std::int64_t t0 = ms_of(t.clk);
+    EXPECT_EQ(t.l.acquire(1), 3U);
+    EXPECT_EQ(ms_or_min(t.l.deadline()), t0 + 240);
+  }
+}
+
 TEST(lease_fence_test, an_id_let_go_a_moment_ago_is_taken_after_a_guard_longer_than_max_wait) {
   // The previous holder released the only id at this very moment: the new holder waits for
   // the guard.
@@ -1349,8 +1371,11 @@ TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkil
   ASSERT_GE(in, 0);
   const std::vector<std::uint64_t> before = read_ids(in);
   ::close(in);
-  // The deadline lies ttl less a margin (over 100 ms) ahead: 4,096 IDs a borrowed ms.
+  // The deadline lies ttl less a margin (240 ms) ahead: 4,096 IDs a borrowed ms.
   ASSERT_GT(before.size(), 100'000U);
+  // The restart waits for the recorded deadline, and acquire then renews: the new generator
+  // has 240 ms to borrow into, however little time passed on the wall clock since the child's
+  // start (it borrows 25 ms here).
   flakeid::manual_clock clk = clock_at_wall();
   flakeid::clock_guard_file guard{file, node, guard_options(clk)};
   borrowing_gen gen{guard, clk};

@@ -515,15 +515,19 @@ class lease {
     fence_->deadline_unix_ms.store(detail::unix_ms_of(deadline_), std::memory_order_release);
     renewer_ = std::thread([this] { renew_loop(); });
     lk.unlock();
-    // Wait for the clock to pass `not_after_` (the renewer keeps the claim alive meanwhile),
-    // then make sure the fence is valid now: renew at once if the wait used it up.
+    // Wait for the clock to pass `not_after_` (the renewer keeps the claim alive meanwhile).
+    // After a wait, renew at once: the generator starts on a deadline a full span ahead of the
+    // first tick it may mint, however long the wait and whenever the renewer last ran.
+    bool waited = false;
     if (not_after_) {
       constexpr std::chrono::milliseconds tick{1};
       for (auto left = *not_after_ - opt_.now() + tick; left > std::chrono::milliseconds::zero();
-           left = *not_after_ - opt_.now() + tick)
+           left = *not_after_ - opt_.now() + tick) {
         opt_.sleep(left);
+        waited = true;
+      }
     }
-    for (int attempt = 0; !valid(); ++attempt) {
+    for (int attempt = 0; std::exchange(waited, false) || !valid(); ++attempt) {
       lk.lock();
       if (lost_ || stop_)
         detail::reject_worker("worker id " + std::to_string(id_) + " was lost while waiting (" +
@@ -702,6 +706,8 @@ class lease {
       cv_.wait_until(lk, next, [&] { return stop_ || renew_now_; });
       if (stop_) break;
       if (!renew_now_ && steady::now() < next) continue;
+      // A request that comes while this renewal is in flight gets one sent after it.
+      const bool asked = renew_now_;
       lk.unlock();
       // The new deadline counts from the send time, in the generator's clock; the store
       // records it before it answers, and only then does the fence move up to it.
@@ -716,7 +722,7 @@ class lease {
         error = e.what();
       }
       lk.lock();
-      renew_now_ = false;
+      if (asked) renew_now_ = false;
       cv_.notify_all();
       if (stop_) break;  // released meanwhile: the fence stays down
       if (!r) {
