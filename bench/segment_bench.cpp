@@ -488,9 +488,8 @@ void print_ratio(const std::string& a, const std::string& b, const char* target,
               scale * median(ib->second.cpu_ns) / median(ia->second.cpu_ns), target);
 }
 
-/// The rows of target 5 (issue 17) for `n` threads: the ratio's two benchmarks (without the
-/// "seg/" prefix and the thread suffix), their thread counts, and the target or what the row
-/// shows.
+/// A row of target 5 (issue 17): the ratio's two benchmarks (without the "seg/" prefix and the
+/// thread suffix), their thread counts, and the target or what the row shows.
 struct target_row {
   const char* a;
   int na;
@@ -499,6 +498,7 @@ struct target_row {
   const char* target;
 };
 
+/// The rows for the thread counts `counts` (targets at 1 and 2 threads).
 std::vector<target_row> target_rows(const std::vector<int>& counts) {
   std::vector<target_row> rows{
       {"chain_memory", 1, "floor_fetch_add", 1, "target >= 0.9"},
