@@ -246,10 +246,6 @@ class thread_block_checked_floor {
     static thread_local block b;
     return b;
   }
-  static std::uint64_t next_owner() {
-    static std::atomic<std::uint64_t> n{0};
-    return n.fetch_add(1, std::memory_order_relaxed) + 1;
-  }
   FLAKEID_SEGMENT_NOINLINE std::uint64_t refill(block& b) {
     const std::uint64_t first = counter_.fetch_add(64 * stride_, std::memory_order_relaxed);
     b.owner = owner_.load(std::memory_order_relaxed);
@@ -258,7 +254,8 @@ class thread_block_checked_floor {
     return first;
   }
   std::uint64_t stride_ = 1;
-  std::atomic<std::uint64_t> owner_{next_owner()};
+  // An owner no other generator has, as the chain's (the library's own counter of them).
+  std::atomic<std::uint64_t> owner_{flakeid::detail::next_segment_instance()};
   alignas(64) std::atomic<std::uint64_t> counter_{0};
 };
 
