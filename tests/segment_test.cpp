@@ -565,6 +565,40 @@ TEST(segment_chain_test, four_threads_get_distinct_increasing_ids) {
   EXPECT_EQ(all.size(), std::size_t{threads} * per_thread);
 }
 
+TEST(segment_chain_test, short_runs_switch_under_eight_threads_without_a_repeat) {
+  // Every next_id takes its run's copy (generation, first, length) before its fetch_add, and
+  // every run here holds a few IDs (step 1), so nearly every call finds the copy of a
+  // run the position has left, and the callers that move on rewrite it, racing each other.
+  // A copy put back or torn would hand out an ID twice or one off the stride.
+  flakeid::memory_segment_store store;
+  flakeid::segment_chain_generator gen{
+      store.distributor("n"),
+      {.step = 1, .min_ahead = 2, .max_ahead = 64, .stride = 3, .remainder = 1}};
+  constexpr std::size_t threads = 8;
+  constexpr std::size_t per_thread = 100'000;
+  std::vector<std::vector<std::uint64_t>> got(threads);
+  std::atomic<std::size_t> ready{0};
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      got[t].reserve(per_thread);
+      ready.fetch_add(1);
+      while (ready.load() < threads) std::this_thread::yield();  // all draw at once
+      for (std::size_t i = 0; i < per_thread; ++i) got[t].push_back(gen.next_id());
+    });
+  }
+  for (auto& th : pool) th.join();
+  std::vector<std::uint64_t> all;
+  for (auto& v : got) {
+    expect_strictly_increasing(v);
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  expect_distinct(all);
+  EXPECT_EQ(all.size(), std::size_t{threads} * per_thread);
+  for (const std::uint64_t id : all) ASSERT_EQ(id % 3, 1u) << id;
+  EXPECT_LE(*std::max_element(all.begin(), all.end()), store.current("n"));
+}
+
 TEST(segment_chain_test, thread_blocks_give_distinct_ids_increasing_per_thread) {
   flakeid::memory_segment_store store;
   flakeid::segment_chain_generator gen{store.distributor("blocks"),
@@ -1024,12 +1058,15 @@ TEST(segment_stride_test, thread_blocks_step_by_the_stride) {
   EXPECT_EQ(few[0], 11u);
   EXPECT_EQ(few[2], 19u);
   constexpr std::size_t threads = 4;
-  constexpr std::size_t per_thread = 20'000;
+  constexpr std::size_t per_thread = 200'000;
   std::vector<std::vector<std::uint64_t>> got(threads);
+  std::atomic<std::size_t> ready{0};
   std::vector<std::thread> pool;
   for (std::size_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       got[t].reserve(per_thread);
+      ready.fetch_add(1);
+      while (ready.load() < threads) std::this_thread::yield();  // all draw at once
       for (std::size_t i = 0; i < per_thread; ++i) got[t].push_back(gen.next_id());
     });
   }

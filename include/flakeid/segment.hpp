@@ -42,12 +42,13 @@
 ///     |  segment generation   |  offset from its first |
 ///     +-----------------------+------------------------+
 ///
-/// `next_id()` is one `fetch_add` on that word and a versioned read of two fields of the slot
-/// (a seqlock): ID = first + offset * stride while the offset lies in the segment's run, the
-/// segments of consecutive numbers that one store call fetched. The caller that runs past the
-/// run's end moves the word to the next run with a compare-and-swap (chain: a run already
-/// prefetched) or, when none is ready, fetches segments from the store under a mutex that
-/// serialises store calls.
+/// `next_id()` reads a copy of the current run's slot (its generation, first ID and length),
+/// then does one `fetch_add` on that word: ID = first + offset * stride while the word's
+/// generation is the copy's and the offset lies in the run, the segments of consecutive
+/// numbers that one store call fetched. Nothing it loads waits for the `fetch_add`. The
+/// caller that runs past the run's end moves the word to the next run with a compare-and-swap
+/// (chain: a run already prefetched) or, when none is ready, fetches segments from the store
+/// under a mutex that serialises store calls.
 
 #include <algorithm>
 #include <atomic>
@@ -321,16 +322,17 @@ class segment_engine {
                            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
   }
 
-  /// The next ID. The fast path is one fetch_add and two loads of a slot that only the thread
-  /// filling it writes (see `read_slot`); the rest is in `next_id_slow`.
+  /// The next ID. The fast path reads the current run's copy (`current_`, see `read_current`)
+  /// and then does one fetch_add, whose result it only compares: nothing it loads waits for
+  /// the fetch_add. The rest is in `next_id_slow`.
   std::uint64_t next_id() {
+    std::uint64_t first = 0;
+    const std::uint64_t tag = read_current(first);
     const std::uint64_t p = pos_.fetch_add(1, std::memory_order_acquire);
-    const std::uint32_t g = gen_of(p);
-    const std::uint64_t off = p & offset_mask;
-    const segment_slot& s = slots_[g & mask_];
-    const std::uint64_t first = s.first.load(std::memory_order_acquire);
-    const std::uint64_t tag = s.tag.load(std::memory_order_relaxed);
-    if ((tag >> offset_bits) == g && off < (tag & offset_mask) && ttl_ms_ < 0) [[likely]]
+    // The offset into the current run when p's generation is the copy's; else far above the
+    // run (a later generation), or wrapped around (an earlier one).
+    const std::uint64_t off = p - (tag & ~offset_mask);
+    if (off < (tag & offset_mask)) [[likely]]
       return first + off * num_.stride;
     return next_id_slow(p);
   }
@@ -465,6 +467,8 @@ class segment_engine {
  private:
   static constexpr unsigned offset_bits = 32;
   static constexpr std::uint64_t offset_mask = (std::uint64_t{1} << offset_bits) - 1;
+  // The tag of `current_` while a caller writes it: a run of no IDs (never served from).
+  static constexpr std::uint64_t writing_current = ~offset_mask;
   // The most IDs in a run, so that offsets past its end (claims of up to a segment by
   // callers that found it used up) stay far below 2^32.
   static constexpr std::uint64_t max_run_ids = std::uint64_t{1} << 31;
@@ -499,6 +503,39 @@ class segment_engine {
     return ttl_ms_ < 0 || detail::unix_ms(clock_.now()) < expires;
   }
 
+  /// The copy of the current run's slot, `current_`: returns its tag and sets `first`.
+  ///
+  /// No seqlock: the caller's fetch_add that follows checks the pair. A copy is written only
+  /// by a caller whose own fetch_add returned a position in the copy's generation (see
+  /// `publish`), and copies are written one at a time, each of a later generation. So when
+  /// `first` comes from a later copy than the tag, that copy's writer moved the position past
+  /// the tag's generation before it wrote `first` (release), and the caller, having acquired
+  /// that `first`, gets a position past it too: its check fails. And `first` is never from
+  /// an earlier copy than the tag (acquired). A copy only ever holds a generation's own
+  /// fields, which never change.
+  std::uint64_t read_current(std::uint64_t& first) const noexcept {
+    const std::uint64_t tag = current_.tag.load(std::memory_order_acquire);
+    first = current_.first.load(std::memory_order_acquire);
+    return tag;
+  }
+
+  /// Copies the slot of generation `g` (its `first` and the `run` of IDs to its run's end)
+  /// into `current_`, called only by a caller whose fetch_add returned a position in `g`
+  /// (which `read_current` relies on). Writes when the copy holds an earlier generation and
+  /// nobody else is writing it: the copy only moves forward, so a caller that lost a race
+  /// cannot put back an older run. Not for segments with a time to live: their callers take
+  /// the slow path, which checks it.
+  void publish(std::uint32_t g, std::uint64_t first, std::uint64_t run) noexcept {
+    std::uint64_t tag = current_.tag.load(std::memory_order_relaxed);
+    if (ttl_ms_ >= 0 || tag == writing_current || static_cast<std::int32_t>(gen_of(tag) - g) >= 0)
+      return;
+    if (!current_.tag.compare_exchange_strong(tag, writing_current, std::memory_order_acquire,
+                                              std::memory_order_relaxed))
+      return;
+    current_.first.store(first, std::memory_order_release);
+    current_.tag.store((std::uint64_t{g} << offset_bits) | run, std::memory_order_release);
+  }
+
   /// The IDs from generation `g`'s first to the end of its run, expired or not; 0 when its
   /// slot does not hold `g`.
   [[nodiscard]] std::uint64_t run_of(std::uint32_t g) const noexcept {
@@ -528,7 +565,10 @@ class segment_engine {
       const std::uint64_t off = p & offset_mask;
       std::uint64_t first = 0;
       std::uint64_t run = 0;
-      if (read_slot(g, first, run) && off < run) return first + off * num_.stride;
+      if (read_slot(g, first, run) && off < run) {
+        publish(g, first, run);
+        return first + off * num_.stride;
+      }
       advance(g);
       p = pos_.fetch_add(1, std::memory_order_acquire);
     }
@@ -670,6 +710,9 @@ class segment_engine {
 
   // Written by every caller: on its own cache line.
   alignas(64) std::atomic<std::uint64_t> pos_{0};
+  // Read by every caller, written once per run (`publish`): on a line of its own. A copy of
+  // the slot of the generation the position is in; tag 0 (a run of no IDs) until the first.
+  alignas(64) segment_slot current_;
   // Read by every caller, written only before the first call: on a line of their own.
   alignas(64) std::unique_ptr<segment_slot[]> slots_;
   std::unique_ptr<std::atomic<std::int64_t>[]> expires_ms_;  // beside slots_[i]: expires_ms_[i]
