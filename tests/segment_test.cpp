@@ -599,6 +599,60 @@ TEST(segment_chain_test, short_runs_switch_under_eight_threads_without_a_repeat)
   EXPECT_LE(*std::max_element(all.begin(), all.end()), store.current("n"));
 }
 
+TEST(segment_chain_test, a_long_store_outage_never_carries_the_position_into_a_served_segment) {
+  // During an outage every call claims past the end of the used-up run and fails, and each
+  // claim adds to the offset in the position word. Were the offset let grow into the
+  // generation bits above it, a claim would land in the run's second segment, already served,
+  // and hand its IDs out again. Here a block is 2^19 IDs, so some 8,190 failing calls would.
+  flakeid::memory_segment_store store;
+  test_distributor d{store.distributor("n")};
+  test_distributor::control& ctl = d.ctl();
+  constexpr std::uint64_t step = std::uint64_t{1} << 20;
+  constexpr std::uint64_t block = std::uint64_t{1} << 19;
+  flakeid::segment_chain_generator gen{
+      d, {.step = step, .min_ahead = 16, .max_ahead = 16, .thread_block = block}};
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 16; }));
+  // One store call brought 16 segments, in runs of two: 1-2, 3-4, ... 15-16.
+  ASSERT_EQ(gen.stats().store_calls, 1u);
+  ctl.failing = true;
+  std::uint64_t last = 0;
+  std::uint64_t served = 0;
+  for (;;) {
+    std::uint64_t id = 0;
+    try {
+      id = gen.next_id();
+    } catch (const flakeid::segment_store_error&) {
+      break;
+    }
+    ASSERT_EQ(id, last + 1);
+    last = id;
+    ++served;
+  }
+  ASSERT_EQ(served, 16 * step);
+  for (int i = 0; i < 10'000; ++i)
+    ASSERT_THROW((void)gen.next_id(), flakeid::segment_store_error) << "call " << i;
+  ctl.failing = false;
+  // The outage over, the chain goes on above what it served.
+  for (int i = 0; i < 1000; ++i) {
+    const std::uint64_t id = gen.next_id();
+    ASSERT_GT(id, last);
+    last = id;
+  }
+}
+
+TEST(segment_chain_test, a_thread_block_holds_at_most_2_to_the_20_ids) {
+  // One claim takes at most 2^20 IDs, whatever thread_block asks (see the test above).
+  flakeid::memory_segment_store store;
+  constexpr std::uint64_t step = std::uint64_t{1} << 22;
+  flakeid::segment_chain_generator gen{store.distributor("n"),
+                                       {.step = step, .thread_block = step}};
+  EXPECT_EQ(gen.next_id(), 1u);
+  EXPECT_EQ(gen.next_id(), 2u);
+  std::uint64_t other = 0;
+  std::thread([&] { other = gen.next_id(); }).join();
+  EXPECT_EQ(other, (std::uint64_t{1} << 20) + 1);
+}
+
 TEST(segment_chain_test, thread_blocks_give_distinct_ids_increasing_per_thread) {
   flakeid::memory_segment_store store;
   flakeid::segment_chain_generator gen{store.distributor("blocks"),

@@ -183,7 +183,8 @@ struct segment_chain_options {
   /// The remainder of every ID modulo `stride`, in [0, stride - 1].
   std::uint64_t remainder = 0;
   /// IDs a thread takes from the chain at once and then serves from a thread-local block, in
-  /// [1, step]. 1 (the default) takes every ID from the shared position. A larger block lets
+  /// [1, step] (a block holds at most 2^20 IDs, what one claim takes). 1 (the default) takes
+  /// every ID from the shared position. A larger block lets
   /// threads scale instead of moving one cache line between cores on every ID, at the cost of
   /// gaps (a block's unused IDs when a thread switches generators or the generator closes) and
   /// of order across threads (each thread's IDs still increase). A thread whose claims
@@ -342,6 +343,7 @@ class segment_engine {
   /// started at. A claim that uses its run up moves the position on to the next run when that
   /// one is prefetched.
   std::uint64_t claim(std::uint64_t want, std::uint64_t& got, std::uint64_t& at) {
+    want = std::min(want, max_claim);
     for (;;) {
       const std::uint64_t p = pos_.fetch_add(want, std::memory_order_acquire);
       const auto g = gen_of(p);
@@ -362,7 +364,7 @@ class segment_engine {
   void next_ids(std::span<std::uint64_t> out) {
     std::size_t i = 0;
     while (i < out.size()) {
-      const std::uint64_t want = std::min<std::uint64_t>(out.size() - i, num_.step);
+      const std::uint64_t want = std::min<std::uint64_t>({out.size() - i, num_.step, max_claim});
       const std::uint64_t p = pos_.fetch_add(want, std::memory_order_acquire);
       const auto g = gen_of(p);
       const std::uint64_t off = p & offset_mask;
@@ -469,9 +471,12 @@ class segment_engine {
   static constexpr std::uint64_t offset_mask = (std::uint64_t{1} << offset_bits) - 1;
   // The tag of `current_` while a caller writes it: a run of no IDs (never served from).
   static constexpr std::uint64_t writing_current = ~offset_mask;
-  // The most IDs in a run, so that offsets past its end (claims of up to a segment by
-  // callers that found it used up) stay far below 2^32.
+  // The most IDs in a run, so that offsets past its end (claims by callers that found it used
+  // up, pulled back by `settle_offset`) stay below 2^32.
   static constexpr std::uint64_t max_run_ids = std::uint64_t{1} << 31;
+  // The most IDs one fetch_add claims (a thread block, a part of `next_ids`): 2^11 claims in
+  // flight past a run's end, at most, before the offset could reach 2^32 (`settle_offset`).
+  static constexpr std::uint64_t max_claim = std::uint64_t{1} << 20;
   // How often a hungry caller checks for the segments another caller is fetching before it
   // waits on the mutex (a few microseconds).
   static constexpr int hungry_spins = 256;
@@ -589,10 +594,26 @@ class segment_engine {
     }
   }
 
+  /// Pulls the offset of generation `g`'s position back to `max_run_ids` (past the end of any
+  /// run) when it has grown beyond: every caller that finds a run used up has added its claim
+  /// to the offset, and while no next run comes (a store down for hours, callers retrying)
+  /// these would otherwise carry into the generation above it, onto a segment already served.
+  /// Between two pull-backs the offset grows by the claims in flight, each at most
+  /// `max_claim`.
+  void settle_offset(std::uint32_t g) noexcept {
+    std::uint64_t p = pos_.load(std::memory_order_relaxed);
+    while (gen_of(p) == g && (p & offset_mask) > max_run_ids) {
+      if (pos_.compare_exchange_weak(p, (std::uint64_t{g} << offset_bits) | max_run_ids,
+                                     std::memory_order_acq_rel, std::memory_order_relaxed))
+        return;
+    }
+  }
+
   /// The run at generation `g` is used up (or missing, or expired): move the position to the
   /// next run, fetching segments from the store (`hungry_fetch`) when none is prefetched.
   /// Returns at once when another caller already moved on.
   void advance(std::uint32_t g) {
+    settle_offset(g);
     bool told = false;
     for (;;) {
       const std::uint32_t next = after_run(g, run_of(g));
