@@ -364,7 +364,7 @@ class segment_engine {
   void next_ids(std::span<std::uint64_t> out) {
     std::size_t i = 0;
     while (i < out.size()) {
-      const std::uint64_t want = std::min<std::uint64_t>({out.size() - i, num_.step, max_claim});
+      const std::uint64_t want = std::min({std::uint64_t{out.size() - i}, num_.step, max_claim});
       const std::uint64_t p = pos_.fetch_add(want, std::memory_order_acquire);
       const auto g = gen_of(p);
       const std::uint64_t off = p & offset_mask;
