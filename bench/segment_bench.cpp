@@ -92,6 +92,16 @@
 #include <flakeid/adapters/postgres.hpp>
 #endif
 #if defined(FLAKEID_BENCH_HAS_REDIS) || defined(FLAKEID_BENCH_HAS_POSTGRES)
+
+/// `server` (this run's Redis server or PostgreSQL cluster), started at the first call;
+/// nullptr when its programs are missing.
+template <class Server>
+Server* started(Server& server) {
+  if (!server.available()) return nullptr;
+  static const bool once = (server.start(), true);
+  (void)once;
+  return &server;
+}
 #include <optional>
 
 #include "test_servers.hpp"
@@ -403,17 +413,8 @@ flakeid_test::redis_server& bench_redis() {
   return server;
 }
 
-/// This run's Redis server, started at the first call; nullptr when redis-server is missing.
-flakeid_test::redis_server* started_redis() {
-  auto& server = bench_redis();
-  if (!server.available()) return nullptr;
-  static const bool started = (server.start(), true);
-  (void)started;
-  return &server;
-}
-
 void chain_redis(benchmark::State& st) {
-  flakeid_test::redis_server* server = started_redis();
+  flakeid_test::redis_server* server = started(bench_redis());
   if (server == nullptr) {
     st.SkipWithError("redis-server not found: seg/chain_redis skipped");
     return;
@@ -428,18 +429,8 @@ flakeid_test::postgres_cluster& bench_postgres() {
   return server;
 }
 
-/// This run's PostgreSQL cluster, started at the first call; nullptr when initdb or pg_ctl is
-/// missing.
-flakeid_test::postgres_cluster* started_postgres() {
-  auto& server = bench_postgres();
-  if (!server.available()) return nullptr;
-  static const bool started = (server.start(), true);
-  (void)started;
-  return &server;
-}
-
 void chain_postgres(benchmark::State& st) {
-  flakeid_test::postgres_cluster* server = started_postgres();
+  flakeid_test::postgres_cluster* server = started(bench_postgres());
   if (server == nullptr) {
     st.SkipWithError("initdb/pg_ctl not found: seg/chain_postgres skipped");
     return;
@@ -622,7 +613,7 @@ void print_paired() {
 #if defined(FLAKEID_BENCH_HAS_REDIS)
   using chain_redis_t = flakeid::segment_chain_generator<flakeid::redis_distributor>;
   std::unique_ptr<chain_redis_t> redis;
-  if (flakeid_test::redis_server* server = started_redis()) {
+  if (flakeid_test::redis_server* server = started(bench_redis())) {
     redis = std::make_unique<chain_redis_t>(
         flakeid::redis_store{server->address()}.distributor("paired.chain"), ahead256);
     warm(*redis);
@@ -632,7 +623,7 @@ void print_paired() {
 #if defined(FLAKEID_BENCH_HAS_POSTGRES)
   using chain_postgres_t = flakeid::segment_chain_generator<flakeid::postgres_distributor>;
   std::unique_ptr<chain_postgres_t> postgres;
-  if (flakeid_test::postgres_cluster* server = started_postgres()) {
+  if (flakeid_test::postgres_cluster* server = started(bench_postgres())) {
     postgres = std::make_unique<chain_postgres_t>(
         flakeid::postgres_store{server->conninfo()}.distributor("paired.chain"), ahead256);
     warm(*postgres);

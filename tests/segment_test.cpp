@@ -138,6 +138,26 @@ void expect_distinct(std::vector<std::uint64_t> ids) {
   EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end()) << "a repeated ID";
 }
 
+/// Has `threads` threads, started together, draw `per_thread` IDs each from `gen` with
+/// `next_id()`: each thread's IDs, in the order it drew them.
+template <class Gen>
+std::vector<std::vector<std::uint64_t>> draw_together(Gen& gen, std::size_t threads,
+                                                      std::size_t per_thread) {
+  std::vector<std::vector<std::uint64_t>> got(threads);
+  std::atomic<std::size_t> ready{0};
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      got[t].reserve(per_thread);
+      ready.fetch_add(1);
+      while (ready.load() < threads) std::this_thread::yield();  // all draw at once
+      for (std::size_t i = 0; i < per_thread; ++i) got[t].push_back(gen.next_id());
+    });
+  }
+  for (auto& th : pool) th.join();
+  return got;
+}
+
 using sys_ms = sys_time<milliseconds>;
 
 }  // namespace
@@ -576,18 +596,7 @@ TEST(segment_chain_test, short_runs_switch_under_eight_threads_without_a_repeat)
       {.step = 1, .min_ahead = 2, .max_ahead = 64, .stride = 3, .remainder = 1}};
   constexpr std::size_t threads = 8;
   constexpr std::size_t per_thread = 100'000;
-  std::vector<std::vector<std::uint64_t>> got(threads);
-  std::atomic<std::size_t> ready{0};
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      got[t].reserve(per_thread);
-      ready.fetch_add(1);
-      while (ready.load() < threads) std::this_thread::yield();  // all draw at once
-      for (std::size_t i = 0; i < per_thread; ++i) got[t].push_back(gen.next_id());
-    });
-  }
-  for (auto& th : pool) th.join();
+  const std::vector<std::vector<std::uint64_t>> got = draw_together(gen, threads, per_thread);
   std::vector<std::uint64_t> all;
   for (auto& v : got) {
     expect_strictly_increasing(v);
@@ -1113,18 +1122,7 @@ TEST(segment_stride_test, thread_blocks_step_by_the_stride) {
   EXPECT_EQ(few[2], 19u);
   constexpr std::size_t threads = 4;
   constexpr std::size_t per_thread = 200'000;
-  std::vector<std::vector<std::uint64_t>> got(threads);
-  std::atomic<std::size_t> ready{0};
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      got[t].reserve(per_thread);
-      ready.fetch_add(1);
-      while (ready.load() < threads) std::this_thread::yield();  // all draw at once
-      for (std::size_t i = 0; i < per_thread; ++i) got[t].push_back(gen.next_id());
-    });
-  }
-  for (auto& th : pool) th.join();
+  const std::vector<std::vector<std::uint64_t>> got = draw_together(gen, threads, per_thread);
   std::vector<std::uint64_t> all{3, 7, 11, 15, 19};
   for (auto& v : got) {
     expect_strictly_increasing(v);
