@@ -184,13 +184,13 @@ struct segment_chain_options {
   std::uint64_t remainder = 0;
   /// IDs a thread takes from the chain at once and then serves from a thread-local block, in
   /// [1, step] (a block holds at most 2^20 IDs, what one claim takes). 1 (the default) takes
-  /// every ID from the shared position. A larger block lets
-  /// threads scale instead of moving one cache line between cores on every ID, at the cost of
-  /// gaps (a block's unused IDs when a thread switches generators or the generator closes) and
-  /// of order across threads (each thread's IDs still increase). A thread whose claims
-  /// interleave with other threads' (the shared position moved between two of its claims)
-  /// doubles its next block, up to a segment (at most 65536 IDs), and a thread alone halves it
-  /// back to `thread_block`, so threads that draw hard touch the shared position less often.
+  /// every ID from the shared position. A larger block lets threads scale instead of moving
+  /// one cache line between cores on every ID, at the cost of gaps (a block's unused IDs when
+  /// a thread switches generators or the generator closes) and of order across threads (each
+  /// thread's IDs still increase). A thread whose claims interleave with other threads' (the
+  /// shared position moved between two of its claims) doubles its next block, up to a segment
+  /// (at most 65536 IDs), and a thread alone halves it back to `thread_block`, so threads that
+  /// draw hard touch the shared position less often.
   /// A block is served to its end even when its segment's time to live runs out meanwhile.
   std::uint64_t thread_block = 1;
 };
