@@ -624,7 +624,7 @@ TEST(segment_chain_test, a_long_store_outage_never_carries_the_position_into_a_s
   // One store call brought 16 segments, in runs of two: 1-2, 3-4, ... 15-16.
   ASSERT_EQ(gen.stats().store_calls, 1u);
   ctl.failing = true;
-  std::uint64_t last = 0;
+  std::uint64_t highest = 0;
   std::uint64_t served = 0;
   for (;;) {
     std::uint64_t id = 0;
@@ -633,8 +633,8 @@ TEST(segment_chain_test, a_long_store_outage_never_carries_the_position_into_a_s
     } catch (const flakeid::segment_store_error&) {
       break;
     }
-    ASSERT_EQ(id, last + 1);
-    last = id;
+    ASSERT_EQ(id, highest + 1);
+    highest = id;
     ++served;
   }
   ASSERT_EQ(served, 16 * step);
@@ -644,8 +644,8 @@ TEST(segment_chain_test, a_long_store_outage_never_carries_the_position_into_a_s
   // The outage over, the chain goes on above what it served.
   for (int i = 0; i < 1000; ++i) {
     const std::uint64_t id = gen.next_id();
-    ASSERT_GT(id, last);
-    last = id;
+    ASSERT_GT(id, highest);
+    highest = id;
   }
 }
 
