@@ -126,7 +126,7 @@ if(FLAKEID_ZOOKEEPER_FOUND)
     READY "TARGET flakeid::zookeeper_client"
     PC_LIBS -lzookeeper_mt
     LINK flakeid::flakeid flakeid::zookeeper_client
-    HEADERS zookeeper.hpp)
+    HEADERS zookeeper.hpp detail/zookeeper_connection.hpp detail/zookeeper_lease_store.hpp)
 else()
   message(STATUS "flakeid: the ZooKeeper C client not found; flakeid::zookeeper is not built")
 endif()

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file adapters/detail/zookeeper_lease_store.hpp
+/// The lease store of `zookeeper_store` (see adapters/zookeeper.hpp, "Leases").
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../detail/server_store.hpp"
+#include "../../lease.hpp"
+#include "../../version.hpp"
+#include "zookeeper_connection.hpp"
+
+namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace detail {
+
+class zookeeper_lease_store final : public lease_store {
+ public:
+  zookeeper_lease_store(zookeeper_address a, const lease_options& o)
+      : ns_(o.name_space),
+        root_("/flakeid/" + o.name_space),
+        hold_ms_((o.ttl + o.safe_guard).count()),
+        retry_for_(io_timeout_or(o.io_timeout, segment_io_timeout)),
+        s_(std::move(a), o.connect_timeout) {}
+
+  [[nodiscard]] std::string where() const override { return s_.where(); }
+
+  std::optional<lease_claim> claim(const claim_request& q) override {
+    sent_.clear();
+    return lease_call([&] { return zookeeper_retry(retry_for_, [&] { return claim_once(q); }); });
+  }
+
+  renewal renew(std::uint64_t id, const std::string&, lease_time deadline) override {
+    return lease_call([&] {
+      const std::string i = std::to_string(id);
+      const auto held = s_.exists(root_ + "/held/" + i);
+      if (!held || held->ephemeralOwner != s_.session_id()) return renewal::taken;
+      const auto last = s_.get(root_ + "/last/" + i);
+      if (!last) return renewal::taken;
+      const auto prev = parse_decimal<std::int64_t>(last->first);
+      const std::string rec =
+          std::to_string(std::max(prev.value_or(INT64_MIN), unix_ms_of(deadline)));
+      const std::string lp = root_ + "/last/" + i;
+      std::vector<zoo_op_t> ops(1);
+      zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()),
+                      last->second.version, nullptr);
+      return s_.multi(ops) == ZOK ? renewal::held : renewal::taken;
+    });
+  }
+
+  void release(std::uint64_t id, const std::string&, lease_time last) override {
+    lease_call([&] { zookeeper_retry(retry_for_, [&] { release_once(id, last); }); });
+  }
+
+  void abandon_after_fork() noexcept override { s_.abandon(); }
+
+ private:
+  using znode = std::pair<std::string, Stat>;
+
+  /// A claim `multi` sent during the current `claim`: the id, the previous holder's record as
+  /// read before it, and whether it took the instance's own id.
+  struct sent {
+    std::uint64_t id;
+    std::optional<std::int64_t> last;
+    bool own_instance;
+  };
+
+  /// One try of `release`: a try after one that was applied finds the id no longer held.
+  void release_once(std::uint64_t id, lease_time last) {
+    const std::string i = std::to_string(id);
+    const std::string hp = root_ + "/held/" + i;
+    const std::string lp = root_ + "/last/" + i;
+    const auto held = s_.exists(hp);
+    if (!held || held->ephemeralOwner != s_.session_id()) return;
+    const std::string rec = std::to_string(unix_ms_of(last));
+    std::vector<zoo_op_t> ops(2);
+    zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()), -1, nullptr);
+    zoo_delete_op_init(&ops[1], hp.c_str(), held->version);
+    (void)s_.multi(ops);
+  }
+
+  /// One try of `claim` (see `claim_request`); a lost answer throws `zookeeper_answer_lost`.
+  std::optional<lease_claim> claim_once(const claim_request& q) {
+    // A claim of this call whose answer was lost may have been applied: then this session
+    // holds its id, and the claim is the one sent.
+    if (auto c = sent_claim()) return c;
+    const bool named = !q.instance.empty();
+    if (named)
+      zookeeper_ensure(s_, ns_, {"held", "last", "instance", "instances"});
+    else
+      zookeeper_ensure(s_, ns_, {"held", "last"});
+    const std::string index_path =
+        named ? root_ + "/instances/" + zookeeper_node_name(q.instance) : std::string();
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      // The instance's index, and the id it names when that id's record names the instance
+      // too (otherwise the index is stale: another lease took the id since).
+      std::optional<znode> index;
+      std::optional<std::pair<std::uint64_t, znode>> own;
+      if (named) {
+        index = s_.get(index_path);
+        const auto id = index ? parse_decimal<std::uint64_t>(index->first) : std::nullopt;
+        if (id && *id < q.count) {
+          auto rec = s_.get(instance_path(*id));
+          if (rec && rec->first == q.instance) own.emplace(*id, std::move(*rec));
+        }
+      }
+      if (own) {
+        const own_result r = claim_own(q, own->first, own->second, index_path, *index);
+        if (r.claim) return r.claim;
+        if (r.retry) continue;
+        // Its deadline node is missing: claim as usual.
+      }
+      const auto held = s_.children(root_ + "/held");
+      struct candidate {
+        std::uint64_t id;
+        std::optional<std::int64_t> last;
+        int version;
+      };
+      std::vector<candidate> free;
+      std::uint64_t next = 0;
+      for (const std::string& name : s_.children(root_ + "/last")) {
+        const auto id = parse_decimal<std::uint64_t>(name);
+        if (!id) continue;
+        next = std::max(next, *id + 1);
+        if (*id >= q.count || std::find(held.begin(), held.end(), name) != held.end()) continue;
+        const auto node = s_.get(root_ + "/last/" + name);
+        if (!node) continue;
+        const auto last = parse_decimal<std::int64_t>(node->first);
+        if (last && *last > unix_ms_of(q.skip_above)) continue;
+        free.push_back({*id, last, node->second.version});
+      }
+      const std::int64_t settled = unix_ms_of(q.settled);
+      std::sort(free.begin(), free.end(), [&](const candidate& x, const candidate& y) {
+        const auto key = [&](const candidate& c) {
+          const bool waits = c.last && *c.last > settled;
+          return std::pair{waits, waits ? *c.last : 0};
+        };
+        return std::pair{key(x), x.id} < std::pair{key(y), y.id};
+      });
+      const std::string d = std::to_string(unix_ms_of(q.deadline));
+      bool lost_race = false;
+      for (const candidate& c : free) {
+        const std::string id = std::to_string(c.id);
+        const std::string rec =
+            std::to_string(std::max(c.last.value_or(INT64_MIN), unix_ms_of(q.deadline)));
+        zookeeper_ops ops;
+        ops.create(root_ + "/held/" + id, q.holder, ZOO_EPHEMERAL);
+        ops.set(root_ + "/last/" + id, rec, c.version);
+        record_instance(ops, c.id, q.instance, index_path, index);
+        sent_.push_back({c.id, c.last, false});
+        if (ops.run(s_) == ZOK) return answer(c.id, c.last);
+        // A claim of the instance lost to another one: read its record again.
+        if (named) {
+          lost_race = true;
+          break;
+        }
+      }
+      if (lost_race || !free.empty()) continue;  // all taken meanwhile: read again
+      if (next >= q.count) return std::nullopt;
+      const std::string id = std::to_string(next);
+      zookeeper_ops ops;
+      ops.create(root_ + "/held/" + id, q.holder, ZOO_EPHEMERAL);
+      ops.create(root_ + "/last/" + id, d, 0);
+      record_instance(ops, next, q.instance, index_path, index);
+      sent_.push_back({next, std::nullopt, false});
+      if (ops.run(s_) == ZOK) return answer(next, std::nullopt);
+      // Another client added the same id first: read again.
+    }
+    return std::nullopt;
+  }
+
+  /// A claim this call sent whose `held/<id>` this session holds (its answer was lost), else
+  /// nothing. A session's requests are applied in order: a claim that a later request of the
+  /// same session finds not applied was not.
+  std::optional<lease_claim> sent_claim() {
+    for (const sent& c : sent_) {
+      const auto held = s_.exists(root_ + "/held/" + std::to_string(c.id));
+      if (!held || held->ephemeralOwner != s_.session_id()) continue;
+      lease_claim got = answer(c.id, c.last);
+      got.own_instance = c.own_instance;
+      return got;
+    }
+    return std::nullopt;
+  }
+
+  /// What `claim_own` did.
+  struct own_result {
+    std::optional<lease_claim> claim;  ///< the id taken, or reported held by another holder
+    bool retry = false;                ///< the records changed meanwhile: read them again
+  };
+
+  /// The node that records the instance of id `id`'s last claimer.
+  [[nodiscard]] std::string instance_path(std::uint64_t id) const {
+    return root_ + "/instance/" + std::to_string(id);
+  }
+
+  /// Takes id `id`, whose record `rec` names `q.instance` (and the instance's index `index`
+  /// names `id`), when no other session holds it; else reports it held. Neither when its
+  /// deadline node is missing.
+  own_result claim_own(const claim_request& q, std::uint64_t id, const znode& rec,
+                       const std::string& index_path, const znode& index) {
+    const std::string i = std::to_string(id);
+    const std::string hp = root_ + "/held/" + i;
+    const std::string lp = root_ + "/last/" + i;
+    const auto held = s_.exists(hp);
+    const auto last_node = s_.get(lp);
+    if (!last_node) return {};
+    const auto last = parse_decimal<std::int64_t>(last_node->first);
+    if (held && held->ephemeralOwner != s_.session_id()) {
+      // Its holder claimed it for this instance unless the record changed since it was read
+      // (a claim for another instance, or for none, rewrites it).
+      const auto now = s_.exists(instance_path(id));
+      if (!now || now->version != rec.second.version) return {std::nullopt, true};
+      lease_claim c;
+      c.id = id;
+      if (last) c.last = lease_time_of(*last);
+      c.held_by_instance = true;
+      return {c, false};
+    }
+    const std::string d =
+        std::to_string(std::max(last.value_or(INT64_MIN), unix_ms_of(q.deadline)));
+    zookeeper_ops ops;
+    if (held)
+      ops.check(hp, held->version);  // this session's already: a claim whose answer was lost
+    else
+      ops.create(hp, q.holder, ZOO_EPHEMERAL);
+    ops.set(lp, d, last_node->second.version);
+    ops.check(instance_path(id), rec.second.version);
+    ops.check(index_path, index.second.version);
+    sent_.push_back({id, last, true});
+    if (ops.run(s_) != ZOK) return {std::nullopt, true};
+    lease_claim c = answer(id, last);
+    c.own_instance = true;
+    return {c, false};
+  }
+
+  /// Adds to `ops` what records `instance` (empty: none) with id `id`: its record set, created
+  /// or checked at the version it has now, and for an instance, its index (read as `index`)
+  /// set to `id` or created at that version. The record is read after the id's deadline node:
+  /// every write of a record goes with a write of that node, so a claim whose deadline node is
+  /// still at the version it read also saw the record as it is.
+  void record_instance(zookeeper_ops& ops, std::uint64_t id, const std::string& instance,
+                       const std::string& index_path, const std::optional<znode>& index) {
+    const std::string path = instance_path(id);
+    const auto rec = s_.get(path);
+    if (rec && rec->first != instance)
+      ops.set(path, instance, rec->second.version);
+    else if (rec)
+      ops.check(path, rec->second.version);
+    else if (!instance.empty())
+      ops.create(path, instance, 0);
+    if (instance.empty()) return;
+    if (index)
+      ops.set(index_path, std::to_string(id), index->second.version);
+    else
+      ops.create(index_path, std::to_string(id), 0);
+  }
+
+  /// The claim of `id`, with the namespace's age checked against the server's clock (the
+  /// creation time of the node just made).
+  lease_claim answer(std::uint64_t id, std::optional<std::int64_t> last) {
+    lease_claim c;
+    c.id = id;
+    if (last) c.last = lease_time_of(*last);
+    const auto ns = s_.exists(root_);
+    const auto mine = s_.exists(root_ + "/held/" + std::to_string(id));
+    if (ns && mine && mine->ctime - ns->ctime < hold_ms_)
+      c.lost_memory_at = lease_time_of(ns->ctime);
+    return c;
+  }
+
+  std::string ns_;
+  std::string root_;
+  std::int64_t hold_ms_;
+  std::chrono::milliseconds retry_for_;  // lost answers of claims and releases: tried again
+  std::vector<sent> sent_;
+  zookeeper_session s_;
+};
+
+}  // namespace detail
+
+}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
