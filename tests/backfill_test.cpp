@@ -7,6 +7,7 @@
 #include <flakeid/backfill.hpp>
 #include <flakeid/flakeid.hpp>
 #include <mutex>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -74,6 +75,69 @@ TEST(backfill_test, a_full_memory_forgets_the_oldest_tick_and_refuses_it_from_th
   // Ticks it still remembers go on; later ones are new.
   EXPECT_EQ(m.next_id_at(day + 20ms), twitter_id(day + 20ms, 1));
   EXPECT_EQ(m.next_id_at(day + 50ms), twitter_id(day + 50ms, 0));
+}
+
+// Capacity 2, times +10, +20, +5, +30, +10 ms: forgetting +5 (the oldest after +10 went)
+// must not lower the refusal mark below +10, or +10 comes back with sequence 0.
+TEST(backfill_test, the_refusal_mark_never_goes_down_so_a_forgotten_tick_stays_refused) {
+  flakeid::backfill_minter<> m{flakeid::worker_id{31}, 2};
+  EXPECT_EQ(m.next_id_at(day + 10ms), twitter_id(day + 10ms, 0));
+  EXPECT_EQ(m.next_id_at(day + 20ms), twitter_id(day + 20ms, 0));
+  // +5 lies before both remembered ticks: making room would forget +10 and put +5 under the
+  // mark, so it is refused and nothing is forgotten.
+  expect_error<flakeid::backfill_error>(
+      [&] { (void)m.next_id_at(day + 5ms); },
+      "flakeid: back-fill tick 2021-03-04T00:00:00.005Z is not after 2021-03-04T00:00:00.010Z, "
+      "the oldest tick this minter remembers, and its memory is full (it keeps 2 sequences): "
+      "mint in time order, raise its capacity, or use another worker id");
+  EXPECT_EQ(m.remembered(), 2U);
+  EXPECT_EQ(m.next_id_at(day + 30ms), twitter_id(day + 30ms, 0)) << "forgets day + 10 ms";
+  expect_error<flakeid::backfill_error>(
+      [&] { (void)m.next_id_at(day + 10ms); },
+      "flakeid: back-fill tick 2021-03-04T00:00:00.010Z is at or before "
+      "2021-03-04T00:00:00.010Z, which this minter no longer remembers (it keeps 2 sequences): "
+      "mint in time order, raise its capacity, or use another worker id");
+  EXPECT_EQ(m.next_id_at(day + 20ms), twitter_id(day + 20ms, 1));
+}
+
+// Many random orders over a few ticks, small capacities (fixed seed): no ID comes twice, and a
+// refused call is always a backfill_error.
+TEST(backfill_test, random_orders_never_repeat_an_id) {
+  std::mt19937_64 rng{20'260'501};
+  std::size_t duplicates = 0;
+  std::size_t minted = 0;
+  std::size_t refused = 0;
+  for (int round = 0; round < 2'000; ++round) {
+    flakeid::backfill_minter<> m{flakeid::worker_id{31}, 1 + rng() % 4};
+    std::set<std::uint64_t> ids;
+    for (int call = 0; call < 40; ++call) {
+      const ms_time t = day + milliseconds{static_cast<std::int64_t>(rng() % 12)};
+      try {
+        if (!ids.insert(m.next_id_at(t)).second) ++duplicates;
+        ++minted;
+      } catch (const flakeid::backfill_error&) {
+        ++refused;
+      }
+    }
+  }
+  EXPECT_EQ(duplicates, 0U);
+  EXPECT_GT(minted, 10'000U);
+  EXPECT_GT(refused, 10'000U);
+  // A gene layout forgets a tick with all its genes.
+  const ms_time g_day = ms_time{sys_days{2025y / March / 4}};
+  duplicates = 0;
+  for (int round = 0; round < 500; ++round) {
+    flakeid::backfill_minter<gene> m{flakeid::worker_id{3}, 1 + rng() % 6};
+    std::set<std::uint64_t> ids;
+    for (int call = 0; call < 60; ++call) {
+      const ms_time t = g_day + milliseconds{static_cast<std::int64_t>(rng() % 8)};
+      try {
+        if (!ids.insert(m.next_id_at(t, rng() % 3)).second) ++duplicates;
+      } catch (const flakeid::backfill_error&) {
+      }
+    }
+  }
+  EXPECT_EQ(duplicates, 0U);
 }
 
 TEST(backfill_test, in_time_order_a_small_memory_serves_any_number_of_ticks) {

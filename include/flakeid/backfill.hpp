@@ -14,8 +14,9 @@
 /// `capacity` sequences (one per tick used, per tick and gene on a gene layout; about 50 bytes
 /// each). When it must forget one, it forgets the oldest tick and from then on refuses every
 /// tick at or below it (`backfill_error`), rather than hand out a number it may already have
-/// used: import in time order, or give a longer import a larger capacity or a minter of its
-/// own per worker id.
+/// used; that mark only rises. A new tick not after the oldest one remembered, with the memory
+/// full, is refused as well (making room would put it under the mark). Import in time order,
+/// or give a longer import a larger capacity or a minter of its own per worker id.
 ///
 /// A generator minting live IDs on the same node can mint the same IDs for the same ticks: give
 /// the minter a worker id that no live generator uses (or back-fill only times that no live
@@ -24,6 +25,7 @@
 /// Thread-safety: every member may be called from any thread (calls take a mutex: back-filling
 /// is not a hot path).
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -113,7 +115,12 @@ class backfill_minter {
     auto it = next_.find(slot);
     if (it == next_.end()) {
       if (forgotten_ && tick <= forgotten_through_) reject_forgotten(tick);
-      if (next_.size() == capacity_) forget_oldest();
+      if (next_.size() == capacity_) {
+        // Room comes from forgetting the oldest tick, which would put a tick not after it
+        // under the mark: refused, and nothing is forgotten.
+        if (tick <= oldest_tick()) reject_full(tick);
+        forget_oldest();
+      }
       it = next_.emplace(slot, 0).first;
     }
     const std::uint64_t seq = it->second;
@@ -123,13 +130,16 @@ class backfill_minter {
            (seq << L.shift(field_kind::sequence)) | (gene << L.shift(field_kind::gene));
   }
 
+  [[nodiscard]] std::uint64_t oldest_tick() const { return next_.begin()->first >> gene_bits; }
+
   /// Drops the oldest remembered tick (all its genes); every tick up to it is refused from now.
+  /// The mark only rises: every remembered tick lies above it, and so does the oldest.
   void forget_oldest() {
-    const std::uint64_t tick = next_.begin()->first >> gene_bits;
+    const std::uint64_t tick = oldest_tick();
     while (!next_.empty() && (next_.begin()->first >> gene_bits) == tick)
       next_.erase(next_.begin());
+    forgotten_through_ = forgotten_ ? std::max(forgotten_through_, tick) : tick;
     forgotten_ = true;
-    forgotten_through_ = tick;
   }
 
   [[noreturn]] void reject_exhausted(std::uint64_t tick) const {
@@ -143,6 +153,16 @@ class backfill_minter {
     throw backfill_error("flakeid: back-fill tick " + detail::format_utc(L.time_at(tick)) +
                          " is at or before " + detail::format_utc(L.time_at(forgotten_through_)) +
                          ", which this minter no longer remembers (it keeps " +
+                         std::to_string(capacity_) +
+                         " sequences): mint in time order, raise its capacity, or use another "
+                         "worker id");
+  }
+
+  [[noreturn]] void reject_full(std::uint64_t tick) const {
+    throw backfill_error("flakeid: back-fill tick " + detail::format_utc(L.time_at(tick)) +
+                         " is not after " + detail::format_utc(L.time_at(oldest_tick())) +
+                         ", the oldest tick this minter remembers, and its memory is full (it "
+                         "keeps " +
                          std::to_string(capacity_) +
                          " sequences): mint in time order, raise its capacity, or use another "
                          "worker id");
