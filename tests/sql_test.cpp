@@ -67,6 +67,78 @@ TEST(sql_test, slices_of_days_and_years_and_the_edges_of_the_layout) {
             std::string::npos);
 }
 
+// The period that holds a layout's last tick ends its partitions with MAXVALUE: a bound of
+// 2^63 is out of range for a signed bigint (PostgreSQL "bigint out of range", MariaDB error
+// 1493), and 2^64 - 1 as an exclusive bound would leave out the last ID of a 64-bit layout.
+struct last_period {
+  const char* name;
+  flakeid::layout l;
+  sql::column_type pg_type;
+  sql::column_type my_type;
+};
+
+TEST(sql_test, the_partition_that_holds_the_last_tick_runs_to_maxvalue) {
+  using ct = sql::column_type;
+  const std::vector<last_period> presets{
+      {"twitter", layouts::twitter, ct::bigint, ct::bigint},
+      {"sonyflake", layouts::sonyflake, ct::bigint, ct::bigint},
+      {"sonyflake_v2", layouts::sonyflake_v2, ct::bigint, ct::bigint},
+      {"cosid", layouts::cosid, ct::bigint, ct::bigint},
+      {"cosid_seconds", layouts::cosid_seconds, ct::bigint, ct::bigint},
+      {"baidu", layouts::baidu, ct::bigint, ct::bigint},
+      {"seed_classic", layouts::seed_classic, ct::bigint, ct::bigint},
+      {"seed_gene", layouts::seed_gene, ct::bigint, ct::bigint},
+      {"newlife", layouts::newlife, ct::bigint, ct::bigint},
+      {"cosid_js", layouts::cosid_js, ct::bigint, ct::bigint},
+      {"discord", layouts::discord, ct::numeric, ct::bigint_unsigned},
+      {"instagram", layouts::instagram, ct::numeric, ct::bigint_unsigned},
+      {"mastodon", layouts::mastodon, ct::numeric, ct::bigint_unsigned},
+  };
+  for (const last_period& p : presets) {
+    SCOPED_TRACE(p.name);
+    const sys_days month = sys_days{year_month_day{floor<days>(p.l.expires_at())}.year() /
+                                    year_month_day{floor<days>(p.l.expires_at())}.month() / 1};
+    const sys_days next = sys_days{year_month_day{month} + months{1}};
+    const std::string suffix = sql::time_slices(p.l, month, next, sql::period::month)[0].suffix;
+    const std::string lo = std::to_string(p.l.min_id_at(month));
+    const sql::writer pg{p.l, sql::dialect::postgres, p.pg_type};
+    const auto d = pg.time_partitions("orders", "id", month, next, sql::period::month);
+    ASSERT_EQ(d.statements.size(), 1U);
+    EXPECT_EQ(d.statements[0], "CREATE TABLE \"orders_" + suffix +
+                                   "\" PARTITION OF \"orders\" FOR VALUES FROM (" + lo +
+                                   ") TO (MAXVALUE);");
+    const sql::writer my{p.l, sql::dialect::mysql, p.my_type};
+    EXPECT_EQ(
+        my.time_partitions("orders", "id", month, next, sql::period::month).clause,
+        "PARTITION BY RANGE (`id`) (\n  PARTITION `p" + suffix + "` VALUES LESS THAN MAXVALUE\n)");
+    const auto slices = sql::time_slices(p.l, month - days{1}, next, sql::period::month);
+    ASSERT_EQ(slices.size(), 2U);
+    EXPECT_FALSE(slices[0].to_end);
+    EXPECT_TRUE(slices[1].to_end);
+  }
+  // Baidu's IDs end in November 2024 (28 bits of seconds since 2016-05-19T16:00Z): two
+  // months, the second to MAXVALUE, every number within a signed bigint.
+  const sql::writer pg{layouts::baidu, sql::dialect::postgres};
+  EXPECT_EQ(pg.time_partitions("orders", "id", sys_days{2024y / 10 / 1}, sys_days{2024y / 12 / 1},
+                               sql::period::month)
+                .script,
+            "CREATE TABLE \"orders\" (\"id\" bigint NOT NULL PRIMARY KEY)\n"
+            "PARTITION BY RANGE (\"id\");\n"
+            "CREATE TABLE \"orders_202410\" PARTITION OF \"orders\" FOR VALUES FROM "
+            "(9073279903570329600) TO (9165309026815180800);\n"
+            "CREATE TABLE \"orders_202411\" PARTITION OF \"orders\" FOR VALUES FROM "
+            "(9165309026815180800) TO (MAXVALUE);\n");
+  const sql::writer my{layouts::baidu, sql::dialect::mysql};
+  EXPECT_EQ(my.time_partitions("orders", "id", sys_days{2024y / 10 / 1}, sys_days{2024y / 12 / 1},
+                               sql::period::month)
+                .script,
+            "CREATE TABLE `orders` (`id` BIGINT NOT NULL PRIMARY KEY)\n"
+            "PARTITION BY RANGE (`id`) (\n"
+            "  PARTITION `p202410` VALUES LESS THAN (9165309026815180800),\n"
+            "  PARTITION `p202411` VALUES LESS THAN MAXVALUE\n"
+            ");\n");
+}
+
 TEST(sql_test, time_router_names_the_table_of_the_ids_creation_time) {
   const auto& l = layouts::twitter;
   const sql::time_router r{l, "orders", sql::period::month};

@@ -215,6 +215,10 @@ struct time_slice {
   std::chrono::sys_days begin;
   std::chrono::sys_days end;
   id_bounds ids;
+  /// The period holds the layout's last tick: the slice holds every ID from `ids.lo` on, and
+  /// its partition's upper bound is `MAXVALUE`. Its `ids.hi` (2^63 for a layout that never sets
+  /// bit 63) is past a signed BIGINT: query it with `id >= lo` alone.
+  bool to_end = false;
 };
 
 /// The periods (UTC days, months or years) that hold the times `[from, to)`, each with its ID
@@ -236,7 +240,8 @@ inline std::vector<time_slice> time_slices(const layout& l, layout::time_point f
     const sys_days end = detail::next_period(begin, p);
     time_slice s{detail::period_suffix(begin, p), begin, end, {}};
     // A period may start before the epoch (its IDs then start at the first one) or end past
-    // the layout's range (they run to the last one; 2^64 - 1 itself is left out).
+    // the layout's range (they run to the last one: `to_end`; as a number, `ids.hi` leaves
+    // 2^64 - 1 itself out).
     const layout::time_point first = time_point_cast<milliseconds>(begin) < l.epoch()
                                          ? l.epoch()
                                          : time_point_cast<milliseconds>(begin);
@@ -244,6 +249,7 @@ inline std::vector<time_slice> time_slices(const layout& l, layout::time_point f
     if (time_point_cast<milliseconds>(end) > l.expires_at()) {
       const std::uint64_t last = l.max_id_at(l.expires_at());
       s.ids.hi = last == ~std::uint64_t{0} ? last : last + 1;
+      s.to_end = true;
     } else {
       s.ids.hi = l.min_id_at(time_point_cast<milliseconds>(end));
     }
@@ -422,6 +428,7 @@ class writer {
 
   /// One partition per period of `[from, to)` on `column` of `table`, bounds from
   /// `time_slices`: PostgreSQL partitions `<table>_<suffix>`, MySQL partitions `p<suffix>`.
+  /// The period that holds the layout's last tick runs to `MAXVALUE` (no bound reaches 2^63).
   /// `columns` is the column list of the table; by default the ID column alone, as its
   /// primary key. Throws `sql_error` for a bad identifier or range.
   [[nodiscard]] ddl time_partitions(std::string_view table, std::string_view column,
@@ -439,14 +446,15 @@ class writer {
             detail::quoted(detail::with_suffix("partition", t, "_" + s.suffix, dialect_),
                            dialect_) +
             " PARTITION OF " + detail::quoted(t, dialect_) + " FOR VALUES FROM (" +
-            detail::u64(s.ids.lo) + ") TO (" + detail::u64(s.ids.hi) + ");");
+            detail::u64(s.ids.lo) + ") TO (" + (s.to_end ? "MAXVALUE" : detail::u64(s.ids.hi)) +
+            ");");
     } else {
       out.clause = "PARTITION BY RANGE (" + col + ") (";
       for (std::size_t i = 0; i < slices.size(); ++i) {
         const detail::qualified_name part{"", "p" + slices[i].suffix};
         out.clause += std::string(i == 0 ? "\n" : ",\n") + "  PARTITION " +
-                      detail::quoted(part, dialect_) + " VALUES LESS THAN (" +
-                      detail::u64(slices[i].ids.hi) + ")";
+                      detail::quoted(part, dialect_) + " VALUES LESS THAN " +
+                      (slices[i].to_end ? "MAXVALUE" : "(" + detail::u64(slices[i].ids.hi) + ")");
       }
       out.clause += "\n)";
     }
