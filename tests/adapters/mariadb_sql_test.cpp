@@ -139,4 +139,11 @@ TEST_F(mariadb_sql_test, gene_routing_keeps_orders_with_their_user_in_32_shards)
   ASSERT_NO_FATAL_FAILURE(gene_routing_keeps_orders_with_their_user(*db, 32));
 }
 
+// Baidu's IDs end in November 2024: that month's partition runs to MAXVALUE, and the layout's
+// last ID (2^63 - 1) lands in it.
+TEST_F(mariadb_sql_test, the_partition_of_the_layouts_last_tick_runs_to_maxvalue) {
+  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
+      *db, "baidu", sql::period::month, sys_days{2024y / 10 / 1}, sys_days{2024y / 11 / 20}));
+}
+
 }  // namespace
