@@ -836,6 +836,13 @@ class zookeeper_server {
                   [&] { return zookeeper_mode("127.0.0.1", port_) == "standalone"; });
   }
   void stop() { kill_and_reap(pid_); }
+  /// Stops the server and empties its data directory: the next `start` serves an empty tree,
+  /// as a server whose disk was lost.
+  void wipe() {
+    stop();
+    std::filesystem::remove_all(dir_ + "/data");
+    std::filesystem::create_directory(dir_ + "/data");
+  }
   /// Freezes the server (SIGSTOP): its connections stay open, and it answers nothing.
   void pause() const {
     if (pid_ > 0) ::kill(pid_, SIGSTOP);

@@ -309,6 +309,123 @@ TEST_F(zookeeper_lease_test, the_lease_is_an_ephemeral_node_and_the_deadline_a_p
   EXPECT_TRUE(peek.exists("/flakeid/" + o.name_space + "/last/0").has_value()) << "kept";
 }
 
+// ---- every claim and every renewal proves what the store recorded ------------------------
+
+/// The namespace of the only lease namespace on the server (`store_forgets` names its own).
+std::string only_namespace(flakeid::detail::zookeeper_session& peek) {
+  const auto names = peek.children("/flakeid");
+  return names.size() == 1 ? "/flakeid/" + names[0] : std::string("<not one namespace>");
+}
+
+/// A claim of id 0 alone for `holder` on the store itself, at the wall clock.
+flakeid::claim_request claim_of_id_0(const std::string& holder) {
+  flakeid::claim_request q;
+  q.count = 1;
+  q.holder = holder;
+  q.now = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  q.deadline = q.now + 600ms;
+  return q;
+}
+
+TEST_F(zookeeper_lease_test, a_held_node_deleted_under_its_holder_makes_the_next_claimer_wait) {
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
+  store_forgets(b, [&] { ASSERT_TRUE(peek.remove(only_namespace(peek) + "/held/0", -1)); });
+}
+
+TEST_F(zookeeper_lease_test, deadline_nodes_deleted_under_the_holder_make_the_next_claimer_wait) {
+  // A cleaner deletes both nodes of id 0: the next claimer makes them again, and finds in the
+  // deadline nodes' parent that one was deleted.
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
+  store_forgets(b, [&] {
+    const std::string ns = only_namespace(peek);
+    ASSERT_TRUE(peek.remove(ns + "/held/0", -1));
+    ASSERT_TRUE(peek.remove(ns + "/last/0", -1));
+  });
+}
+
+TEST_F(zookeeper_lease_test, a_recreated_namespace_makes_the_next_claimer_wait) {
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
+  store_forgets(b, [&] {
+    const std::string ns = only_namespace(peek);
+    for (const std::string dir : {"/held", "/last"}) {
+      for (const std::string& child : peek.children(ns + dir))
+        ASSERT_TRUE(peek.remove(ns + dir + "/" + child, -1));
+      ASSERT_TRUE(peek.remove(ns + dir, -1));
+    }
+    ASSERT_TRUE(peek.remove(ns, -1));
+  });
+}
+
+TEST_F(zookeeper_lease_test,
+       a_server_restarted_from_an_empty_data_dir_makes_the_next_claimer_wait) {
+  store_forgets(b, [&] {
+    b.server.wipe();
+    b.server.start();
+  });
+}
+
+TEST_F(zookeeper_lease_test, a_renewal_proves_the_holders_token_and_deadline_node) {
+  const auto o = quick_options(unique_ns("prove"));
+  flakeid::detail::zookeeper_lease_store store{b.address(), o};
+  const flakeid::claim_request q = claim_of_id_0("holder-a");
+  const auto c = store.claim(q);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->id, 0U);
+  EXPECT_EQ(store.renew(0, "holder-a", q.deadline + 100ms), flakeid::renewal::held);
+  EXPECT_EQ(store.renew(0, "holder-b", q.deadline + 100ms), flakeid::renewal::taken)
+      << "another token";
+  // The deadline node deleted and made again (with an older deadline): not the holder's any more.
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
+  const std::string last = "/flakeid/" + o.name_space + "/last/0";
+  ASSERT_TRUE(peek.remove(last, -1));
+  ASSERT_TRUE(peek.create(last, "1000", 0));
+  EXPECT_EQ(store.renew(0, "holder-a", q.deadline + 200ms), flakeid::renewal::taken)
+      << "a recreated deadline node";
+  EXPECT_EQ(peek.get(last)->first, "1000");
+}
+
+TEST_F(zookeeper_lease_test, a_claim_reports_a_deleted_deadline_node_as_lost_memory) {
+  const auto o = quick_options(unique_ns("noticed"));
+  const std::string root = "/flakeid/" + o.name_space;
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
+  // A namespace made long ago (its creation is no loss), whose id 0 a cleaner deleted.
+  for (const std::string& p : {std::string("/flakeid"), root, root + "/held", root + "/last"})
+    (void)peek.create(p, "", 0);
+  ASSERT_TRUE(peek.create(root + "/last/0", "1000", 0));
+  std::this_thread::sleep_for(o.ttl + o.safe_guard);  // the namespace's age: no loss by itself
+  flakeid::detail::zookeeper_lease_store first{b.address(), o};
+  auto c = first.claim(claim_of_id_0("holder-a"));
+  ASSERT_TRUE(c.has_value());
+  EXPECT_FALSE(c->lost_memory_at.has_value()) << "an old namespace, nothing deleted";
+  first.release(0, "holder-a", c->last.value_or(flakeid::lease_time{}));
+  ASSERT_TRUE(peek.remove(root + "/last/0", -1));
+  flakeid::detail::zookeeper_lease_store second{b.address(), o};
+  c = second.claim(claim_of_id_0("holder-b"));
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->id, 0U);
+  EXPECT_FALSE(c->last.has_value()) << "its record is gone";
+  ASSERT_TRUE(c->lost_memory_at.has_value()) << "the deletion is a loss";
+  const auto mine = peek.exists(root + "/held/0");
+  ASSERT_TRUE(mine.has_value());
+  EXPECT_EQ(ms_or_min(c->lost_memory_at), mine->ctime) << "noticed at this claim";
+  EXPECT_EQ(peek.get(root + "/last")->first, "1") << "one deletion noticed";
+}
+
+TEST_F(zookeeper_segment_test, a_counter_deleted_under_its_distributor_is_refused) {
+  auto store = b.store(unique_segment_ns("deleted"), patient);
+  auto d = store.distributor("orders");
+  ASSERT_EQ(d.next_max_id(10), 10U);
+  flakeid::detail::zookeeper_session peek{b.address(), patient};
+  ASSERT_TRUE(peek.remove(d.path(), -1));
+  expect_error<flakeid::segment_store_error>(
+      [&] { (void)d.next_max_id(10); },
+      "flakeid: segment store " + std::string(d.store_name()) +
+          ", key 'orders': next_max_id(10): node " + d.path() +
+          " was deleted after it reached 10: a counter that lost its value would hand out "
+          "numbers again (restore it above 10, or use another key)");
+  EXPECT_EQ(d.current(), 0U);
+}
+
 TEST_F(zookeeper_lease_test, an_id_records_its_instance_and_a_lease_without_one_clears_it) {
   const auto named = instance_options(unique_ns("instrec"), "pod-z:80");
   auto plain = named;

@@ -128,17 +128,24 @@ class zookeeper_distributor {
       for (;;) {
         const auto node = s_->session.get(path_);
         if (!node) {
+          if (s_->reached > 0 && idle_ms_ == 0) refuse(what, "was deleted");
           detail::zookeeper_ensure(s_->session, options_.name_space, {"segments"});
-          if (s_->session.create(path_, text(step), 0)) return step;
-          continue;
+          if (!s_->session.create(path_, text(step), 0)) continue;
+          const auto made = s_->session.exists(path_);
+          return reached(made ? made->czxid : 0, step);
         }
         const auto cur = value_of(node->first, what);
+        if (idle_ms_ == 0 && s_->reached > 0) {
+          if (node->second.czxid != s_->czxid) refuse(what, "was made again");
+          if (cur < s_->reached) refuse(what, "went back to " + std::to_string(cur));
+        }
         if (cur > UINT64_MAX - step) detail::throw_store_overflow(name_, key_, cur, step);
         const std::string v = text(cur + step);
+        Stat written{};
         std::vector<zoo_op_t> ops(1);
         zoo_set_op_init(&ops[0], path_.c_str(), v.data(), static_cast<int>(v.size()),
-                        node->second.version, nullptr);
-        if (s_->session.multi(ops) == ZOK) return cur + step;
+                        node->second.version, &written);
+        if (s_->session.multi(ops) == ZOK) return reached(written.czxid, cur + step);
       }
     });
   }
@@ -180,7 +187,9 @@ class zookeeper_distributor {
     state(const zookeeper_address& a, const store_options& o) : session(a, o.connect_timeout) {}
     std::mutex mutex;
     detail::zookeeper_session session;
-    bool swept = false;  // the expired counters were deleted once
+    bool swept = false;         // the expired counters were deleted once
+    std::uint64_t reached = 0;  // the counter after this distributor's last call (0: none)
+    std::int64_t czxid = 0;     // the creation of the counter's node as that call found it
   };
 
   /// Deletes the counters of the namespace that may expire and have been idle too long.
@@ -211,6 +220,24 @@ class zookeeper_distributor {
       return detail::zookeeper_retry(
           detail::io_timeout_or(options_.io_timeout, detail::segment_io_timeout), f);
     });
+  }
+
+  /// Records that the counter, in the node made at `czxid`, reached `n`; returns `n`.
+  std::uint64_t reached(std::int64_t czxid, std::uint64_t n) {
+    s_->czxid = czxid;
+    s_->reached = n;
+    return n;
+  }
+
+  /// Throws `segment_store_error`: the counter's node `how` ("was deleted") since this
+  /// distributor's last call, so the counter may hand out again what it handed out before.
+  [[noreturn]] void refuse(const std::string& what, const std::string& how) const {
+    const std::string r = std::to_string(s_->reached);
+    throw segment_store_error(name_, key_,
+                              what + ": node " + path_ + " " + how + " after it reached " + r +
+                                  ": a counter that lost its value would hand out numbers again "
+                                  "(restore it above " +
+                                  r + ", or use another key)");
   }
 
   std::uint64_t value_of(const std::string& text, const std::string& what) const {

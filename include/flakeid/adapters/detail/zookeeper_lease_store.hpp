@@ -36,21 +36,30 @@ class zookeeper_lease_store final : public lease_store {
     return lease_call([&] { return zookeeper_retry(retry_for_, [&] { return claim_once(q); }); });
   }
 
-  renewal renew(std::uint64_t id, const std::string&, lease_time deadline) override {
+  /// Answers `held` only when `held/<id>` is this session's and holds `holder`, and
+  /// `last/<id>` is the node this lease's claim wrote (same creation zxid) and no older than
+  /// its last write (the ensemble's history did not go back). A deadline node lost so is
+  /// marked as a loss for the next claimers (see `answer`).
+  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     return lease_call([&] {
       const std::string i = std::to_string(id);
-      const auto held = s_.exists(root_ + "/held/" + i);
-      if (!held || held->ephemeralOwner != s_.session_id()) return renewal::taken;
-      const auto last = s_.get(root_ + "/last/" + i);
-      if (!last) return renewal::taken;
+      const auto held = s_.get(root_ + "/held/" + i);
+      if (!held || held->second.ephemeralOwner != s_.session_id() || held->first != holder)
+        return renewal::taken;
+      const std::string lp = root_ + "/last/" + i;
+      const auto last = s_.get(lp);
+      if (!last || !ours(last->second)) return lost_record();
       const auto prev = parse_decimal<std::int64_t>(last->first);
       const std::string rec =
           std::to_string(std::max(prev.value_or(INT64_MIN), unix_ms_of(deadline)));
-      const std::string lp = root_ + "/last/" + i;
+      Stat written{};
       std::vector<zoo_op_t> ops(1);
       zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()),
-                      last->second.version, nullptr);
-      return s_.multi(ops) == ZOK ? renewal::held : renewal::taken;
+                      last->second.version, &written);
+      if (s_.multi(ops) != ZOK) return renewal::taken;
+      if (!ours(written)) return lost_record();
+      written_zxid_ = written.mzxid;
+      return renewal::held;
     });
   }
 
@@ -262,16 +271,55 @@ class zookeeper_lease_store final : public lease_store {
       ops.create(index_path, std::to_string(id), 0);
   }
 
-  /// The claim of `id`, with the namespace's age checked against the server's clock (the
-  /// creation time of the node just made).
+  /// Whether `st` is the deadline node this lease's claim wrote, as it left it or later.
+  [[nodiscard]] bool ours(const Stat& st) const noexcept {
+    return st.czxid == record_czxid_ && st.mzxid >= written_zxid_;
+  }
+
+  /// Marks a loss on `last` (its modification time: see `answer`) and answers `taken`.
+  renewal lost_record() {
+    const std::string dir = root_ + "/last";
+    if (const auto d = s_.get(dir))
+      (void)s_.check(zoo_set(s_.handle(), dir.c_str(), d->first.data(),
+                             static_cast<int>(d->first.size()), d->second.version));
+    return renewal::taken;
+  }
+
+  /// The claim of `id`. It reports a loss (`lost_memory_at`) when, on the server's clock
+  /// against the creation of the `held/<id>` just made, within `ttl + safe_guard`: the
+  /// namespace was made (or made again); `last` was made, or a loss was marked on it (its
+  /// modification time); or a deadline node was deleted since a claim last looked (`last`'s
+  /// child changes against its children: its nodes are never deleted by the store, so every
+  /// deletion was a loss), which this claim then marks, recording the count in `last`.
   lease_claim answer(std::uint64_t id, std::optional<std::int64_t> last) {
     lease_claim c;
     c.id = id;
     if (last) c.last = lease_time_of(*last);
-    const auto ns = s_.exists(root_);
-    const auto mine = s_.exists(root_ + "/held/" + std::to_string(id));
-    if (ns && mine && mine->ctime - ns->ctime < hold_ms_)
-      c.lost_memory_at = lease_time_of(ns->ctime);
+    const std::string i = std::to_string(id);
+    if (const auto rec = s_.exists(root_ + "/last/" + i)) {
+      record_czxid_ = rec->czxid;
+      written_zxid_ = rec->mzxid;
+    }
+    const auto mine = s_.exists(root_ + "/held/" + i);
+    if (!mine) return c;
+    std::optional<std::int64_t> lost;
+    const auto note = [&](std::int64_t at) {
+      if (mine->ctime - at < hold_ms_) lost = std::max(lost.value_or(at), at);
+    };
+    if (const auto ns = s_.exists(root_)) note(ns->ctime);
+    const std::string dir_path = root_ + "/last";
+    if (const auto dir = s_.get(dir_path)) {
+      const std::int64_t deleted = (dir->second.cversion - dir->second.numChildren) / 2;
+      if (deleted > parse_decimal<std::int64_t>(dir->first).value_or(0)) {
+        const std::string n = std::to_string(deleted);
+        (void)s_.check(zoo_set(s_.handle(), dir_path.c_str(), n.data(), static_cast<int>(n.size()),
+                               dir->second.version));
+        lost = mine->ctime;
+      } else {
+        note(dir->second.mtime);
+      }
+    }
+    if (lost) c.lost_memory_at = lease_time_of(*lost);
     return c;
   }
 
@@ -280,6 +328,8 @@ class zookeeper_lease_store final : public lease_store {
   std::int64_t hold_ms_;
   std::chrono::milliseconds retry_for_;  // lost answers of claims and releases: tried again
   std::vector<sent> sent_;
+  std::int64_t record_czxid_ = 0;  // the creation of the held id's deadline node
+  std::int64_t written_zxid_ = 0;  // the last write of it by this lease
   zookeeper_session s_;
 };
 
