@@ -26,6 +26,7 @@
 #include <string_view>
 #include <utility>
 
+#include "../detail/fork_guard.hpp"
 #include "../detail/server_store.hpp"
 #include "../errors.hpp"
 #include "../segment.hpp"
@@ -53,18 +54,58 @@ struct memory_counter {
   std::atomic<clock::rep> expires{clock::time_point::max().time_since_epoch().count()};
 };
 
-/// The counters and lease records of a memory store, shared by the store, its distributors and
-/// its leases.
+/// The lease records of one namespace, shared by every memory store of the process that
+/// leases in it, and by their leases.
+struct memory_lease_book {
+  std::mutex mutex;
+  std::map<std::uint64_t, memory_lease_record> ids;
+};
+
+/// The book of namespace `ns`: the one a live store or lease of this process keeps, else a
+/// new one. A store made again therefore finds the ids its predecessor's leases still hold.
+inline std::shared_ptr<memory_lease_book> memory_lease_book_of(const std::string& ns) {
+  struct registry {
+    std::mutex mutex;
+    std::map<std::string, std::weak_ptr<memory_lease_book>, std::less<>> books;
+  };
+  static registry* const r = new registry;  // never destroyed: leases may outlive statics
+  std::lock_guard lk(r->mutex);
+  std::erase_if(r->books, [](const auto& kv) { return kv.second.expired(); });
+  std::weak_ptr<memory_lease_book>& w = r->books[ns];
+  std::shared_ptr<memory_lease_book> b = w.lock();
+  if (!b) {
+    b = std::make_shared<memory_lease_book>();
+    w = b;
+  }
+  return b;
+}
+
+/// The counters of a memory store and the lease books of its namespaces, shared by the store,
+/// its distributors and its leases.
 struct memory_store_state {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<memory_counter>, std::less<>> counters;
   std::atomic<std::uint64_t> calls{0};
-  std::map<std::string, std::map<std::uint64_t, memory_lease_record>, std::less<>> leases;
+  fork_stamp born;  // a forked child has a copy of the counters: it may use none of them
+
+  /// Throws `forked_process_error` in a child forked after the store was made.
+  void check_fork() const { born.check("this memory store"); }
+  std::map<std::string, std::shared_ptr<memory_lease_book>, std::less<>> leases;
+
+  /// The lease book of namespace `ns`, kept for as long as this store lives.
+  std::shared_ptr<memory_lease_book> book(const std::string& ns) {
+    check_fork();
+    std::lock_guard lk(mutex);
+    std::shared_ptr<memory_lease_book>& b = leases[ns];
+    if (!b) b = memory_lease_book_of(ns);
+    return b;
+  }
 
   /// Counter `key` (made at 0 when missing). Drops the expired counters that no distributor
   /// holds first.
   std::shared_ptr<memory_counter> counter(const std::string& key) {
     check_segment_key(key);
+    check_fork();
     std::lock_guard lk(mutex);
     const auto now = memory_counter::clock::now().time_since_epoch().count();
     std::erase_if(counters, [&](const auto& kv) {
@@ -83,12 +124,13 @@ namespace detail {
 /// The lease protocol over a memory store: an id is busy while its holder renews it (until
 /// `ttl + safe_guard` after the last renewal on the lease's clock) and for `safe_guard` after
 /// a release. An instance's id held by another lease is held by a live holder: every holder
-/// of a memory store is in this process and lets go when it is destroyed.
+/// of a memory store is in this process and lets go when it is destroyed. The records of a
+/// namespace are the process's (`memory_lease_book_of`), never one store's: they go only once
+/// no store or lease of the namespace is left, and no holder with them.
 class memory_lease_store final : public lease_store {
  public:
   memory_lease_store(std::shared_ptr<memory_store_state> s, const lease_options& o)
-      : s_(std::move(s)),
-        ns_(o.name_space),
+      : s_(s->book(o.name_space)),
         hold_(o.ttl + o.safe_guard),
         guard_(o.safe_guard),
         now_(lease_clock(o)) {}
@@ -97,7 +139,7 @@ class memory_lease_store final : public lease_store {
 
   std::optional<lease_claim> claim(const claim_request& r) override {
     std::lock_guard lk(s_->mutex);
-    auto& ids = s_->leases[ns_];
+    auto& ids = s_->ids;
     const lease_time now = now_();
     if (!r.instance.empty()) {
       for (auto& [id, rec] : ids) {
@@ -160,7 +202,7 @@ class memory_lease_store final : public lease_store {
   lease_claim take(memory_lease_record& rec, std::uint64_t id, const claim_request& r,
                    lease_time now) const {
     if (!r.instance.empty()) {  // an instance is recorded on one id at most
-      for (auto& [other, o] : s_->leases[ns_])
+      for (auto& [other, o] : s_->ids)
         if (o.instance == r.instance) o.instance.clear();
     }
     lease_claim c;
@@ -174,13 +216,12 @@ class memory_lease_store final : public lease_store {
   }
 
   memory_lease_record* record_of(std::uint64_t id, const std::string& holder) {
-    auto& ids = s_->leases[ns_];
+    auto& ids = s_->ids;
     const auto it = ids.find(id);
     return it == ids.end() || it->second.holder != holder ? nullptr : &it->second;
   }
 
-  std::shared_ptr<memory_store_state> s_;
-  std::string ns_;
+  std::shared_ptr<memory_lease_book> s_;
   std::chrono::milliseconds hold_;
   std::chrono::milliseconds guard_;
   std::function<lease_time()> now_;
@@ -191,11 +232,13 @@ class memory_lease_store final : public lease_store {
 
 /// A counter of a `memory_store`. Cheap to copy; copies advance the same counter.
 /// `next_max_id` is lock-free and thread-safe. Throws `segment_store_error` when the counter
-/// would pass 2^64 - 1.
+/// would pass 2^64 - 1, `forked_process_error` in a child forked after the store was made (the
+/// child's copy of the counters is not the parent's).
 class memory_distributor {
  public:
   /// Adds `step` to the counter and returns its new value.
   std::uint64_t next_max_id(std::uint64_t step) {
+    state_->check_fork();
     std::atomic<std::uint64_t>& value = counter_->value;
     std::uint64_t cur = value.load(std::memory_order_relaxed);
     do {
@@ -237,7 +280,8 @@ class memory_distributor {
 };
 
 /// Segment counters and worker-id leases in this process's memory: for one process, tests and
-/// benchmarks. Copies share the counters and the leases. Thread-safe.
+/// benchmarks. Copies share the counters and the leases. Thread-safe. In a forked child every
+/// counter, lease and look-up throws `forked_process_error`: the child holds a copy only.
 ///
 ///     flakeid::memory_store store;
 ///     auto d = store.distributor("orders");
@@ -268,6 +312,7 @@ class memory_store {
   [[nodiscard]] memory_distributor distributor(const std::string& key) const { return {s_, key}; }
   /// The counter's value: the largest ID reserved so far (0 when unused).
   [[nodiscard]] std::uint64_t current(std::string_view key) const {
+    s_->check_fork();
     std::lock_guard lk(s_->mutex);
     auto it = s_->counters.find(key);
     return it == s_->counters.end() ? 0 : it->second->value.load(std::memory_order_acquire);
