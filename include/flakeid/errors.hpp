@@ -16,6 +16,7 @@
 ///   worker_id_error         (std::runtime_error)     no worker id could be determined
 ///     lease_store_error     (worker_id_error)        a lease store could not be reached or failed
 ///   lease_lost_error        (std::runtime_error)     the worker-id lease could not be confirmed
+///     forked_process_error(lease_lost_error)       an object of the parent used in a forked child
 ///   segment_store_error     (std::runtime_error)     a segment store failed; names the store and key
 ///   backfill_error          (std::runtime_error)     a back-filled tick is used up or forgotten
 ///   segment_closed_error    (std::logic_error)       a segment generator used after close()
@@ -143,6 +144,15 @@ class backfill_error : public std::runtime_error {
 class segment_closed_error : public std::logic_error {
  public:
   using std::logic_error::logic_error;
+};
+
+/// An object made before `fork()` (a generator, a segment generator or chain, a lease, a store
+/// connection) was used in the forked child: its state, locks and sockets are the parent's, so
+/// it hands out nothing there. The message names the object and says to rebuild it in the
+/// child. Derives from `lease_lost_error`, which a forked child's generator threw before.
+class forked_process_error : public lease_lost_error {
+ public:
+  using lease_lost_error::lease_lost_error;
 };
 
 /// SQL that `flakeid::sql` will not write: a layout whose IDs or times the chosen column or
