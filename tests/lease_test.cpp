@@ -1382,13 +1382,16 @@ TEST(clock_guard_test, adopts_the_state_an_earlier_version_kept_in_the_named_fil
 }
 
 TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkill) {
-  // A generator that borrows future ticks mints until its deadline stops it, is killed, and
-  // the process restarts at once on the same state file: no ID comes back. Its clock stands
-  // still, so that it borrows up to the deadline however fast the machine mints.
+  // A generator that borrows future ticks mints as far ahead as it may, is killed, and the
+  // process restarts at once on the same state file: no ID comes back. Its clock stands still,
+  // so that it borrows its whole span (400 ms ahead, a lead of 401 ms) however fast the
+  // machine mints; the guard's deadline covers that span from the first renewal after the
+  // generator is built, which the child waits for (bounded).
   using borrowing_gen = flakeid::basic_snowflake<
       flakeid::layouts::twitter, flakeid::manual_clock,
-      flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<60'000>,
+      flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<400>,
                         flakeid::throw_on_backwards, flakeid::multi_threaded>>;
+  constexpr std::size_t span = 401 * 4096;
   file_backend b;
   const std::string file = b.dir + "/state";
   const std::string ids_file = b.dir + "/ids";
@@ -1403,19 +1406,18 @@ TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkil
     flakeid::manual_clock clk = clock_at_wall();
     flakeid::clock_guard_file guard{file, node, guard_options(clk)};
     borrowing_gen gen{guard, clk};
-    std::vector<std::uint64_t> ids(1 << 16);
-    bool fenced = false;
-    for (int round = 0; round < 64 && !fenced; ++round) {
-      std::size_t n = 0;
-      try {
-        for (; n < ids.size(); ++n) ids[n] = gen.next_id();
-      } catch (const flakeid::lease_lost_error&) {
-        fenced = true;  // borrowed up to the deadline
-      }
-      (void)!::write(out, ids.data(), n * sizeof(std::uint64_t));
+    const std::int64_t covered = ms_of(clk) + 401 + 240;  // clock + lead + ttl - margin
+    for (int i = 0; i < 1000 && ms_or_min(guard.guard_lease().deadline()) != covered; ++i)
+      std::this_thread::sleep_for(10ms);
+    std::vector<std::uint64_t> ids(span);
+    std::size_t n = 0;
+    try {
+      for (; n < ids.size(); ++n) ids[n] = gen.next_id();
+    } catch (const flakeid::lease_lost_error&) {
     }
+    (void)!::write(out, ids.data(), n * sizeof(std::uint64_t));
     ::close(out);
-    (void)!::write(fds[1], fenced ? "f" : "n", 1);
+    (void)!::write(fds[1], n == span && clk.slept() == 0ms ? "a" : "r", 1);
     ::pause();
     ::_exit(1);
   }
@@ -1425,23 +1427,23 @@ TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkil
   ::close(fds[0]);
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
-  EXPECT_EQ(c, 'f') << "the generator did not stop at its deadline";
+  EXPECT_EQ(c, 'a') << "the generator did not borrow its whole span without a refusal or a wait";
   const int in = ::open(ids_file.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(in, 0);
   const std::vector<std::uint64_t> before = read_ids(in);
   ::close(in);
-  // The deadline lies ttl less a margin (240 ms) ahead: 4,096 IDs a borrowed ms.
-  ASSERT_GT(before.size(), 100'000U);
-  // The restart waits for the recorded deadline, and acquire then renews: the new generator
-  // has 240 ms to borrow into, however little time passed on the wall clock since the child's
-  // start (it borrows 25 ms here).
+  ASSERT_EQ(before.size(), span);
+  const std::uint64_t highest = *std::max_element(before.begin(), before.end());
+  // The restart waits for the recorded deadline (the child's clock + 401 + 240 ms, that is the
+  // last borrowed tick + 241 ms), and acquire then renews.
   flakeid::manual_clock clk = clock_at_wall();
   flakeid::clock_guard_file guard{file, node, guard_options(clk)};
   borrowing_gen gen{guard, clk};
+  EXPECT_EQ(ms_or_min(guard.recorded()), ts_of(highest) + 241);
   std::vector<std::uint64_t> after;
   for (int i = 0; i < 100'000; ++i) after.push_back(gen.next_id());
   EXPECT_EQ(duplicates(before, after), 0U);
-  EXPECT_GT(after.front(), *std::max_element(before.begin(), before.end()));
+  EXPECT_GT(after.front(), highest);
 }
 
 }  // namespace

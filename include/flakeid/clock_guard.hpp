@@ -12,12 +12,18 @@
 /// same time fence as every lease. The file holds a deadline, written and `fsync`ed before the
 /// generator may mint up to it, and every ID the generator mints has a timestamp strictly below
 /// that deadline, also when it borrows future ticks. A background thread moves the deadline on
-/// every `ttl / 3` (to `now + ttl - margin`), and the destructor writes the exact last
-/// timestamp. So after a clean shutdown the next start is limited by the last ID itself, and
-/// after a crash by at most `ttl` more. At start, a recorded timestamp ahead of the clock by up
-/// to `max_wait` is waited for; a larger one throws `clock_backwards_error`. The file is held
-/// with `flock`: a second process using the same guard fails with `worker_id_error` instead of
-/// sharing the worker id.
+/// every `ttl / 3`, to `now + lead + ttl - margin`, where `lead` is how far the generator may
+/// borrow ahead of its clock (`borrow_ticks`, plus one tick): no other process can take the id,
+/// so the deadline is measured from the furthest tick the generator may use, and a generator
+/// whose renewals are confirmed is never refused, however far it borrows. (The claim's own
+/// deadline, before the generator is built, is `now + ttl - margin`; the first renewal after it,
+/// within `ttl / 3`, adds the lead.) The destructor writes the last timestamp (the clock plus
+/// the lead, when the generator borrows). So after a clean shutdown the next start is limited
+/// by the last ID, and after a crash by at most `ttl` plus the lead more. At start, a recorded
+/// timestamp ahead of the clock by up to `max_wait` is waited for; a larger one throws
+/// `clock_backwards_error`: give a generator that borrows far a `max_wait` above its lead. The
+/// file is held with `flock`: a second process using the same guard fails with
+/// `worker_id_error` instead of sharing the worker id.
 ///
 ///     flakeid::clock_guard_file guard{"/var/lib/orders/flakeid.state",
 ///                                     flakeid::fixed_node{flakeid::worker_id{7}}};
@@ -34,10 +40,12 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -72,7 +80,13 @@ class clock_guard_file {
       : node_(node.node),
         file_(file),
         store_(directory_of(file), {.name_space = namespace_of(file)}),
-        lease_(store_.lease(one_id(options, store_.options().name_space))) {}
+        lease_(store_.lease(ahead_clock(one_id(options, store_.options().name_space), lead_))) {
+    lead_->fence.store(lease_.fence().get(), std::memory_order_release);
+  }
+
+  clock_guard_file(const clock_guard_file&) = delete;
+  clock_guard_file& operator=(const clock_guard_file&) = delete;
+  ~clock_guard_file() { release(); }
 
   /// Reads the state (waiting or throwing as the file comment says), locks it and starts the
   /// writer; the assignment carries the fixed node and the recorded timestamp.
@@ -101,8 +115,11 @@ class clock_guard_file {
   recorded_unix_ms() const {
     return detail::unix_ms_or_min(recorded());
   }
-  /// Writes the exact last timestamp and unlocks the file (also done by the destructor).
-  void release() noexcept { lease_.release(); }
+  /// Writes the last timestamp and unlocks the file (also done by the destructor).
+  void release() noexcept {
+    lead_->released.store(true, std::memory_order_release);  // the release reads the clock
+    lease_.release();
+  }
   [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept {
     return lease_.fence();
   }
@@ -129,6 +146,25 @@ class clock_guard_file {
   static lease_options one_id(lease_options o, const std::string& ns) {
     o.name_space = ns;
     o.max_ids = 1;
+    return o;
+  }
+
+  /// What the guard's clock adds to the generator's: the lead the generator set on the fence,
+  /// until the release (which adds the lead itself).
+  struct lead_source {
+    std::atomic<const lease_fence*> fence{nullptr};
+    std::atomic<bool> released{false};
+  };
+
+  /// `o` reading the clock plus the generator's lead: the lease measures its deadlines from
+  /// the furthest tick the generator may use.
+  static lease_options ahead_clock(lease_options o, const std::shared_ptr<lead_source>& lead) {
+    o.now = [clock = detail::lease_clock(o), lead] {
+      const lease_fence* f = lead->fence.load(std::memory_order_acquire);
+      if (f == nullptr || lead->released.load(std::memory_order_acquire)) return clock();
+      return clock() + std::chrono::milliseconds{f->lead_ms.load(std::memory_order_acquire)};
+    };
+    o.now_ms = nullptr;
     return o;
   }
 
@@ -162,6 +198,7 @@ class clock_guard_file {
 
   node_id node_;
   std::filesystem::path file_;
+  std::shared_ptr<lead_source> lead_ = std::make_shared<lead_source>();
   file_store store_;
   lease lease_;
 };

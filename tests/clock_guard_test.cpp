@@ -1,0 +1,102 @@
+// clock_guard_file with a generator that borrows future ticks: the guard's confirmed deadline
+// covers the generator's whole borrowing span, so a generator whose renewals are all confirmed
+// is never refused, and a clean release records the clock plus that span. Manual clock, exact
+// IDs; the guard's renewal thread runs on real time, so the test waits (bounded) for the first
+// renewal after the generator is built.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <flakeid/clock_guard.hpp>
+#include <flakeid/flakeid.hpp>
+#include <fstream>
+#include <string>
+#include <thread>
+
+namespace {
+
+using namespace std::chrono;
+using namespace std::chrono_literals;
+constexpr flakeid::layout twitter = flakeid::layouts::twitter;
+
+// Borrows up to 400 ms ahead of the clock: its lead is 401 ms, past the guard's 240.
+using borrowing_gen = flakeid::basic_snowflake<
+    twitter, flakeid::manual_clock,
+    flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<400>, flakeid::throw_on_backwards,
+                      flakeid::multi_threaded>>;
+
+struct temp_dir {
+  std::string path = [] {
+    std::string t = (std::filesystem::temp_directory_path() / "flakeid-guard-XXXXXX").string();
+    return std::string(::mkdtemp(t.data()));
+  }();
+  ~temp_dir() { std::filesystem::remove_all(path); }
+};
+
+std::int64_t ms_of(const flakeid::manual_clock& c) { return c.now().time_since_epoch().count(); }
+std::int64_t deadline_of(const flakeid::clock_guard_file& g) {
+  const auto d = g.guard_lease().deadline();
+  return d ? d->time_since_epoch().count() : INT64_MIN;
+}
+/// The number at the start of a lease file.
+std::int64_t number_in(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::int64_t v = INT64_MIN;
+  in >> v;
+  return v;
+}
+
+/// ttl 300 ms: renewed every 100 ms, a deadline 240 ms (ttl less a margin of ttl / 5) ahead.
+flakeid::lease_options guard_options(const flakeid::manual_clock& clk) {
+  auto o = flakeid::clock_guard_file::default_options();
+  o.ttl = 300ms;
+  o.max_wait = 1000ms;
+  o.use_clock(clk);
+  return o;
+}
+
+TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refused) {
+  temp_dir dir;
+  flakeid::manual_clock clk{time_point_cast<milliseconds>(system_clock::now())};
+  const std::int64_t t0 = ms_of(clk);
+  const std::string file = dir.path + "/state";
+  {
+    flakeid::clock_guard_file guard{file, flakeid::fixed_node{flakeid::worker_id{7}},
+                                    guard_options(clk)};
+    borrowing_gen gen{guard, clk};
+    // The claim's deadline came before the generator said how far it borrows; the renewals
+    // after it measure from the clock plus that lead (401 ms). The clock stands still, so
+    // every renewal asks for the same deadline. (Bounded wait: 10 s of real time.)
+    for (int i = 0; i < 1000 && deadline_of(guard) != t0 + 401 + 240; ++i)
+      std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(deadline_of(guard), t0 + 401 + 240);
+    EXPECT_EQ(number_in(guard.state_file()), deadline_of(guard)) << "recorded before use";
+    // 4,096 IDs a tick, from the clock's tick to 400 ms ahead of it, none refused.
+    std::uint64_t k = 0;
+    try {
+      for (; k < 401 * 4096; ++k) {
+        const std::uint64_t id = gen.next_id();
+        ASSERT_EQ(id, twitter.compose({.timestamp = clk.now() + milliseconds{k / 4096},
+                                       .worker = 7,
+                                       .sequence = k % 4096}))
+            << k;
+      }
+    } catch (const flakeid::lease_lost_error& e) {
+      ADD_FAILURE() << "refused after " << k << " IDs: " << e.what();
+    }
+    EXPECT_EQ(k, 401U * 4096);
+    EXPECT_EQ(clk.slept(), 0ms) << "nothing waited";
+    EXPECT_EQ(ms_of(clk), t0);
+  }
+  // A clean release records the clock plus the lead (a call in flight may have borrowed that
+  // far), not the deadline.
+  flakeid::clock_guard_file again{file, flakeid::fixed_node{flakeid::worker_id{7}},
+                                  guard_options(clk)};
+  (void)again.assign(twitter);
+  ASSERT_TRUE(again.recorded().has_value());
+  EXPECT_EQ(again.recorded()->time_since_epoch().count(), t0 + 401);
+}
+
+}  // namespace
