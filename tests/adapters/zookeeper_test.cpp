@@ -616,6 +616,46 @@ TEST(zookeeper_ensemble_lease_test, the_leader_killed_mid_run_no_duplicate_and_m
   zk.start(leader);
 }
 
+TEST(zookeeper_ensemble_lease_test, a_claim_after_an_election_reports_lost_memory) {
+  // A new zxid epoch (an election; a restart, perhaps from an older data directory) may have
+  // lost what the last one recorded: the first claim that notices it reports a loss from now.
+  zookeeper_ensemble zk;
+  FLAKEID_REQUIRE_SERVER(zk.available(), zk.missing());
+  zk.start();
+  const flakeid::zookeeper_address address{zk.hosts(), std::chrono::milliseconds{6'000}};
+  const auto o = quick_options(unique_ns("epoch"));
+  const std::string root = "/flakeid/" + o.name_space;
+  flakeid::detail::zookeeper_session peek{address, 30s};
+  const auto retried = [&](auto f) { return flakeid::detail::zookeeper_retry(60s, f); };
+  retried([&] {
+    for (const std::string& p : {std::string("/flakeid"), root, root + "/held", root + "/last"})
+      (void)peek.create(p, "", 0);
+  });
+  std::this_thread::sleep_for(o.ttl + o.safe_guard);  // the namespace's age: no loss by itself
+  flakeid::detail::zookeeper_lease_store first{address, o};
+  auto q = claim_of_id_0("holder-a");
+  q.count = 2;
+  auto c = first.claim(q);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->id, 0U);
+  EXPECT_FALSE(c->lost_memory_at.has_value()) << "the first epoch recorded is no loss";
+  const int leader = zk.leader();
+  ASSERT_GE(leader, 0);
+  zk.kill(leader);
+  ASSERT_TRUE(eventually([&] { return zk.leader() >= 0; }, 90s)) << "no new leader";
+  flakeid::detail::zookeeper_lease_store second{address, o};
+  q.holder = "holder-b";
+  c = retried([&] { return second.claim(q); });
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->id, 1U);
+  const auto mine = retried([&] { return peek.exists(root + "/held/1"); });
+  ASSERT_TRUE(mine.has_value());
+  EXPECT_EQ(ms_or_min(c->lost_memory_at), mine->ctime) << "noticed at this claim";
+  EXPECT_EQ(retried([&] { return peek.get(root); })->first,
+            std::to_string(mine->czxid >> 32) + " " + std::to_string(mine->ctime));
+  zk.start(leader);
+}
+
 TEST(zookeeper_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
   const int port = free_port();
   const std::string where = "zookeeper 127.0.0.1:" + std::to_string(port);

@@ -40,6 +40,16 @@
 /// before it calls the holder alive, so keep the session timeout (as the server grants it)
 /// well below that; with the defaults (6 s against 24 s) it is.
 ///
+/// Every renewal proves what the claim recorded: `held/<id>` is this session's and holds the
+/// holder's token, and `last/<id>` is the node the claim wrote (its creation zxid) and no older
+/// than the lease's last write (its modification zxid); else it answers `taken`, and a lost
+/// deadline node is marked on `last` (its modification time). A claim reports lost memory
+/// (`lost_memory_at`, see `detail::zookeeper_lease_store::answer`) after a namespace or `last`
+/// made again, a deadline node deleted (`last`'s child version against its children; `last`
+/// holds the deletions counted), or a zxid epoch other than the one the namespace node records
+/// ("<epoch> <Unix ms a claim noticed it>"). A standalone server restored from an older data
+/// directory keeps its epoch: delete the namespace after such a restore.
+///
 /// ## Segments
 ///
 /// `/flakeid/<namespace>/segments/<key>` holds the counter in decimal. A call reads it and
@@ -47,7 +57,9 @@
 /// wrote first; a missing node counts from 0. Keys are percent-encoded into one node name. A
 /// counter that may expire (`expire_after`) holds the ms it may stay idle on a second line;
 /// a distributor's first such call deletes, each with a version check, the counters whose
-/// last write is older than that.
+/// last write is older than that. A distributor refuses (`segment_store_error`) a counter
+/// whose node was deleted, made again or went back below what it reached since its last call
+/// (unless it may expire); a process that starts after such a loss cannot tell.
 ///
 /// Every request waits for its answer or for the client to declare the connection lost (two
 /// thirds of the session timeout); connecting is bounded by `connect_timeout`. A segment call,

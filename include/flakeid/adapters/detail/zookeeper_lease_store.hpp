@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -285,12 +286,40 @@ class zookeeper_lease_store final : public lease_store {
     return renewal::taken;
   }
 
+  /// What the namespace node says of the ensemble's zxid epoch.
+  struct epoch_seen {
+    bool changed = false;                    ///< not the epoch it recorded: noticed now
+    std::optional<std::int64_t> noticed_at;  ///< when a claim noticed the recorded epoch begin
+  };
+
+  /// Compares the zxid epoch of `mine` (the node just made) with the one the namespace node
+  /// records, as "<epoch> <Unix ms when a claim noticed it begin, 0: at the first record>",
+  /// and records a new one. Each election, and each restart of an ensemble (perhaps from an
+  /// older data directory), begins an epoch; a standalone server keeps its epoch.
+  epoch_seen note_epoch(const znode& ns, const Stat& mine) {
+    const std::int64_t epoch = mine.czxid >> 32;
+    const std::string_view data = ns.first;
+    const auto sp = data.find(' ');
+    const auto seen = parse_decimal<std::int64_t>(data.substr(0, sp));
+    if (seen && *seen == epoch) {
+      const auto at = sp == std::string_view::npos
+                          ? std::nullopt
+                          : parse_decimal<std::int64_t>(data.substr(sp + 1));
+      return {false, at && *at > 0 ? at : std::nullopt};
+    }
+    const std::string rec = std::to_string(epoch) + " " + std::to_string(seen ? mine.ctime : 0);
+    (void)s_.check(zoo_set(s_.handle(), root_.c_str(), rec.data(), static_cast<int>(rec.size()),
+                           ns.second.version));
+    return {seen.has_value(), std::nullopt};
+  }
+
   /// The claim of `id`. It reports a loss (`lost_memory_at`) when, on the server's clock
   /// against the creation of the `held/<id>` just made, within `ttl + safe_guard`: the
-  /// namespace was made (or made again); `last` was made, or a loss was marked on it (its
-  /// modification time); or a deadline node was deleted since a claim last looked (`last`'s
-  /// child changes against its children: its nodes are never deleted by the store, so every
-  /// deletion was a loss), which this claim then marks, recording the count in `last`.
+  /// namespace was made (or made again); the ensemble's zxid epoch changed since a claim last
+  /// looked, or a claim noticed it change (`note_epoch`); `last` was made, or a loss was
+  /// marked on it (its modification time); or a deadline node was deleted since a claim last
+  /// looked (`last`'s child changes against its children: the store never deletes them, so
+  /// every deletion was a loss), which this claim then marks, recording the count in `last`.
   lease_claim answer(std::uint64_t id, std::optional<std::int64_t> last) {
     lease_claim c;
     c.id = id;
@@ -306,7 +335,12 @@ class zookeeper_lease_store final : public lease_store {
     const auto note = [&](std::int64_t at) {
       if (mine->ctime - at < hold_ms_) lost = std::max(lost.value_or(at), at);
     };
-    if (const auto ns = s_.exists(root_)) note(ns->ctime);
+    if (const auto ns = s_.get(root_)) {
+      note(ns->second.ctime);
+      const epoch_seen e = note_epoch(*ns, *mine);
+      if (e.changed) lost = mine->ctime;
+      if (e.noticed_at) note(*e.noticed_at);
+    }
     const std::string dir_path = root_ + "/last";
     if (const auto dir = s_.get(dir_path)) {
       const std::int64_t deleted = (dir->second.cversion - dir->second.numChildren) / 2;
