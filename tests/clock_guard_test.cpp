@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <flakeid/clock_guard.hpp>
 #include <flakeid/flakeid.hpp>
@@ -97,6 +98,47 @@ TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refuse
   (void)again.assign(twitter);
   ASSERT_TRUE(again.recorded().has_value());
   EXPECT_EQ(again.recorded()->time_since_epoch().count(), t0 + 401);
+}
+
+/// Writes `value` as an earlier version kept it in the guard's own file.
+void write_earlier_state(const std::string& path, std::int64_t value) {
+  std::ofstream out(path, std::ios::trunc);
+  char line[64];
+  std::snprintf(line, sizeof line, "%20lld %20d\n", static_cast<long long>(value), 0);
+  out << line;
+}
+
+// After the upgrade adopted the earlier version's file, that version ran again (a rollback)
+// and minted further: its timestamp raises the state, the mark does not go down.
+TEST(clock_guard_test, an_earlier_version_that_ran_again_raises_the_state) {
+  using manual_gen = flakeid::classic_snowflake<twitter, flakeid::manual_clock>;
+  temp_dir dir;
+  flakeid::manual_clock clk{time_point_cast<milliseconds>(system_clock::now())};
+  const std::int64_t t0 = ms_of(clk);
+  const std::string file = dir.path + "/state";
+  const flakeid::fixed_node node{flakeid::worker_id{7}};
+  write_earlier_state(file, t0 - 1000);
+  {
+    flakeid::clock_guard_file guard{file, node, guard_options(clk)};
+    manual_gen gen{guard, clk};
+    EXPECT_EQ(guard.recorded()->time_since_epoch().count(), t0 - 1000) << "adopted";
+    EXPECT_EQ(twitter.decompose(gen.next_id()).timestamp, clk.now());
+  }                                     // records the clock at release plus one tick: t0 + 1
+  write_earlier_state(file, t0 + 500);  // the earlier version, run again, minted up to here
+  std::int64_t second = 0;
+  {
+    flakeid::clock_guard_file guard{file, node, guard_options(clk)};
+    manual_gen gen{guard, clk};
+    ASSERT_TRUE(guard.recorded().has_value());
+    EXPECT_EQ(guard.recorded()->time_since_epoch().count(), t0 + 500);
+    second = twitter.decompose(gen.next_id()).timestamp.time_since_epoch().count();
+    EXPECT_EQ(second, t0 + 501) << "waited past the earlier version's last timestamp";
+  }
+  // A timestamp below the state's changes nothing.
+  write_earlier_state(file, t0);
+  flakeid::clock_guard_file guard{file, node, guard_options(clk)};
+  (void)guard.assign(twitter);
+  EXPECT_EQ(guard.recorded()->time_since_epoch().count(), second + 1);
 }
 
 }  // namespace

@@ -30,9 +30,10 @@
 ///     flakeid::classic_snowflake<> gen{guard};      // state: /var/lib/orders/
 ///                                                   //   flakeid-guard-flakeid_state-0.lease
 ///
-/// Earlier versions kept the state in `<dir>/<name>` itself. When that file exists and the lease
-/// file does not, the first start copies its timestamp into the lease file, so the restart after
-/// an upgrade is guarded as before; the old file is not read again and may then be deleted.
+/// Earlier versions kept the state in `<dir>/<name>` itself. When that file exists, every start
+/// copies its timestamp into the lease file when the lease file does not exist or holds less, so
+/// the restart after an upgrade is guarded as before, and so is one after an earlier version ran
+/// again (a rollback); the old file may be deleted once no earlier version runs.
 ///
 /// Use `options.use_clock(c)` when the generator reads another clock than the system clock.
 
@@ -185,7 +186,7 @@ class clock_guard_file {
                                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                                       detail::file_lease_store::lock_file_mode(dir))};
     if (fd.get() < 0) {
-      if (errno == EEXIST) return;  // adopted before: the lease file is the state now
+      if (errno == EEXIST) return raise_state(last, state);  // adopted before
       throw lease_store_error("flakeid: cannot create " + state + ": " + std::strerror(errno));
     }
     (void)::fchmod(fd.get(), detail::file_lease_store::lock_file_mode(dir));  // past the umask
@@ -194,6 +195,16 @@ class clock_guard_file {
         ::open(store_.directory().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
     if (d.get() < 0 || !detail::sync_fd(d.get()))
       throw lease_store_error("flakeid: cannot sync the directory of " + state);
+  }
+
+  /// Raises the state file `state` to `last` when it holds less: an earlier version ran again
+  /// after the adoption (a rollback), so the mark never goes down. Left alone while another
+  /// guard holds it (whose claim then fails anyway).
+  static void raise_state(std::int64_t last, const std::string& state) {
+    const detail::unique_fd fd{::open(state.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC)};
+    if (fd.get() < 0 || !detail::lock_file(fd.get(), LOCK_EX | LOCK_NB)) return;
+    const std::int64_t recorded = detail::file_lease_store::read_number(fd.get());
+    if (recorded < last) detail::file_lease_store::write_raw(fd.get(), last, state);
   }
 
   node_id node_;
