@@ -1,6 +1,9 @@
 // Redis leases (redis_store.lease(), redis_lease) against a real redis-server started for each test (see test_servers.hpp).
 #include <flakeid/adapters/redis.hpp>
 
+#include <mutex>
+
+#include "expect_error.hpp"
 #include "lease_scenarios.hpp"
 #include "test_servers.hpp"
 
@@ -208,6 +211,71 @@ TEST_F(redis_lease_test, an_index_entry_its_id_does_not_confirm_is_no_record) {
   EXPECT_EQ(raw.get("inst:3"), "pod-z");
   EXPECT_EQ(raw.get("inst:20"), "(nil)") << "an instance is recorded on one id only";
   EXPECT_EQ(raw.get("worker:20"), "stranger");
+}
+
+// ---- Redis as a cache: eviction --------------------------------------------------------------
+
+/// Evicts every key under maxmemory-policy `policy` (maxmemory 1 byte for one command), then
+/// lifts the limit; the policy stays.
+void evict_everything(flakeid::detail::redis_connection& admin, const std::string& policy) {
+  (void)admin.command({"CONFIG", "SET", "maxmemory-policy", policy});
+  (void)admin.command({"CONFIG", "SET", "maxmemory", "1"});
+  (void)admin.command({"PING"});
+  (void)admin.command({"CONFIG", "SET", "maxmemory", "0"});
+}
+
+// An allkeys-* policy evicted the holder's keys while it minted; the epoch key survived (the
+// waiting claimer kept reading it, so LRU kept it). The policy is then noeviction again: the
+// evictions alone must make the next claimer wait as after a restart.
+TEST_F(redis_lease_test, keys_evicted_while_a_holder_mints_no_duplicate) {
+  flakeid::detail::redis_connection admin{b.server.options(), 10s, 10s};
+  store_forgets(b, [&] {
+    const auto keys = admin.command({"KEYS", "flakeid:*:epoch"});
+    ASSERT_EQ(keys->elements, 1U);
+    const std::string epoch_key(keys->element[0]->str, keys->element[0]->len);
+    const auto epoch = admin.command({"GET", epoch_key});
+    const std::string value(epoch->str, epoch->len);
+    evict_everything(admin, "allkeys-lru");
+    (void)admin.command({"SET", epoch_key, value});
+    (void)admin.command({"CONFIG", "SET", "maxmemory-policy", "noeviction"});
+  });
+}
+
+// A policy that may evict the records a lease relies on is refused at each claim and each
+// renewal, naming the policy; a volatile-* policy is not (only tokens carry a TTL).
+TEST_F(redis_lease_test, an_allkeys_policy_is_refused_at_claim_and_renewal) {
+  const std::string ns = unique_ns("policy");
+  flakeid::detail::redis_connection admin{b.server.options(), 10s, 10s};
+  auto o = quick_options(ns);
+  std::mutex m;
+  std::vector<std::string> failed;
+  o.on_event = [&](flakeid::lease_event e, const std::string& detail) {
+    std::lock_guard lk(m);
+    if (e == flakeid::lease_event::renew_failed) failed.push_back(detail);
+  };
+  auto holder = b.make(o);
+  EXPECT_EQ(holder->acquire(4), 0U);
+  (void)admin.command({"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"});
+  const std::string refused = "flakeid: " + b.server.options().where() +
+                              ": maxmemory-policy allkeys-lru may evict the lease records "
+                              "(flakeid:{" +
+                              ns + "}:last:<id>, flakeid:{" + ns +
+                              "}:epoch): leases need maxmemory-policy noeviction or a "
+                              "volatile-* policy";
+  auto claimer = b.make(quick_options(ns));
+  expect_error<flakeid::lease_store_error>([&] { (void)claimer->acquire(4); }, refused);
+  for (const auto give_up = steady::now() + 60s; steady::now() < give_up;) {  // a guard only
+    std::this_thread::sleep_for(5ms);
+    std::lock_guard lk(m);
+    if (!failed.empty()) break;
+  }
+  {
+    std::lock_guard lk(m);
+    ASSERT_FALSE(failed.empty()) << "no renewal failed within 60 s";
+    EXPECT_NE(failed.front().find(refused), std::string::npos) << failed.front();
+  }
+  (void)admin.command({"CONFIG", "SET", "maxmemory-policy", "volatile-lru"});
+  EXPECT_EQ(b.make(quick_options(ns))->acquire(4), 1U);
 }
 
 TEST(redis_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {

@@ -3,6 +3,11 @@
 #include <flakeid/adapters/redis.hpp>
 #include <flakeid/adapters/redis_segment.hpp>  // the names before redis_store, still in use below
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <set>
 #include <thread>
 
 #include "expect_error.hpp"
@@ -144,6 +149,212 @@ TEST_F(redis_segment_test, chains_on_one_counter_from_several_threads_never_over
   x.insert(x.end(), y.begin(), y.end());
   std::sort(x.begin(), x.end());
   EXPECT_EQ(std::adjacent_find(x.begin(), x.end()), x.end());
+}
+
+// ---- a server that forgets (eviction, rollback) ---------------------------------------------
+
+/// What a process of its own (forked, sharing no connection or state) got from `ranges` calls
+/// of `next_max_id(step)` on counter "orders": the maxes, then the message that stopped it.
+struct child_ranges {
+  std::vector<std::uint64_t> maxes;
+  std::string error;
+};
+
+child_ranges ranges_in_child(const redis_backend& b, const std::string& ns, int ranges,
+                             std::uint64_t step) {
+  int fds[2];
+  if (::pipe(fds) != 0) return {{}, "pipe failed"};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string out;
+    try {
+      auto d = b.store(ns, patient).distributor("orders");
+      for (int i = 0; i < ranges; ++i) out += std::to_string(d.next_max_id(step)) + "\n";
+    } catch (const std::exception& e) {
+      out += std::string("E") + e.what() + "\n";
+    }
+    (void)!::write(fds[1], out.data(), out.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string in;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    in.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  child_ranges r;
+  for (std::size_t at = 0, nl; (nl = in.find('\n', at)) != std::string::npos; at = nl + 1) {
+    const std::string line = in.substr(at, nl - at);
+    if (line.starts_with('E'))
+      r.error = line.substr(1);
+    else
+      r.maxes.push_back(std::stoull(line));
+  }
+  return r;
+}
+
+/// The numbers handed out more than once by the ranges (each `step` numbers up to a max).
+std::size_t repeated_numbers(const std::vector<std::uint64_t>& maxes, std::uint64_t step) {
+  std::multiset<std::uint64_t> seen;
+  std::size_t repeats = 0;
+  for (const auto m : maxes)
+    for (std::uint64_t n = m - step + 1; n <= m; ++n) {
+      repeats += seen.count(n) > 0 ? 1U : 0U;
+      seen.insert(n);
+    }
+  return repeats;
+}
+
+std::string info_field(flakeid::detail::redis_connection& admin, const std::string& section,
+                       const std::string& field) {
+  const auto r = admin.command({"INFO", section});
+  const std::string info(r->str, r->len);
+  const auto at = info.find(field + ":") + field.size() + 1;
+  return info.substr(at, info.find('\r', at) - at);
+}
+
+/// Evicts every key under maxmemory-policy `policy` (maxmemory 1 byte for one command), then
+/// lifts the limit; the policy stays.
+void evict_everything(flakeid::detail::redis_connection& admin, const std::string& policy) {
+  (void)admin.command({"CONFIG", "SET", "maxmemory-policy", policy});
+  (void)admin.command({"CONFIG", "SET", "maxmemory", "1"});
+  (void)admin.command({"PING"});
+  (void)admin.command({"CONFIG", "SET", "maxmemory", "0"});
+}
+
+void append(std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+// Redis as a cache: an allkeys-* policy evicted the counter, which then counted from 0 again.
+TEST_F(redis_segment_test, an_evicted_counter_never_counts_again) {
+  const std::string ns = unique_segment_ns("evicted");
+  flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+  auto ops = b.store(ns, patient).distributor("orders");
+  const std::string head =
+      "flakeid: segment store " + std::string(ops.store_name()) + ", key 'orders': ";
+  std::vector<std::uint64_t> all;
+  const auto a = ranges_in_child(b, ns, 50, 100);
+  ASSERT_EQ(a.error, "");
+  ASSERT_EQ(a.maxes.back(), 5000U);
+  append(all, a.maxes);
+  evict_everything(admin, "allkeys-lru");
+  ASSERT_NE(info_field(admin, "stats", "evicted_keys"), "0");
+  const auto c = ranges_in_child(b, ns, 50, 100);  // the policy is still allkeys-lru
+  append(all, c.maxes);
+  EXPECT_EQ(c.error, head +
+                         "maxmemory-policy allkeys-lru may evict the counter: counters need "
+                         "maxmemory-policy noeviction or a volatile-* policy");
+  (void)admin.command({"CONFIG", "SET", "maxmemory-policy", "noeviction"});
+  const auto d = ranges_in_child(b, ns, 50, 100);  // no record left of the counter
+  append(all, d.maxes);
+  EXPECT_EQ(d.error, head +
+                         "the counter has no mark on a server that has evicted keys "
+                         "(evicted_keys " +
+                         info_field(admin, "stats", "evicted_keys") +
+                         "): it may have lost ranges it handed out; find the highest "
+                         "number in use and call resume_above(it)");
+  EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
+  EXPECT_EQ(ops.resume_above(5000), 5000U);  // the operator found 5000 in use
+  const auto e = ranges_in_child(b, ns, 50, 100);
+  EXPECT_EQ(e.error, "");
+  append(all, e.maxes);
+  EXPECT_EQ(e.maxes.front(), 5100U);
+  EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
+}
+
+TEST_F(redis_segment_test, an_expiring_counter_is_refused_under_a_volatile_policy) {
+  const std::string ns = unique_segment_ns("volatile");
+  flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+  (void)admin.command({"CONFIG", "SET", "maxmemory-policy", "volatile-lru"});
+  auto d = b.store(ns, patient).distributor("orders");
+  EXPECT_EQ(d.next_max_id(10), 10U);  // no expiry: nothing of it may be evicted
+  d.expire_after(10min);
+  expect_error<flakeid::segment_store_error>(
+      [&] { (void)d.next_max_id(10); },
+      "flakeid: segment store " + std::string(d.store_name()) +
+          ", key 'orders': maxmemory-policy volatile-lru may evict the counter, which expires "
+          "(expire_after): it needs maxmemory-policy noeviction");
+}
+
+// A server restarted on an old snapshot (RDB) serves a counter below ranges it handed out:
+// neither a process started afterwards nor one running across it may repeat them.
+TEST(redis_segment_rollback, a_rollback_to_an_old_snapshot_never_repeats_a_number) {
+  redis_backend b{redis_server{false}};  // no append-only file: a restart loads dump.rdb
+  FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+  b.start();
+  const std::string ns = unique_segment_ns("rollback");
+  auto running = b.store(ns, patient).distributor("orders");  // a process running across it
+  const std::string head =
+      "flakeid: segment store " + std::string(running.store_name()) + ", key 'orders': ";
+  std::vector<std::uint64_t> all{running.next_max_id(100)};
+  append(all, ranges_in_child(b, ns, 10, 100).maxes);
+  std::string saved_run;
+  {
+    flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+    (void)admin.command({"SAVE"});
+    saved_run = info_field(admin, "server", "run_id");
+  }
+  append(all, ranges_in_child(b, ns, 10, 100).maxes);
+  all.push_back(running.next_max_id(100));
+  ASSERT_EQ(all.back(), 2200U);
+  b.stop();  // SIGKILL
+  b.start();
+  flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+  ASSERT_EQ(admin.command({"GET", running.redis_key()})->str, std::string("1100"));
+  const std::string lost = "the counter was last written at server run " + saved_run +
+                           ", evicted_keys 0 and the server is now at run " +
+                           info_field(admin, "server", "run_id") +
+                           ", evicted_keys 0 (restarted without appendfsync always, failed "
+                           "over or evicted keys since): it may have lost ranges it handed out; "
+                           "find the highest number in use and call resume_above(it)";
+  const auto after = ranges_in_child(b, ns, 10, 100);
+  append(all, after.maxes);
+  EXPECT_EQ(after.error, head + lost);
+  expect_error<flakeid::segment_store_error>(
+      [&] { (void)running.next_max_id(100); },
+      head + "next_max_id(100) failed: " + b.server.options().where() +
+          ": Server closed the connection");  // the connection of the old server; then:
+  expect_error<flakeid::segment_store_error>([&] { all.push_back(running.next_max_id(100)); },
+                                             head + lost);
+  EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
+  EXPECT_EQ(running.resume_above(2200), 2200U);
+  const auto resumed = ranges_in_child(b, ns, 10, 100);
+  EXPECT_EQ(resumed.error, "");
+  append(all, resumed.maxes);
+  all.push_back(running.next_max_id(100));
+  EXPECT_EQ(all.back(), 3300U);
+  EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
+}
+
+// A server that lost everything (no persistence) looks like a new one to a process started
+// afterwards; a distributor that ran across the restart refuses.
+TEST(redis_segment_rollback, a_running_distributor_refuses_a_server_that_lost_its_memory) {
+  redis_backend b{redis_server{false}};
+  FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+  b.start();
+  const std::string ns = unique_segment_ns("amnesia");
+  auto running = b.store(ns, patient).distributor("orders");
+  EXPECT_EQ(running.next_max_id(100), 100U);
+  std::string old_run;
+  {
+    flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+    old_run = info_field(admin, "server", "run_id");
+  }
+  b.stop();
+  b.start();
+  flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+  EXPECT_THROW((void)running.next_max_id(100), flakeid::segment_store_error);  // its connection
+  expect_error<flakeid::segment_store_error>(
+      [&] { (void)running.next_max_id(100); },
+      "flakeid: segment store " + std::string(running.store_name()) +
+          ", key 'orders': the counter's mark " + "flakeid:{" + ns +
+          "}:segment-mark:orders is gone since this distributor's last range at server run " +
+          old_run + ", evicted_keys 0 (now run " + info_field(admin, "server", "run_id") +
+          ", evicted_keys 0): it may have lost ranges it handed out; find the highest number "
+          "in use and call resume_above(it)");
 }
 
 TEST(redis_segment_unreachable, fails_within_the_connect_timeout_naming_the_store) {

@@ -98,28 +98,42 @@ namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 
+/// The start of every script: `redis_state()` answers the server's `maxmemory_policy` and its
+/// memory, "<run_id> <evicted_keys>" (INFO memory, stats and server: CONFIG may be renamed).
+inline constexpr const char* redis_state_lua = R"lua(
+local function redis_state()
+  local pol = string.match(redis.call('INFO', 'memory'), 'maxmemory_policy:([%w%-]+)') or '?'
+  local ev = string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)') or '?'
+  local run = string.match(redis.call('INFO', 'server'), 'run_id:(%w+)') or '?'
+  return pol, run .. ' ' .. ev
+end
+)lua";
+
 /// The claim: ARGV[1] the key prefix, [2] the id count, [3] the holder's token, [4] the token's
-/// expiry (ms), [5] the claimer's deadline, [6] `settled`, [7] `skip_above` (Unix ms), [8] the
-/// server's run id, [9] how long after an epoch's start a claim reports it (ms), [10] the
-/// claimer's instance ('' for none). Answers {id or -1, the id's previous `last:` or '', the
-/// epoch's start when recent or '', 0 | 1 (the instance's own id) | 2 (the instance's id,
-/// held: nothing taken)}.
-inline constexpr const char* redis_claim_script = R"lua(
+/// expiry (ms), [5] the claimer's deadline, [6] `settled`, [7] `skip_above` (Unix ms), [8] how
+/// long after an epoch's start a claim reports it (ms), [9] the claimer's instance ('' for
+/// none). Answers {id, -1 (none free) or -2 (an allkeys-* policy), the id's previous `last:` or
+/// '' (or the policy), the epoch's start when recent or '', 0 | 1 (the instance's own id) | 2
+/// (the instance's id, held: nothing taken)}. The epoch is "<run_id> <evicted_keys> <Unix ms>":
+/// a restart, a failover or an eviction since starts a new one.
+inline const std::string redis_claim_script = std::string(redis_state_lua) + R"lua(
 local p = ARGV[1]
+local pol, st = redis_state()
+if string.sub(pol, 1, 8) == 'allkeys-' then return {-2, pol, '', 0} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local m = redis.call('GET', p .. 'epoch')
-local rid, born
-if m then rid, born = string.match(m, '^(%S+) (%-?%d+)$') end
-if rid ~= ARGV[8] then
+local est, born
+if m then est, born = string.match(m, '^(%S+ %d+) (%-?%d+)$') end
+if est ~= st then
   born = now
-  redis.call('SET', p .. 'epoch', ARGV[8] .. ' ' .. now)
+  redis.call('SET', p .. 'epoch', st .. ' ' .. now)
 end
 born = tonumber(born)
 local lost = ''
-if now - born < tonumber(ARGV[9]) then lost = tostring(born) end
+if now - born < tonumber(ARGV[8]) then lost = tostring(born) end
 local count = tonumber(ARGV[2])
-local me = ARGV[10]
+local me = ARGV[9]
 local function id_in(v)
   local i = v and string.match(v, '^%d+$') and tonumber(v)
   if i and tostring(i) == v then return i end
@@ -180,7 +194,11 @@ take(best)
 return {best, bestlast or '', lost, 0}
 )lua";
 
-inline constexpr const char* redis_renew_script = R"lua(
+/// A renewal: KEYS[1] the token, KEYS[2] `last:`; ARGV[1] the token, [2] its expiry (ms), [3] the
+/// deadline. Answers 1 (held), 0 (taken) or the policy (an allkeys-* policy: refused).
+inline const std::string redis_renew_script = std::string(redis_state_lua) + R"lua(
+local pol = redis_state()
+if string.sub(pol, 1, 8) == 'allkeys-' then return pol end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 local rec = redis.call('GET', KEYS[2])
@@ -199,12 +217,62 @@ end
 return 1
 )lua";
 
-/// A segment call with an expiry: KEYS[1] the counter, ARGV[1] the step, ARGV[2] the expiry
-/// in ms.
-inline constexpr const char* redis_incr_expire_script = R"lua(
-local v = redis.call('INCRBY', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return v
+/// A segment call: KEYS[1] the counter, KEYS[2] its mark (the server's memory, "<run_id>
+/// <evicted_keys>", at the counter's last write); ARGV[1] the step, [2] the expiry (ms, 0:
+/// none), [3] the mark this distributor saw last ('' none), [4] a mark a durable server may
+/// replace ('' none). Answers {the new max, the mark}, or {-1 (an allkeys-* policy), -2 (a
+/// volatile-* policy and an expiry), -3 (the mark differs: 1 when the server logs every write
+/// and took over from no other), -4 (the counter is gone, its mark not), -5 (the mark is gone
+/// since this distributor's last range), -6 (a counter below 0), -7 (no mark, and the server
+/// has evicted keys), the policy, the mark seen, the counter or evicted_keys, the server's
+/// memory, 0 | 1}.
+inline const std::string redis_segment_script = std::string(redis_state_lua) + R"lua(
+local pol, st = redis_state()
+local exp = tonumber(ARGV[2])
+if string.sub(pol, 1, 8) == 'allkeys-' then return {-1, pol, st, 0} end
+if exp > 0 and string.sub(pol, 1, 9) == 'volatile-' then return {-2, pol, st, 0} end
+local function run(s) return string.match(s, '^%S+') end
+local mark = redis.call('GET', KEYS[2])
+if mark and mark ~= st and mark ~= ARGV[4] then
+  local durable = run(mark) ~= run(st)
+    and string.find(redis.call('INFO', 'persistence'), 'aof_enabled:1', 1, true)
+    and string.find(redis.call('INFO', 'replication'), 'second_repl_offset:-1', 1, true)
+  return {-3, mark, st, durable and 1 or 0}
+end
+if mark and redis.call('EXISTS', KEYS[1]) == 0 then return {-4, mark, st, 0} end
+if not mark and ARGV[3] ~= '' and (exp == 0 or run(ARGV[3]) ~= run(st)) then
+  return {-5, ARGV[3], st, 0}
+end
+local ev = string.match(st, ' (%S+)$')
+if not mark and ev ~= '0' then return {-7, ev, st, 0} end
+local v = redis.pcall('INCRBY', KEYS[1], ARGV[1])
+if type(v) == 'table' then return v end
+if v < 0 then return {-6, tostring(v), st, 0} end
+if exp > 0 then
+  redis.call('PEXPIRE', KEYS[1], exp)
+  redis.call('SET', KEYS[2], st, 'PX', exp)
+else
+  redis.call('SET', KEYS[2], st)
+end
+return {v, st, '', 0}
+)lua";
+
+/// `resume_above`: KEYS and ARGV[2] as the segment call, ARGV[1] the floor. Raises the counter
+/// to the floor and marks it with the server's memory. Answers {the counter (a string)} or {-1, policy}.
+inline const std::string redis_resume_script = std::string(redis_state_lua) + R"lua(
+local pol, st = redis_state()
+if string.sub(pol, 1, 8) == 'allkeys-' then return {-1, pol} end
+local v = redis.call('GET', KEYS[1]) or '0'
+if not tonumber(v) or tonumber(v) < tonumber(ARGV[1]) then v = ARGV[1] end
+local exp = tonumber(ARGV[2])
+if exp > 0 then
+  redis.call('SET', KEYS[1], v, 'PX', exp)
+  redis.call('SET', KEYS[2], st, 'PX', exp)
+else
+  redis.call('SET', KEYS[1], v)
+  redis.call('SET', KEYS[2], st)
+end
+return {v}
 )lua";
 
 /// The integer in a reply string, or INT64_MIN for an empty or malformed one.
@@ -224,14 +292,13 @@ class redis_lease_store final : public lease_store {
   [[nodiscard]] std::string where() const override { return conn_.where(); }
 
   std::optional<lease_claim> claim(const claim_request& q) override {
-    const std::string run = run_id();
-    reply r =
-        eval(redis_claim_script, {},
-             {prefix_, std::to_string(q.count), q.holder, hold_ms_, unix_ms_text(q.deadline),
-              unix_ms_text(q.settled), unix_ms_text(q.skip_above), run, hold_ms_, q.instance});
+    reply r = eval(redis_claim_script, {},
+                   {prefix_, std::to_string(q.count), q.holder, hold_ms_, unix_ms_text(q.deadline),
+                    unix_ms_text(q.settled), unix_ms_text(q.skip_above), hold_ms_, q.instance});
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
         r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
       fail_reply("unexpected answer to the claim script");
+    if (r->element[0]->integer == -2) refuse_policy(r->element[1]);
     if (r->element[0]->integer < 0) return std::nullopt;
     lease_claim c;
     c.id = static_cast<std::uint64_t>(r->element[0]->integer);
@@ -244,6 +311,7 @@ class redis_lease_store final : public lease_store {
 
   renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     reply r = eval(redis_renew_script, keys(id), {holder, hold_ms_, unix_ms_text(deadline)});
+    if (r->type == REDIS_REPLY_STRING) refuse_policy(r.get());
     return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
   }
 
@@ -254,20 +322,12 @@ class redis_lease_store final : public lease_store {
  private:
   using reply = redis_reply;
 
-  /// The server's run id (new at every start, and on another server after a failover).
-  std::string run_id() {
-    reply r = command({"INFO", "server"});
-    if (r->type == REDIS_REPLY_STRING) {
-      const std::string_view info(r->str, r->len);
-      const auto at = info.find("run_id:");
-      if (at != std::string_view::npos) {
-        const auto from = at + 7;
-        const auto to = info.find_first_of("\r\n", from);
-        const std::string id(info.substr(from, to == std::string_view::npos ? to : to - from));
-        if (!id.empty()) return id;
-      }
-    }
-    fail_reply("INFO server has no run_id");
+  /// Throws for a `maxmemory-policy` (`policy`, a reply string) that may evict the records a
+  /// lease relies on.
+  [[noreturn]] void refuse_policy(const redisReply* policy) const {
+    fail_reply("maxmemory-policy " + std::string(policy->str, policy->len) +
+               " may evict the lease records (" + prefix_ + "last:<id>, " + prefix_ +
+               "epoch): leases need maxmemory-policy noeviction or a volatile-* policy");
   }
 
   reply command(const std::vector<std::string>& argv) {
@@ -333,6 +393,7 @@ class redis_distributor {
     s_ = std::make_unique<state>(std::move(server), options_);
     name_ = s_->conn.where() + " namespace " + options_.name_space;
     redis_key_ = "flakeid:{" + options_.name_space + "}:segment:" + key_;
+    mark_key_ = "flakeid:{" + options_.name_space + "}:segment-mark:" + key_;
   }
 
   redis_distributor(const redis_distributor& o)
@@ -340,6 +401,7 @@ class redis_distributor {
         key_(o.key_),
         name_(o.name_),
         redis_key_(o.redis_key_),
+        mark_key_(o.mark_key_),
         idle_ms_(o.idle_ms_),
         s_(std::make_unique<state>(o.s_->conn.options(), options_)) {}
   redis_distributor(redis_distributor&&) noexcept = default;
@@ -350,20 +412,40 @@ class redis_distributor {
   redis_distributor& operator=(redis_distributor&&) noexcept = default;
   ~redis_distributor() = default;
 
-  /// Adds `step` to the counter and returns its new value (one `INCRBY`; with `expire_after`,
-  /// one script that runs `INCRBY` and `PEXPIRE`).
+  /// Adds `step` to the counter and returns its new value: one script that checks the server
+  /// (see the file comment), runs `INCRBY` (and `PEXPIRE` after `expire_after`) and marks the
+  /// counter with the server's run id and `evicted_keys`. Throws `segment_store_error` also when
+  /// the server may evict the counter, or may have lost ranges since the counter's last write.
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
-    const long long v =
-        idle_ms_ > 0 ? integer_reply({"EVAL", detail::redis_incr_expire_script, "1", redis_key_,
-                                      std::to_string(step), std::to_string(idle_ms_)},
-                                     what)
-                     : integer_reply({"INCRBY", redis_key_, std::to_string(step)}, what);
-    if (v < 0)
-      throw segment_store_error(name_, key_,
-                                "the counter " + redis_key_ + " holds " + std::to_string(v) +
-                                    ", below 0: it was not written by flakeid");
+    std::lock_guard lk(s_->mutex);
+    detail::redis_reply r = segment_reply(step, what, "");
+    if (r->element[0]->integer == -3 && r->element[3]->integer == 1 && logs_every_write(what))
+      r = segment_reply(step, what, text(r->element[1]));
+    const long long v = r->element[0]->integer;
+    if (v < 0) refuse(v, text(r->element[1]), text(r->element[2]));
+    s_->mark = text(r->element[1]);
     return static_cast<std::uint64_t>(v);
+  }
+
+  /// For an operator, after a refusal for a server that may have lost ranges (or evicted
+  /// keys): raises the counter to at least `highest_used` (the highest number handed out, as
+  /// found in the data) and marks it with the server's present memory; the next ranges start
+  /// above it. Throws as `next_max_id`.
+  std::uint64_t resume_above(std::uint64_t highest_used) {
+    std::lock_guard lk(s_->mutex);
+    const std::string what = "resume_above(" + std::to_string(highest_used) + ")";
+    detail::redis_reply r =
+        command({"EVAL", detail::redis_resume_script, "2", redis_key_, mark_key_,
+                 std::to_string(highest_used), std::to_string(idle_ms_)},
+                what);
+    if (r->type != REDIS_REPLY_ARRAY || r->elements == 0)
+      throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
+    if (r->elements == 2) refuse(-1, text(r->element[1]), "");
+    s_->mark.clear();
+    const auto v = detail::parse_decimal<std::uint64_t>(text(r->element[0]));
+    if (!v) throw segment_store_error(name_, key_, "the key " + redis_key_ + " holds no counter");
+    return *v;
   }
 
   /// From now on every `next_max_id` also lets the key expire `idle` after it (Redis drops it
@@ -410,24 +492,88 @@ class redis_distributor {
                detail::io_timeout_or(o.io_timeout, detail::segment_io_timeout)) {}
     std::mutex mutex;  // one request at a time on the connection
     detail::redis_connection conn;
+    std::string mark;  // the mark of this distributor's last range ('' none yet)
   };
 
   detail::redis_reply command(const std::vector<std::string>& args, const std::string& what) {
     return detail::segment_call(name_, key_, what, [&] { return s_->conn.command(args); });
   }
 
-  long long integer_reply(const std::vector<std::string>& args, const std::string& what) {
-    std::lock_guard lk(s_->mutex);
-    detail::redis_reply r = command(args, what);
-    if (r->type != REDIS_REPLY_INTEGER)
+  static std::string text(const redisReply* r) {
+    return r->type == REDIS_REPLY_STRING ? std::string(r->str, r->len) : std::string();
+  }
+
+  /// One segment script (see `redis_segment_script`), with `replace` a mark a durable server
+  /// may replace. Called with the mutex held.
+  detail::redis_reply segment_reply(std::uint64_t step, const std::string& what,
+                                    const std::string& replace) {
+    detail::redis_reply r =
+        command({"EVAL", detail::redis_segment_script, "2", redis_key_, mark_key_,
+                 std::to_string(step), std::to_string(idle_ms_), s_->mark, replace},
+                what);
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
+        r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
       throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
-    return r->integer;
+    return r;
+  }
+
+  /// Whether the server writes every write to its append-only file before answering
+  /// (`appendfsync always`; CONFIG GET, which may be renamed away: then not known, so no).
+  bool logs_every_write(const std::string& what) {
+    try {
+      detail::redis_reply r = command({"CONFIG", "GET", "appendfsync"}, what);
+      return r->type == REDIS_REPLY_ARRAY && r->elements == 2 && text(r->element[1]) == "always";
+    } catch (const segment_store_error&) {
+      return false;
+    }
+  }
+
+  /// "run <id>, evicted_keys <n>" for a mark "<id> <n>".
+  static std::string memory_of(const std::string& mark) {
+    const auto sp = mark.find(' ');
+    if (sp == std::string::npos) return "run " + mark;
+    return "run " + mark.substr(0, sp) + ", evicted_keys " + mark.substr(sp + 1);
+  }
+
+  /// Throws for an answer `code` < 0 of the segment script.
+  [[noreturn]] void refuse(long long code, const std::string& seen, const std::string& now) const {
+    const std::string lost =
+        ": it may have lost ranges it handed out; find the highest number "
+        "in use and call resume_above(it)";
+    std::string why;
+    if (code == -1) {
+      why = "maxmemory-policy " + seen +
+            " may evict the counter: counters need "
+            "maxmemory-policy noeviction or a volatile-* policy";
+    } else if (code == -2) {
+      why = "maxmemory-policy " + seen +
+            " may evict the counter, which expires "
+            "(expire_after): it needs maxmemory-policy noeviction";
+    } else if (code == -3) {
+      why = "the counter was last written at server " + memory_of(seen) + " and the server is " +
+            "now at " + memory_of(now) + " (restarted without appendfsync always, failed over " +
+            "or evicted keys since)" + lost;
+    } else if (code == -4) {
+      why = "the counter " + redis_key_ + " is gone while its mark " + mark_key_ +
+            " remains (evicted or deleted)" + lost;
+    } else if (code == -6) {
+      why = "the counter " + redis_key_ + " holds " + seen + ", below 0: it was not written by " +
+            "flakeid";
+    } else if (code == -7) {
+      why = "the counter has no mark on a server that has evicted keys (evicted_keys " + seen +
+            ")" + lost;
+    } else {
+      why = "the counter's mark " + mark_key_ + " is gone since this distributor's last range " +
+            "at server " + memory_of(seen) + " (now " + memory_of(now) + ")" + lost;
+    }
+    throw segment_store_error(name_, key_, why);
   }
 
   store_options options_;
   std::string key_;
   std::string name_;
   std::string redis_key_;
+  std::string mark_key_;      // the server's memory at the counter's last write
   std::int64_t idle_ms_ = 0;  // 0: no expiry
   std::unique_ptr<state> s_;
 };
