@@ -125,20 +125,20 @@ TEST(clock_guard_test, an_earlier_version_that_ran_again_raises_the_state) {
     EXPECT_EQ(twitter.decompose(gen.next_id()).timestamp, clk.now());
   }                                     // records the clock at release plus one tick: t0 + 1
   write_earlier_state(file, t0 + 500);  // the earlier version, run again, minted up to here
-  std::int64_t second = 0;
+  std::int64_t second_ts = 0;
   {
     flakeid::clock_guard_file guard{file, node, guard_options(clk)};
     manual_gen gen{guard, clk};
     ASSERT_TRUE(guard.recorded().has_value());
     EXPECT_EQ(guard.recorded()->time_since_epoch().count(), t0 + 500);
-    second = twitter.decompose(gen.next_id()).timestamp.time_since_epoch().count();
-    EXPECT_EQ(second, t0 + 501) << "waited past the earlier version's last timestamp";
+    second_ts = twitter.decompose(gen.next_id()).timestamp.time_since_epoch().count();
+    EXPECT_EQ(second_ts, t0 + 501) << "waited past the earlier version's last timestamp";
   }
   // A timestamp below the state's changes nothing.
   write_earlier_state(file, t0);
   flakeid::clock_guard_file guard{file, node, guard_options(clk)};
   (void)guard.assign(twitter);
-  EXPECT_EQ(guard.recorded()->time_since_epoch().count(), second + 1);
+  EXPECT_EQ(guard.recorded()->time_since_epoch().count(), second_ts + 1);
 }
 
 }  // namespace

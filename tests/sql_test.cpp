@@ -96,22 +96,23 @@ TEST(sql_test, the_partition_that_holds_the_last_tick_runs_to_maxvalue) {
   };
   for (const last_period& p : presets) {
     SCOPED_TRACE(p.name);
-    const sys_days month = sys_days{year_month_day{floor<days>(p.l.expires_at())}.year() /
-                                    year_month_day{floor<days>(p.l.expires_at())}.month() / 1};
-    const sys_days next = sys_days{year_month_day{month} + months{1}};
-    const std::string suffix = sql::time_slices(p.l, month, next, sql::period::month)[0].suffix;
-    const std::string lo = std::to_string(p.l.min_id_at(month));
+    const sys_days first_day = sys_days{year_month_day{floor<days>(p.l.expires_at())}.year() /
+                                        year_month_day{floor<days>(p.l.expires_at())}.month() / 1};
+    const sys_days next_month = sys_days{year_month_day{first_day} + months{1}};
+    const std::string suffix =
+        sql::time_slices(p.l, first_day, next_month, sql::period::month)[0].suffix;
+    const std::string lo = std::to_string(p.l.min_id_at(first_day));
     const sql::writer pg{p.l, sql::dialect::postgres, p.pg_type};
-    const auto d = pg.time_partitions("orders", "id", month, next, sql::period::month);
+    const auto d = pg.time_partitions("orders", "id", first_day, next_month, sql::period::month);
     ASSERT_EQ(d.statements.size(), 1U);
     EXPECT_EQ(d.statements[0], "CREATE TABLE \"orders_" + suffix +
                                    "\" PARTITION OF \"orders\" FOR VALUES FROM (" + lo +
                                    ") TO (MAXVALUE);");
     const sql::writer my{p.l, sql::dialect::mysql, p.my_type};
     EXPECT_EQ(
-        my.time_partitions("orders", "id", month, next, sql::period::month).clause,
+        my.time_partitions("orders", "id", first_day, next_month, sql::period::month).clause,
         "PARTITION BY RANGE (`id`) (\n  PARTITION `p" + suffix + "` VALUES LESS THAN MAXVALUE\n)");
-    const auto slices = sql::time_slices(p.l, month - days{1}, next, sql::period::month);
+    const auto slices = sql::time_slices(p.l, first_day - days{1}, next_month, sql::period::month);
     ASSERT_EQ(slices.size(), 2U);
     EXPECT_FALSE(slices[0].to_end);
     EXPECT_TRUE(slices[1].to_end);
