@@ -23,8 +23,8 @@
 ///                                renewal, or is "released" for `safe_guard` after a release
 ///     flakeid:{ns}:last:<id>     the holder's deadline (Unix ms, no expiry): every ID it minted
 ///                                lies below it; recorded before the holder may use it
-///     flakeid:{ns}:epoch         "<run_id> <Unix ms>": the server run (INFO run_id) whose
-///                                memory the other keys are, and when it began
+///     flakeid:{ns}:epoch         "<run_id> <evicted_keys> <Unix ms>": the server's memory
+///                                (INFO server, INFO stats) the other keys are, and when it began
 ///     flakeid:{ns}:inst:<id>     the instance (`lease_options::instance`) of the id's last
 ///                                claimer (no expiry); absent when it named none
 ///     flakeid:{ns}:instance:<name>  the id recorded for instance <name> (no expiry): an index,
@@ -45,11 +45,14 @@
 /// claims of one instance never record it on two ids.
 ///
 /// A server restarted (with or without persistence: a snapshot can be older than the last
-/// renewals) or a failover to another server has a new run id: the first claim then starts a
-/// new epoch, and claims within `ttl + safe_guard` of it make the claimer wait that long, so
-/// no holder the server forgot can still be minting. Renewal and release are scripts
-/// that act only while the key still holds this lease's token; a token that is gone (expired,
-/// or forgotten by the server) is a lost lease.
+/// renewals) or a failover to another server has a new run id, and a server that evicted keys
+/// a new `evicted_keys`: the first claim then starts a new epoch, and claims within `ttl +
+/// safe_guard` of it make the claimer wait that long, so no holder the server forgot can still
+/// be minting. Renewal and release are scripts that act only while the key still holds this
+/// lease's token; a token that is gone (expired, evicted, or forgotten by the server) is a
+/// lost lease. Each claim and renewal refuses a server whose `maxmemory_policy` (INFO memory)
+/// is an `allkeys-*` policy, which may evict `last:` and `epoch`: `lease_store_error` naming
+/// the policy (`noeviction` and `volatile-*` are accepted: only tokens carry a TTL).
 ///
 ///     flakeid::redis_lease lease{"127.0.0.1:6379"};
 ///     flakeid::redis_lease managed{"rediss://app:s3cret@cache.internal:6380/2"};
@@ -61,16 +64,22 @@
 ///
 /// ## Segments (`store.distributor(key)`)
 ///
-/// A counter is one integer key, under the namespace `ns` (the hash tag keeps a namespace's
-/// keys in one cluster slot):
+/// A counter is one integer key and its mark, under the namespace `ns` (the hash tag keeps a
+/// namespace's keys in one cluster slot):
 ///
-///     flakeid:{ns}:segment:<key>   the counter's last max; INCRBY <step> hands out a segment
+///     flakeid:{ns}:segment:<key>       the counter's last max; INCRBY <step> hands out a segment
+///     flakeid:{ns}:segment-mark:<key>  "<run_id> <evicted_keys>": the server's memory at the
+///                                      counter's last write
 ///
-/// `INCRBY` is atomic and counts a missing key from 0, so each call is one round trip.
-/// For a restart of the Redis server never to hand out a number twice, the server must keep
-/// every acknowledged write: `appendonly yes` with `appendfsync always`. With `everysec`, a
-/// crash can roll a counter back by up to a second of segments: a running generator refuses
-/// the repeated range (`segment_store_error`), a generator started after it cannot know.
+/// Each call is one script (one round trip) that refuses, instead of counting, a server that
+/// may evict the counter (an `allkeys-*` policy; `volatile-*` with `expire_after`) or may have
+/// lost ranges: the mark is not the server's present memory (a restart, a failover, evictions),
+/// the counter is gone and its mark is not, the mark is gone since this distributor's last
+/// range, or a counter has no mark on a server that evicted keys. A restart is accepted when the
+/// server cannot have lost a write: `appendonly yes` with `appendfsync always` (CONFIG GET, one
+/// more round trip after a restart) and no takeover (`second_repl_offset:-1`). After a
+/// refusal, `resume_above(n)` raises the counter above every number in use. A server that lost
+/// everything looks new to a process started afterwards.
 ///
 /// Failures throw `segment_store_error` naming the server, the namespace and the key.
 
@@ -375,11 +384,11 @@ class redis_lease : public lease {
 /// A counter of a `redis_store`, with its own connection (opened on the first call).
 /// A copy opens a connection of its own to the same counter.
 ///
-/// `next_max_id(step)` is `INCRBY flakeid:{ns}:segment:<key> <step>` (and `PEXPIRE` in the
-/// same script after `expire_after`). Throws
-/// `segment_store_error` when the server cannot be reached within `connect_timeout`, does not
-/// answer within `io_timeout`, or refuses the command (the key holds no integer, the counter
-/// would pass 2^63 - 1). Thread-safety: every member may be called concurrently (calls on one
+/// `next_max_id(step)` is `INCRBY flakeid:{ns}:segment:<key> <step>` in a script that checks
+/// the server and marks the counter (and `PEXPIRE` after `expire_after`; see the file comment).
+/// Throws `segment_store_error` when the server cannot be reached within `connect_timeout`,
+/// does not answer within `io_timeout`, refuses the command (the key holds no integer, the
+/// counter would pass 2^63 - 1), or may evict or have lost the counter. Thread-safety: every member may be called concurrently (calls on one
 /// distributor take turns on its connection).
 class redis_distributor {
  public:
