@@ -411,6 +411,58 @@ TEST_F(zookeeper_lease_test, a_claim_reports_a_deleted_deadline_node_as_lost_mem
   EXPECT_EQ(peek.get(root + "/last")->first, "1") << "one deletion noticed";
 }
 
+/// `store.renew(...)` until it answers (a renewal that finds its session expired throws
+/// `lease_store_error` first; the next one runs on a new session), for at most 60 s.
+flakeid::renewal renew_until_answered(flakeid::detail::zookeeper_lease_store& store,
+                                      const std::string& holder, flakeid::lease_time deadline) {
+  for (const auto end = steady::now() + 60s;;) {
+    try {
+      return store.renew(0, holder, deadline);
+    } catch (const flakeid::lease_store_error&) {
+      if (steady::now() > end) throw;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
+TEST_F(zookeeper_lease_test, a_held_node_deleted_answers_taken_and_the_claim_gets_the_deadline) {
+  const auto o = quick_options(unique_ns("heldgone"));
+  const std::string root = "/flakeid/" + o.name_space;
+  flakeid::detail::zookeeper_lease_store holder{b.address(), o};
+  const flakeid::claim_request q = claim_of_id_0("holder-a");
+  ASSERT_TRUE(holder.claim(q).has_value());
+  ASSERT_EQ(holder.renew(0, "holder-a", q.deadline + 100ms), flakeid::renewal::held);
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
+  ASSERT_TRUE(peek.remove(root + "/held/0", -1));
+  EXPECT_EQ(holder.renew(0, "holder-a", q.deadline + 200ms), flakeid::renewal::taken);
+  flakeid::detail::zookeeper_lease_store next{b.address(), o};
+  const auto c = next.claim(claim_of_id_0("holder-b"));
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->id, 0U);
+  EXPECT_EQ(c->last, q.deadline + 100ms) << "the holder's last confirmed deadline";
+  EXPECT_EQ(ms_or_min(c->lost_memory_at), peek.exists(root + "/last")->mtime)
+      << "a namespace made now (its last node just after it)";
+}
+
+TEST_F(zookeeper_lease_test, after_an_empty_data_dir_renewal_answers_taken_and_the_claim_waits) {
+  const auto o = quick_options(unique_ns("emptied"));
+  const std::string root = "/flakeid/" + o.name_space;
+  flakeid::detail::zookeeper_lease_store holder{b.address(), o};
+  const flakeid::claim_request q = claim_of_id_0("holder-a");
+  ASSERT_TRUE(holder.claim(q).has_value());
+  b.server.wipe();
+  b.server.start();
+  EXPECT_EQ(renew_until_answered(holder, "holder-a", q.deadline + 100ms), flakeid::renewal::taken);
+  flakeid::detail::zookeeper_lease_store next{b.address(), o};
+  const auto c = next.claim(claim_of_id_0("holder-b"));
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->id, 0U);
+  EXPECT_FALSE(c->last.has_value()) << "the server forgot the deadline";
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
+  EXPECT_EQ(ms_or_min(c->lost_memory_at), peek.exists(root + "/last")->mtime)
+      << "waits ttl + safe_guard from the namespace made again (its last node just after it)";
+}
+
 TEST_F(zookeeper_segment_test, a_counter_deleted_under_its_distributor_is_refused) {
   auto store = b.store(unique_segment_ns("deleted"), patient);
   auto d = store.distributor("orders");

@@ -73,7 +73,11 @@ decltype(auto) zookeeper_retry(std::chrono::milliseconds bound, F&& f) {
 }
 
 /// One ZooKeeper session (opened on first use within `connect_timeout`; a new one after the
-/// server expired it). Calls are synchronous. Not thread-safe: one caller at a time.
+/// server expired it, or once the client has been cut off from every server for longer than
+/// the session timeout the server granted: by then the server expired it, or, restarted from
+/// an empty or older data directory, refuses it without saying so, as a client that saw a
+/// newer zxid than the server's is refused). Calls are synchronous. Not thread-safe: one caller
+/// at a time.
 class zookeeper_session {
  public:
   zookeeper_session(zookeeper_address a, std::chrono::milliseconds connect_timeout)
@@ -91,7 +95,7 @@ class zookeeper_session {
 
   /// The handle of a connected session. Throws `store_connection_error`.
   zhandle_t* handle() {
-    if (zh_ != nullptr && state_->expired()) close();
+    if (zh_ != nullptr && state_->gone(granted_)) close();
     if (zh_ != nullptr) return zh_;
     silence();
     state_ = std::make_shared<watch_state>();
@@ -108,6 +112,7 @@ class zookeeper_session {
       throw store_connection_error("cannot connect to " + where_ + " within " +
                                    std::to_string(connect_timeout_.count()) + " ms: timed out");
     }
+    granted_ = std::chrono::milliseconds{zoo_recv_timeout(zh_)};
     return zh_;
   }
 
@@ -203,13 +208,16 @@ class zookeeper_session {
     std::mutex m;
     std::condition_variable cv;
     int state = 0;
+    std::optional<std::chrono::steady_clock::time_point> cut_since;  // none while connected
     bool wait_connected(std::chrono::milliseconds t) {
       std::unique_lock lk(m);
       return cv.wait_for(lk, t, [&] { return state == ZOO_CONNECTED_STATE; });
     }
-    bool expired() {
+    /// Expired, refused, or cut off for longer than `timeout`.
+    bool gone(std::chrono::milliseconds timeout) {
       std::lock_guard lk(m);
-      return state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE;
+      return state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE ||
+             (cut_since && std::chrono::steady_clock::now() - *cut_since > timeout);
     }
   };
 
@@ -219,6 +227,10 @@ class zookeeper_session {
     {
       std::lock_guard lk(s->m);
       s->state = state;
+      if (state == ZOO_CONNECTED_STATE)
+        s->cut_since.reset();
+      else if (!s->cut_since)
+        s->cut_since = std::chrono::steady_clock::now();
     }
     s->cv.notify_all();
   }
@@ -234,6 +246,7 @@ class zookeeper_session {
 
   zookeeper_address a_;
   std::chrono::milliseconds connect_timeout_;
+  std::chrono::milliseconds granted_{0};  // the session timeout the server granted
   std::string where_;
   std::shared_ptr<watch_state> state_ = std::make_shared<watch_state>();
   zhandle_t* zh_ = nullptr;
