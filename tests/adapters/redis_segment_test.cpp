@@ -279,6 +279,42 @@ TEST_F(redis_segment_test, an_expiring_counter_is_refused_under_a_volatile_polic
           "(expire_after): it needs maxmemory-policy noeviction");
 }
 
+// A durable server's restart is accepted only when CONFIG GET appendfsync says `always`: for
+// a user denied CONFIG (as where CONFIG is renamed away) it is refused; the policy and the
+// server's memory come from INFO, which that user may read.
+TEST_F(redis_segment_test, a_restart_is_refused_when_config_cannot_be_read) {
+  const std::string ns = unique_segment_ns("noconfig");
+  const auto limit_user = [&] {
+    flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+    EXPECT_TRUE(eventually([&] { return info_field(admin, "persistence", "loading") == "0"; }));
+    (void)admin.command(
+        {"ACL", "SETUSER", "limited", "on", ">pw", "~flakeid:*", "+@all", "-config"});
+    return info_field(admin, "server", "run_id");
+  };
+  auto limited = b.server.options();
+  limited.user = "limited";
+  limited.password = "pw";
+  const std::string before = limit_user();
+  flakeid::redis_store store{limited,
+                             {.name_space = ns, .connect_timeout = patient, .io_timeout = patient}};
+  EXPECT_EQ(store.distributor("orders").next_max_id(100), 100U);
+  b.stop();  // SIGKILL; the append-only file has every write
+  b.start();
+  const std::string after = limit_user();
+  auto d = store.distributor("orders");
+  expect_error<flakeid::segment_store_error>(
+      [&] { (void)d.next_max_id(100); },
+      "flakeid: segment store " + std::string(d.store_name()) +
+          ", key 'orders': the counter was last written at server run " + before +
+          ", evicted_keys 0 and the server is now at run " + after +
+          ", evicted_keys 0 (restarted without appendfsync always, failed over or evicted keys "
+          "since): it may have lost ranges it handed out; find the highest number in use and "
+          "call resume_above(it)");
+  // A user who may read CONFIG finds appendfsync always: the restart lost nothing.
+  EXPECT_EQ(b.store(ns, patient).distributor("orders").next_max_id(100), 200U);
+  EXPECT_EQ(d.next_max_id(100), 300U);
+}
+
 // A server restarted on an old snapshot (RDB) serves a counter below ranges it handed out:
 // neither a process started afterwards nor one running across it may repeat them.
 TEST(redis_segment_rollback, a_rollback_to_an_old_snapshot_never_repeats_a_number) {
@@ -303,6 +339,7 @@ TEST(redis_segment_rollback, a_rollback_to_an_old_snapshot_never_repeats_a_numbe
   b.stop();  // SIGKILL
   b.start();
   flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+  ASSERT_TRUE(eventually([&] { return info_field(admin, "persistence", "loading") == "0"; }));
   ASSERT_EQ(admin.command({"GET", running.redis_key()})->str, std::string("1100"));
   const std::string lost = "the counter was last written at server run " + saved_run +
                            ", evicted_keys 0 and the server is now at run " +
