@@ -382,6 +382,22 @@ TEST_F(zookeeper_lease_test, a_renewal_proves_the_holders_token_and_deadline_nod
   EXPECT_EQ(store.renew(0, "holder-a", q.deadline + 200ms), flakeid::renewal::taken)
       << "a recreated deadline node";
   EXPECT_EQ(peek.get(last)->first, "1000");
+  // The holder marked the loss on last/ (its modification time): claimers wait from it.
+  const auto marked = peek.exists("/flakeid/" + o.name_space + "/last");
+  ASSERT_TRUE(marked.has_value());
+  EXPECT_EQ(marked->version, 1) << "one mark";
+  flakeid::detail::zookeeper_lease_store next{b.address(), o};
+  auto q2 = claim_of_id_0("holder-c");
+  q2.count = 2;
+  const auto c2 = next.claim(q2);
+  ASSERT_TRUE(c2.has_value());
+  EXPECT_EQ(c2->id, 1U);
+  // The deletion under the holder is noticed by this claim, later than the holder's mark.
+  const auto mine = peek.exists("/flakeid/" + o.name_space + "/held/1");
+  ASSERT_TRUE(mine.has_value());
+  EXPECT_EQ(ms_or_min(c2->lost_memory_at), mine->ctime);
+  EXPECT_GE(mine->ctime, marked->mtime);
+  EXPECT_EQ(peek.get("/flakeid/" + o.name_space + "/last")->first, "1") << "one deletion";
 }
 
 TEST_F(zookeeper_lease_test, a_claim_reports_a_deleted_deadline_node_as_lost_memory) {
