@@ -913,6 +913,24 @@ class zookeeper_ensemble {
         jvm_.spawn_server("org.apache.zookeeper.server.quorum.QuorumPeerMain", d + "/zoo.cfg", d);
   }
   void kill(int i) { kill_and_reap(pids_[i]); }
+  /// Kills the three servers and copies their data directories to `to` (a backup).
+  void save_data(const std::string& to) {
+    for (int i = 0; i < 3; ++i) kill(i);
+    for (int i = 0; i < 3; ++i)
+      std::filesystem::copy(dir_ + "/n" + std::to_string(i + 1) + "/data",
+                            to + "/n" + std::to_string(i + 1),
+                            std::filesystem::copy_options::recursive);
+  }
+  /// Kills the three servers and puts back the data directories saved in `from`.
+  void restore_data(const std::string& from) {
+    for (int i = 0; i < 3; ++i) kill(i);
+    for (int i = 0; i < 3; ++i) {
+      const std::string d = dir_ + "/n" + std::to_string(i + 1) + "/data";
+      std::filesystem::remove_all(d);
+      std::filesystem::copy(from + "/n" + std::to_string(i + 1), d,
+                            std::filesystem::copy_options::recursive);
+    }
+  }
   /// The index of the server that leads now, or -1.
   [[nodiscard]] int leader() const {
     for (int i = 0; i < 3; ++i)

@@ -724,6 +724,58 @@ TEST(zookeeper_ensemble_lease_test, a_claim_after_an_election_reports_lost_memor
   zk.start(leader);
 }
 
+TEST(zookeeper_ensemble_lease_test,
+     an_ensemble_restored_from_an_older_data_dir_makes_the_claimer_wait) {
+  // Holder b raised id 0's deadline after a backup; the ensemble is then restored from that
+  // backup, which holds only the deadline before b's. The restored servers begin a new epoch,
+  // which the next claimer finds unlike the one the (restored) namespace node records.
+  zookeeper_ensemble zk;
+  FLAKEID_REQUIRE_SERVER(zk.available(), zk.missing());
+  zk.start();
+  const flakeid::zookeeper_address address{zk.hosts(), std::chrono::milliseconds{6'000}};
+  const auto o = quick_options(unique_ns("restore"));
+  const std::string root = "/flakeid/" + o.name_space;
+  const auto retried = [&](auto f) { return flakeid::detail::zookeeper_retry(60s, f); };
+  {
+    flakeid::detail::zookeeper_session peek{address, 30s};
+    retried([&] {
+      for (const std::string& p : {std::string("/flakeid"), root, root + "/held", root + "/last"})
+        (void)peek.create(p, "", 0);
+    });
+  }
+  std::this_thread::sleep_for(o.ttl + o.safe_guard);  // the namespace's age: no loss by itself
+  const flakeid::claim_request qa = claim_of_id_0("holder-a");
+  {
+    flakeid::detail::zookeeper_lease_store a{address, o};
+    const auto c = retried([&] { return a.claim(qa); });
+    ASSERT_TRUE(c.has_value());
+    EXPECT_FALSE(c->lost_memory_at.has_value());
+  }
+  const std::string backup = make_temp_dir("flakeid-zk-backup");
+  zk.save_data(backup);
+  zk.start();
+  {
+    flakeid::detail::zookeeper_lease_store later{address, o};
+    const auto c = retried([&] { return later.claim(claim_of_id_0("holder-b")); });
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->last, qa.deadline);
+    EXPECT_EQ(retried([&] { return later.renew(0, "holder-b", qa.deadline + 10s); }),
+              flakeid::renewal::held);
+  }
+  zk.restore_data(backup);
+  std::filesystem::remove_all(backup);
+  zk.start();
+  flakeid::detail::zookeeper_lease_store next{address, o};
+  const auto c = retried([&] { return next.claim(claim_of_id_0("holder-c")); });
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->last, qa.deadline) << "the restored record: holder b's deadline is lost";
+  flakeid::detail::zookeeper_session peek{address, 30s};
+  const auto mine = retried([&] { return peek.exists(root + "/held/0"); });
+  ASSERT_TRUE(mine.has_value());
+  EXPECT_EQ(ms_or_min(c->lost_memory_at), mine->ctime)
+      << "a new epoch, noticed at this claim: it waits ttl + safe_guard from now";
+}
+
 TEST(zookeeper_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
   const int port = free_port();
   const std::string where = "zookeeper 127.0.0.1:" + std::to_string(port);
