@@ -751,8 +751,8 @@ struct file_backend {
   }
 };
 
-TEST(file_lease_test, lock_files_are_as_open_as_their_directory) {
-  const std::pair<::mode_t, ::mode_t> modes[] = {{01777, 0666}, {0770, 0660}, {0700, 0600}};
+TEST(file_lease_test, lock_files_are_writable_by_their_maker_and_readable_as_their_directory) {
+  const std::pair<::mode_t, ::mode_t> modes[] = {{01777, 0644}, {0770, 0640}, {0700, 0600}};
   for (const auto& [dir_mode, file_mode] : modes) {
     file_backend b;
     ASSERT_EQ(::chmod(b.dir.c_str(), dir_mode), 0);

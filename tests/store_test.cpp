@@ -310,6 +310,10 @@ TEST(file_store_test, a_full_namespace_takes_an_id_let_go_a_moment_ago_after_saf
   // safe_guard, instead of reporting no free id.
   const std::filesystem::path dir =
       std::filesystem::path(flakeid_test::make_temp_dir("flakeid-store")) / "ids";
+  // A private directory: the lock files made in it wait for nothing (in one others may write,
+  // each made file waits ttl + safe_guard; file_store_test.cpp).
+  ASSERT_TRUE(std::filesystem::create_directory(dir));
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
   auto clk = new_year();
   const std::int64_t t0 = ms_of(clk);
   const flakeid::file_store store{dir, {.name_space = "orders"}};

@@ -1,0 +1,283 @@
+// The file store's lease directory against what happens to it from outside, with real
+// processes: the directory deleted or moved while holders run, and another local user who
+// deletes and rewrites the files it may.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <flakeid/store/file.hpp>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "adapters/lease_scenarios.hpp"
+#include "adapters/test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+/// A lease directory every user may reach: `<parent>/leases`, mode 1777, under a parent of
+/// mode 0755 (both root's when the test runs as root).
+struct shared_dir {
+  std::string parent = make_temp_dir("flakeid-shared");
+  std::string dir = parent + "/leases";
+  shared_dir() {
+    (void)::chmod(parent.c_str(), 0755);
+    (void)::mkdir(dir.c_str(), 01777);
+    (void)::chmod(dir.c_str(), 01777);
+  }
+  shared_dir(const shared_dir&) = delete;
+  shared_dir& operator=(const shared_dir&) = delete;
+  ~shared_dir() { std::filesystem::remove_all(parent); }
+  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) const {
+    return std::make_unique<flakeid::file_lease>(o, dir);
+  }
+};
+
+/// A holder in its own process: takes an id of `o` (`count` to choose from) in `dir`, sends
+/// the id as one byte on `ready` once it has minted 1,000 IDs, and mints into `out` (raw
+/// words, 16 per write, about 16 per ms) until the lease is lost (exit 0) or `stop[0]` reaches
+/// EOF (exit 1); exit 3 on any other error.
+pid_t spawn_holder(const std::string& dir, const flakeid::lease_options& o, std::uint64_t count,
+                   int out, int ready, const int (&stop)[2]) {
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  ::close(stop[1]);  // only the parent holds the write end: its close is the EOF
+  int code = 3;
+  try {
+    flakeid::file_lease l{o, dir};
+    const auto id = static_cast<unsigned char>(l.acquire(count));
+    wall_gen gen{held(l)};
+    for (std::uint64_t n = 0;; n += 16) {
+      pollfd p{stop[0], POLLIN, 0};
+      if (::poll(&p, 1, 0) == 1) {
+        code = 1;
+        break;
+      }
+      std::uint64_t ids[16];
+      try {
+        for (std::uint64_t& i : ids) i = gen.next_id();
+      } catch (const flakeid::lease_lost_error&) {
+        if (l.lost()) {
+          code = 0;
+          break;
+        }
+        std::this_thread::sleep_for(1ms);  // a renewal came late: it is confirmed again soon
+        continue;
+      }
+      if (::write(out, ids, sizeof ids) != static_cast<ssize_t>(sizeof ids)) break;
+      if (n == 1008) (void)!::write(ready, &id, 1);
+      std::this_thread::sleep_for(1ms);
+    }
+  } catch (...) {
+  }
+  ::_exit(code);
+}
+
+/// A holder's process with the pipes and the file of its IDs; kills it if the test ends first.
+struct holder_process {
+  std::string ids_file;
+  int out = -1;
+  int ready[2] = {-1, -1};
+  int stop[2] = {-1, -1};
+  pid_t pid = -1;
+  int id = -1;
+
+  holder_process(const std::string& dir, const flakeid::lease_options& o, std::uint64_t count,
+                 const std::string& file)
+      : ids_file(file) {
+    out = ::open(ids_file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (out < 0 || ::pipe(ready) != 0 || ::pipe(stop) != 0) return;
+    pid = spawn_holder(dir, o, count, out, ready[1], stop);
+    ::close(ready[1]);
+    ::close(stop[0]);
+    unsigned char c = 0;
+    if (::read(ready[0], &c, 1) == 1) id = c;
+  }
+  holder_process(const holder_process&) = delete;
+  holder_process& operator=(const holder_process&) = delete;
+  ~holder_process() {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    ::close(out);
+    ::close(ready[0]);
+    if (stop[1] >= 0) ::close(stop[1]);
+  }
+  /// Waits up to `limit` for the holder to end on its own (the limit only ends a broken run),
+  /// then tells it to stop; its exit code.
+  int finish(std::chrono::milliseconds limit) {
+    int status = 0;
+    const auto end = steady::now() + limit;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+      if (steady::now() > end) {
+        ::close(stop[1]);
+        stop[1] = -1;
+        ::waitpid(pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+    pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  /// The IDs it minted.
+  std::vector<std::uint64_t> ids() const {
+    ::lseek(out, 0, SEEK_SET);
+    return read_ids(out);
+  }
+};
+
+/// Claims an id below `count` for `o` in `d`, trying until one is had (null after 60 s).
+std::unique_ptr<flakeid::lease> claim(const shared_dir& d, const flakeid::lease_options& o,
+                                      std::uint64_t count) {
+  const auto give_up = steady::now() + 60s;
+  for (;;) {
+    auto l = d.make(o);
+    try {
+      (void)l->acquire(count);
+      return l;
+    } catch (const flakeid::worker_id_error&) {
+    }
+    if (steady::now() > give_up) return nullptr;
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
+/// A holder process mints on id 0 of a shared directory; `forget(dir)` takes the directory
+/// away; a second holder claims id 0 in the directory made anew and mints 20,000 IDs. No ID is
+/// minted twice, the first holder ends on the loss of its lease, and the second mints above it.
+void the_directory_goes_away(const std::function<void(const std::string&)>& forget) {
+  shared_dir d;
+  auto o = quick_options(unique_ns("gone"));
+  o.max_ids = 1;
+  o.max_wait = 30'000ms;
+  holder_process first(d.dir, o, 1, d.parent + "/ids");
+  ASSERT_EQ(first.id, 0) << "the first holder did not start minting";
+  forget(d.dir);
+  auto second = claim(d, o, 1);
+  ASSERT_NE(second, nullptr);
+  ASSERT_EQ(second->id(), 0U);
+  std::vector<std::uint64_t> b_ids;
+  {
+    wall_gen gen{held(*second)};
+    mint_through_late_renewals(gen, *second, 20'000, b_ids);
+  }
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  EXPECT_EQ(first.finish(60s), 0) << "the first holder did not end on the loss of its lease";
+  const std::vector<std::uint64_t> a_ids = first.ids();
+  ASSERT_GE(a_ids.size(), 1024U);
+  EXPECT_EQ(duplicates(a_ids, b_ids), 0U) << a_ids.size() << " and " << b_ids.size() << " IDs";
+  EXPECT_LT(*std::max_element(a_ids.begin(), a_ids.end()), b_ids.front());
+}
+
+TEST(file_lease_directory_test, the_lease_directory_deleted_under_its_holder_causes_no_duplicate) {
+  the_directory_goes_away([](const std::string& dir) { std::filesystem::remove_all(dir); });
+}
+
+TEST(file_lease_directory_test,
+     the_lease_directory_moved_away_under_its_holder_causes_no_duplicate) {
+  the_directory_goes_away([](const std::string& dir) {
+    std::filesystem::rename(dir, dir + ".moved");  // the holder's file lives on there
+  });
+}
+
+/// Runs `f` in a child process as user `nobody`; what it returned, or why it could not run.
+std::string as_nobody(const std::function<std::string()>& f) {
+  const passwd* pw = ::getpwnam("nobody");
+  if (pw == nullptr) return "no user nobody";
+  const uid_t uid = pw->pw_uid;
+  const gid_t gid = pw->pw_gid;
+  int p[2];
+  if (::pipe(p) != 0) return "no pipe";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(p[0]);
+    std::string r;
+    if (::setresgid(gid, gid, gid) != 0 || ::setresuid(uid, uid, uid) != 0) {
+      r = "cannot become nobody";
+    } else {
+      try {
+        r = f();
+      } catch (const std::exception& e) {
+        r = e.what();
+      }
+    }
+    (void)!::write(p[1], r.data(), r.size());
+    ::_exit(0);
+  }
+  ::close(p[1]);
+  std::string r;
+  char buf[512];
+  for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;)
+    r.append(buf, static_cast<std::size_t>(n));
+  ::close(p[0]);
+  ::waitpid(pid, nullptr, 0);
+  return r;
+}
+
+/// As `nobody`: rewrites every file of `dir` it may open for writing with a count of 0 (a
+/// namespace marker's "no lock file made yet"), then deletes every lock file it may.
+std::string tamper(const std::string& dir) {
+  int counts[2][2] = {};  // [deleted, rewritten][own, another user's]
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0) continue;
+    const int whose = st.st_uid == ::geteuid() ? 0 : 1;
+    const int fd = ::open(e.path().c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      (void)!::write(fd, "                   0                    0\n", 42);
+      ::close(fd);
+      ++counts[1][whose];
+    }
+    if (e.path().extension() == ".lease" && ::unlink(e.path().c_str()) == 0) ++counts[0][whose];
+  }
+  return "deleted " + std::to_string(counts[0][0]) + " own and " + std::to_string(counts[0][1]) +
+         " others' files, rewrote " + std::to_string(counts[1][0]) + " own and " +
+         std::to_string(counts[1][1]) + " others'";
+}
+
+TEST(file_lease_directory_test, another_user_cannot_make_two_holders_share_an_id) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to run a second user";
+  shared_dir d;
+  auto o = quick_options(unique_ns("user"));
+  o.max_wait = 30'000ms;
+  // nobody takes id 0 and lets it go, on a clock an hour behind, so that id 0 is the first
+  // settled one: its lock file, and the namespace's marker, are nobody's.
+  EXPECT_EQ(as_nobody([&] {
+              auto behind = o;
+              behind.use_clock(clock_at_wall(-1h));
+              flakeid::file_lease l{behind, d.dir};
+              return "id " + std::to_string(l.acquire(2));
+            }),
+            "id 0");
+  // A holder of root's takes an id: not nobody's file, whose maker could delete or rewrite it.
+  holder_process first(d.dir, o, 2, d.parent + "/ids");
+  EXPECT_EQ(first.id, 1) << "root's holder took a file another user may delete";
+  // nobody deletes and rewrites what it can while root's holder runs.
+  EXPECT_EQ(as_nobody([&] { return tamper(d.dir); }),
+            "deleted 1 own and 0 others' files, rewrote 2 own and 0 others'");
+  auto second = claim(d, o, 2);
+  ASSERT_NE(second, nullptr);
+  std::vector<std::uint64_t> b_ids;
+  {
+    wall_gen gen{held(*second)};
+    mint_through_late_renewals(gen, *second, 20'000, b_ids);
+  }
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  (void)first.finish(0ms);
+  const std::vector<std::uint64_t> a_ids = first.ids();
+  ASSERT_GE(a_ids.size(), 1024U);
+  EXPECT_EQ(duplicates(a_ids, b_ids), 0U) << "ids " << first.id << " and " << second->id();
+}
+
+}  // namespace
