@@ -1,5 +1,6 @@
 // Segment generators across processes through the file store: 40 forked processes drawing
-// 100,000 IDs each, and restarts after a process was killed with SIGKILL mid-run.
+// 100,000 IDs each, restarts after a process was killed with SIGKILL mid-run, and a pre-fork
+// server whose children rebuild their generators.
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>
@@ -22,6 +23,8 @@
 
 #include <flakeid/segment.hpp>
 #include <flakeid/segment_stores.hpp>
+
+#include "fork_child.hpp"
 
 using namespace std::chrono_literals;
 
@@ -214,4 +217,65 @@ TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
   }
   std::sort(handed_out.begin(), handed_out.end());
   EXPECT_EQ(std::adjacent_find(handed_out.begin(), handed_out.end()), handed_out.end());
+}
+
+// A pre-fork server: the parent keeps drawing from a chain and a plain generator on the file
+// store (in two threads, so that its engine's lock, its worker's store call and the counter
+// file's flock are taken at any moment), and forks children one after another. Each child's
+// inherited generators refuse at once; the child rebuilds its own and draws; nobody waits on a
+// lock and no ID is handed out twice.
+TEST(segment_process_test, pre_fork_server_forked_child_rebuilds_and_never_repeats_an_id) {
+  temp_dir dir("seg_prefork");
+  flakeid::file_segment_store store{dir.path};
+  flakeid::segment_chain_generator<flakeid::file_distributor> chain{
+      store.distributor("orders"), {.step = 100, .min_ahead = 2, .max_ahead = 8}};
+  flakeid::segment_generator<flakeid::file_distributor> plain{store.distributor("orders"), 50};
+  std::atomic<bool> stop{false};
+  std::vector<std::uint64_t> parent_chain;
+  std::vector<std::uint64_t> parent_plain;
+  std::thread a([&] {
+    while (!stop.load()) parent_chain.push_back(chain.next_id());
+  });
+  std::thread b([&] {
+    while (!stop.load()) parent_plain.push_back(plain.next_id());
+  });
+  std::vector<std::uint64_t> children;
+  for (int i = 0; i < 8; ++i) {
+    const forked_child_result r = run_in_forked_child([&] {
+      std::string refused;
+      try {
+        (void)chain.next_id();
+      } catch (const flakeid::forked_process_error&) {
+        refused += "chain;";
+      }
+      try {
+        (void)plain.next_id();
+      } catch (const flakeid::forked_process_error&) {
+        refused += "plain;";
+      }
+      flakeid::segment_chain_generator<flakeid::file_distributor> own{
+          store.distributor("orders"), {.step = 100, .min_ahead = 2, .max_ahead = 8}};
+      std::vector<std::uint64_t> ids(2000);
+      own.next_ids(ids);
+      return refused + '\n' + bytes_of(ids);
+    });
+    EXPECT_FALSE(r.hung) << "child " << i << " waited on a lock of the parent";
+    EXPECT_TRUE(r.exited_with(0)) << r.text;
+    const auto nl = r.text.find('\n');
+    ASSERT_NE(nl, std::string::npos) << r.text;
+    EXPECT_EQ(r.text.substr(0, nl), "chain;plain;") << "child " << i;
+    const std::vector<std::uint64_t> ids = ids_of(r.text.substr(nl + 1));
+    EXPECT_EQ(ids.size(), 2000U);
+    children.insert(children.end(), ids.begin(), ids.end());
+  }
+  stop.store(true);
+  a.join();
+  b.join();
+  std::vector<std::uint64_t> all = children;
+  all.insert(all.end(), parent_chain.begin(), parent_chain.end());
+  all.insert(all.end(), parent_plain.begin(), parent_plain.end());
+  std::sort(all.begin(), all.end());
+  const auto repeated = static_cast<std::size_t>(
+      all.size() - static_cast<std::size_t>(std::unique(all.begin(), all.end()) - all.begin()));
+  EXPECT_EQ(repeated, 0U) << "IDs handed out twice";
 }

@@ -50,7 +50,6 @@
 ///     flakeid::classic_snowflake<> gen{lease};         // outlives the generator
 ///     std::uint64_t id = gen.next_id();
 
-#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,10 +67,10 @@
 #include <string>
 #include <string_view>
 #include <thread>
-#include <unordered_set>
 #include <utility>
 
 #include "clock.hpp"
+#include "detail/fork_guard.hpp"
 #include "detail/server_store.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
@@ -312,35 +311,6 @@ inline std::function<lease_time()> lease_clock(const lease_options& o) {
   return &system_lease_time;
 }
 
-/// Every live lease of this process, so that a forked child can stop them all at once.
-struct lease_registry {
-  std::mutex m;
-  std::unordered_set<lease*> leases;
-  static lease_registry& get() {
-    // Never destroyed: the atfork handlers may run during or after static destruction.
-    // NOLINTNEXTLINE(cppcoreguidelines-owning-memory,cppcoreguidelines-avoid-non-const-global-variables)
-    static auto* r = new lease_registry;
-    return *r;
-  }
-};
-inline void on_fork_child() noexcept;
-inline void on_fork_prepare() noexcept { lease_registry::get().m.lock(); }
-inline void on_fork_parent() noexcept { lease_registry::get().m.unlock(); }
-inline void register_lease(lease* l) {
-  static const bool installed = [] {
-    return ::pthread_atfork(&on_fork_prepare, &on_fork_parent, &on_fork_child) == 0;
-  }();
-  (void)installed;
-  auto& r = lease_registry::get();
-  std::lock_guard lk(r.m);
-  r.leases.insert(l);
-}
-inline void unregister_lease(lease* l) noexcept {
-  auto& r = lease_registry::get();
-  std::lock_guard lk(r.m);
-  r.leases.erase(l);
-}
-
 }  // namespace detail
 
 /// The lease engine, shared by every store: claims an id, renews it in the background, keeps
@@ -393,7 +363,6 @@ class lease {
     if (!opt_.sleep)
       opt_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
     fence_->deadline_unix_ms.store(INT64_MIN, std::memory_order_relaxed);
-    detail::register_lease(this);
   }
 
   lease(const lease&) = delete;
@@ -402,11 +371,13 @@ class lease {
   /// Releases the id (recording the last timestamp minted).
   virtual ~lease() {
     release();
-    detail::unregister_lease(this);
-    if (forked_.load(std::memory_order_relaxed)) {
-      // The parent's store objects (sockets, locks) are not this process's to close.
+    if (born_.forked()) {
+      // The parent's store objects (sockets, locks), renewal thread and the condition it waits
+      // on are not this process's to close, join or destroy.
       store_->abandon_after_fork();
       (void)store_.release();  // NOLINT(bugprone-unused-return-value): left to the parent
+      detail::forget_after_fork(renewer_);
+      detail::forget_after_fork(cv_);
     }
   }
 
@@ -416,7 +387,7 @@ class lease {
   /// class comment for what it throws. A lease claims once: a second call throws
   /// `worker_id_error`.
   std::uint64_t acquire(std::uint64_t id_count) {
-    if (forked_.load(std::memory_order_relaxed))
+    if (born_.forked())
       detail::reject_worker("this lease was made before fork(): take a new lease in the child");
     std::unique_lock lk(m_);
     if (claimed_)
@@ -568,11 +539,7 @@ class lease {
   /// go to `on_event` (the lease then expires on its own). A renewal in flight cannot bring
   /// the fence back.
   void release() noexcept {
-    if (forked_.load(std::memory_order_relaxed)) {
-      // In a forked child: the renewal thread and the locks belong to the parent.
-      if (renewer_.joinable()) renewer_.detach();
-      return;
-    }
+    if (born_.forked()) return;  // the renewal thread and the locks belong to the parent
     {
       std::lock_guard lk(m_);
       if (!claimed_ || stop_) return;
@@ -599,17 +566,20 @@ class lease {
 
   /// The id held (valid after `acquire`).
   [[nodiscard]] std::uint64_t id() const {
+    if (born_.forked()) return id_;
     std::lock_guard lk(m_);
     return id_;
   }
   /// Whether the generator may mint now: the clock is below the confirmed deadline.
   [[nodiscard]] bool valid() const {
+    if (born_.forked()) return false;
     return detail::unix_ms_of(opt_.now()) <
            fence_->deadline_unix_ms.load(std::memory_order_acquire);
   }
   /// The confirmed deadline: every ID of the generator lies below it. Empty before `acquire`
   /// and after release or loss.
   [[nodiscard]] std::optional<lease_time> deadline() const noexcept {
+    if (born_.forked()) return std::nullopt;
     return detail::lease_time_or_none(fence_->deadline_unix_ms.load(std::memory_order_acquire));
   }
   /// Deprecated: `deadline()` in Unix ms, INT64_MIN for none.
@@ -619,6 +589,7 @@ class lease {
   }
   /// Whether the id is no longer this lease's (the lease stays down).
   [[nodiscard]] bool lost() const {
+    if (born_.forked()) return true;
     std::lock_guard lk(m_);
     return lost_;
   }
@@ -654,7 +625,6 @@ class lease {
 
  private:
   using steady = std::chrono::steady_clock;
-  friend void detail::on_fork_child() noexcept;
 
   void notify(lease_event e, const std::string& detail) const {
     if (opt_.on_event) opt_.on_event(e, detail);
@@ -773,7 +743,7 @@ class lease {
   bool stop_ = false;
   bool lost_ = false;
   bool renew_now_ = false;
-  std::atomic<bool> forked_{false};
+  detail::fork_stamp born_;  // in a forked child: mints nothing, touches no lock
   std::uint64_t id_ = 0;
   std::optional<lease_time> previous_last_;
   std::optional<lease_time> lost_memory_at_;
@@ -781,18 +751,5 @@ class lease {
   lease_time deadline_ = lease_time::min();  // the confirmed deadline (under m_)
   std::thread renewer_;
 };
-
-namespace detail {
-/// In a forked child: every lease of the parent stops its generator for good. Runs with only
-/// the forking thread alive and the registry locked by `on_fork_prepare`.
-inline void on_fork_child() noexcept {
-  auto& r = lease_registry::get();
-  for (lease* l : r.leases) {
-    l->forked_.store(true, std::memory_order_relaxed);
-    l->fence_->deadline_unix_ms.store(INT64_MIN, std::memory_order_relaxed);
-  }
-  r.m.unlock();
-}
-}  // namespace detail
 
 }  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -71,6 +71,7 @@
 #include <vector>
 
 #include "clock.hpp"
+#include "detail/fork_guard.hpp"
 #include "errors.hpp"
 #include "version.hpp"
 
@@ -379,8 +380,10 @@ class segment_engine {
     }
   }
 
-  /// Stops handing out IDs: every later call throws `segment_closed_error`. Idempotent.
+  /// Stops handing out IDs: every later call throws `segment_closed_error`. Idempotent. In a
+  /// forked child it takes no lock (a parent's thread may have held it) and does nothing.
   void close() {
+    if (born_.forked()) return;
     std::lock_guard lk(mutex_);
     if (closed_) return;
     closed_ = true;
@@ -435,6 +438,12 @@ class segment_engine {
     return segment_at(pos_.load(std::memory_order_acquire));
   }
 
+  /// The fork rule (see detail/fork_guard.hpp): throws `forked_process_error` naming `what` in
+  /// a child forked after the engine was made. The generators call it before anything else.
+  void check_fork(std::string_view what) const { born_.check(what); }
+  /// Whether this process is a fork of the one the engine was made in.
+  [[nodiscard]] bool forked() const noexcept { return born_.forked(); }
+
   [[nodiscard]] const D& distributor() const noexcept { return dist_; }
   [[nodiscard]] const Clock& clock() const noexcept { return clock_; }
   [[nodiscard]] std::uint64_t step() const noexcept { return num_.step; }
@@ -450,10 +459,12 @@ class segment_engine {
     return hungry_.load(std::memory_order_relaxed);
   }
   [[nodiscard]] std::string last_error() const {
+    if (born_.forked()) return "made before fork(): rebuild it in the child";
     std::lock_guard lk(error_mutex_);
     return last_error_;
   }
   [[nodiscard]] bool closed() const {
+    if (born_.forked()) return true;
     std::lock_guard lk(mutex_);
     return closed_;
   }
@@ -759,6 +770,7 @@ class segment_engine {
   std::uint64_t last_max_ = 0;
   mutable std::mutex error_mutex_;  // guards last_error_ (stats never wait for the store)
   std::string last_error_;
+  fork_stamp born_;
 };
 
 template <class D, class Clock>
@@ -787,6 +799,8 @@ consteval bool check_segment_params() {
 /// (nothing is handed out; the next call tries the store again); `segment_closed_error` after
 /// `close()`. The constructor does not call the store. Thread-safety: all members may be
 /// called concurrently; IDs are unique across threads and increasing within each thread.
+/// Fork: in a child forked after the generator was made, every call throws
+/// `forked_process_error` before it takes a lock or reads the parent's segment.
 ///
 ///     flakeid::memory_segment_store store;
 ///     flakeid::segment_generator gen{store.distributor("invoices"), {.step = 100}};
@@ -810,12 +824,19 @@ class segment_generator {
   segment_generator(const segment_generator&) = delete;
   segment_generator& operator=(const segment_generator&) = delete;
 
-  /// The next ID. Throws `segment_store_error` or `segment_closed_error`.
-  [[nodiscard]] std::uint64_t next_id() { return engine_.next_id(); }
+  /// The next ID. Throws `segment_store_error`, `segment_closed_error`, or
+  /// `forked_process_error` in a child forked after the generator was made.
+  [[nodiscard]] std::uint64_t next_id() {
+    engine_.check_fork(forked_what);
+    return engine_.next_id();
+  }
 
   /// Fills `out` with increasing IDs (consecutive within a segment). On a throw, the IDs
   /// already written to `out` are handed out and the rest of `out` is unspecified.
-  void next_ids(std::span<std::uint64_t> out) { engine_.next_ids(out); }
+  void next_ids(std::span<std::uint64_t> out) {
+    engine_.check_fork(forked_what);
+    engine_.next_ids(out);
+  }
 
   /// Stops the generator: later calls throw `segment_closed_error`. The rest of the current
   /// segment is never handed out (a gap in the counter); store state is untouched.
@@ -833,6 +854,7 @@ class segment_generator {
   [[nodiscard]] std::uint64_t store_calls() const noexcept { return engine_.store_calls(); }
 
  private:
+  static constexpr std::string_view forked_what = "this segment generator";
   detail::segment_engine<Distributor, Clock> engine_;
 };
 
@@ -857,7 +879,8 @@ class segment_generator {
 /// Requirements: as `segment_generator`; the distributor is called from the worker thread.
 /// Throws: `invalid_option_error` from the constructor for a bad option; `segment_store_error`,
 /// `segment_closed_error` from `next_id`. Thread-safety: all members may be called concurrently.
-/// The destructor closes the generator and joins the worker.
+/// The destructor closes the generator and joins the worker. Fork: the worker does not exist in
+/// a forked child; every call there throws `forked_process_error`.
 template <class Distributor, class Clock = wall_clock>
 class segment_chain_generator {
   static_assert(detail::check_segment_params<Distributor, Clock>());
@@ -882,13 +905,23 @@ class segment_chain_generator {
   segment_chain_generator(const segment_chain_generator&) = delete;
   segment_chain_generator& operator=(const segment_chain_generator&) = delete;
 
-  ~segment_chain_generator() { close(); }
+  /// Closes the generator and joins the worker. In a forked child, where the worker does not
+  /// exist, it leaves the parent's thread, locks and store state alone.
+  ~segment_chain_generator() {
+    if (engine_.forked()) {
+      detail::forget_after_fork(worker_);
+      detail::forget_after_fork(wake_cv_);  // the parent's worker may wait on it
+      return;
+    }
+    close();
+  }
 
   /// The next ID. Lock-free while the chain holds a segment; never calls the store then.
   /// Throws `segment_store_error` (chain empty and the store failing), `segment_closed_error`.
   /// With `thread_block` > 1, a thread serves its own block of IDs and touches the shared
   /// position once per block.
   [[nodiscard]] std::uint64_t next_id() {
+    engine_.check_fork(forked_what);
     if (opts_.thread_block > 1) {
       detail::segment_thread_block& b = detail::this_thread_segment_block();
       if (b.owner == block_owner_.load(std::memory_order_relaxed) && b.next < b.end) [[likely]] {
@@ -904,6 +937,7 @@ class segment_chain_generator {
   /// Fills `out` with increasing IDs (the rest of this thread's block first). On a throw, the
   /// IDs already written are handed out.
   void next_ids(std::span<std::uint64_t> out) {
+    engine_.check_fork(forked_what);
     std::size_t i = 0;
     if (opts_.thread_block > 1) {
       detail::segment_thread_block& b = detail::this_thread_segment_block();
@@ -916,8 +950,9 @@ class segment_chain_generator {
   /// Stops the worker (after the store call it may be in finishes, so no store state is
   /// lost) and the generator: later calls throw `segment_closed_error`. Prefetched numbers
   /// are never handed out (gaps), nor are the rest of the threads' blocks. Idempotent; called
-  /// by the destructor.
+  /// by the destructor. Does nothing in a forked child.
   void close() {
+    if (engine_.forked()) return;
     block_owner_.store(closed_owner, std::memory_order_relaxed);  // no block is served any more
     stopping_.store(true, std::memory_order_relaxed);
     {
@@ -974,6 +1009,7 @@ class segment_chain_generator {
   }
 
   static constexpr std::chrono::nanoseconds min_wake_gap{std::chrono::milliseconds{1}};
+  static constexpr std::string_view forked_what = "this segment chain generator";
 
   // The owner of no block: `block_owner_` after close.
   static constexpr std::uint64_t closed_owner = std::numeric_limits<std::uint64_t>::max();
@@ -1198,6 +1234,7 @@ class grouped_segment_generator {
 
   /// The next number of the current period, with the period's stamp.
   [[nodiscard]] grouped_id next() {
+    born_.check("this grouped segment generator");
     const std::int64_t now = detail::unix_ms(clock_.now());
     group* g = current_.load(std::memory_order_acquire);
     if (g == nullptr || now < g->start_ms || now >= g->end_ms) [[unlikely]]
@@ -1225,6 +1262,7 @@ class grouped_segment_generator {
 
   /// Stops every period's generator: later calls throw `segment_closed_error`.
   void close() {
+    if (born_.forked()) return;
     std::lock_guard lk(mutex_);
     closed_ = true;
     for (auto& g : groups_) g->gen.close();
@@ -1317,6 +1355,7 @@ class grouped_segment_generator {
   std::mutex mutex_;
   bool closed_ = false;
   std::vector<std::unique_ptr<group>> groups_;
+  detail::fork_stamp born_;
 };
 
 }  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE

@@ -35,10 +35,12 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
 #include "clock.hpp"
+#include "detail/fork_guard.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
 #include "layouts.hpp"
@@ -89,7 +91,8 @@ using gene_policies_of [[deprecated("flakeid: gene_policies_of<P> is P: use P")]
 ///
 /// Throws: `timestamp_overflow_error` before the epoch or past `expires_at()`,
 /// `clock_backwards_error` per the backwards policy, `lease_lost_error` when a lease fence is
-/// down. Thread-safety: every member is safe to call concurrently with `multi_threaded`.
+/// down, `forked_process_error` in a child forked after the generator was made (make a new one
+/// there). Thread-safety: every member is safe to call concurrently with `multi_threaded`.
 template <flakeid::layout L, class Clock = wall_clock, class Policies = classic_policies>
 class basic_snowflake {
   static_assert(clock_source<Clock>,
@@ -234,6 +237,7 @@ class basic_snowflake {
     static_assert(!has_gene,
                   "flakeid: this generator's IDs carry a gene: call next_id(key) with the key "
                   "whose gene the ID takes, e.g. orders.next_id(user_id)");
+    born_.check(forked_what);
     if constexpr (uses_blocks) {
       return next_from_block();
     } else {
@@ -249,6 +253,7 @@ class basic_snowflake {
     static_assert(has_gene,
                   "flakeid: this generator's layout has no gene field: call next_id() without a "
                   "key, or use a layout with one (fields::gene(bits) last)");
+    born_.check(forked_what);
     const std::uint64_t gene = key & gene_mask;
     const grant g = reserve(static_cast<std::size_t>(gene), 1);
     return make_id(g.tick, g.seq, gene);
@@ -257,6 +262,7 @@ class basic_snowflake {
   /// Fills `out` with consecutive IDs, with one state update per tick's worth.
   void next_ids(std::span<std::uint64_t> out) {
     static_assert(!has_gene, "flakeid: this generator's IDs carry a gene: call next_ids(out, key)");
+    born_.check(forked_what);
     if constexpr (uses_blocks) drop_block();  // the thread's IDs stay in order
     fill(out, 0);
   }
@@ -266,6 +272,7 @@ class basic_snowflake {
     static_assert(
         has_gene,
         "flakeid: this generator's layout has no gene field: call next_ids(out) without a key");
+    born_.check(forked_what);
     fill(out, key & gene_mask);
   }
 
@@ -277,6 +284,7 @@ class basic_snowflake {
   [[nodiscard,
     deprecated("flakeid: next_id_at can repeat IDs: use flakeid::backfill_minter")]] std::uint64_t
   next_id_at(time_point t, std::uint64_t key = 0) {
+    born_.check(forked_what);
     const std::uint64_t tick = L.ticks_at(t);
     check_fence(tick);
     const std::uint64_t seq = at_counter_.fetch_add(1, std::memory_order_relaxed) & seq_max;
@@ -687,8 +695,11 @@ class basic_snowflake {
     }
   }
 
+  static constexpr std::string_view forked_what = "this snowflake generator";
+
   [[no_unique_address]] Clock clock_;
   [[no_unique_address]] start_policy start_{};
+  detail::fork_stamp born_;  // a forked child's calls throw before touching the state
   node_id node_;
   std::uint64_t node_bits_ = 0;
   std::shared_ptr<lease_fence> fence_;

@@ -24,6 +24,8 @@
 ///
 /// Order: IDs are strictly increasing per stripe, so per thread while the thread keeps its
 /// stripe; IDs of different threads interleave within a tick, ordered by time across ticks.
+/// Fork: each stripe's engine keeps the generators' fork rule, so in a child forked after the
+/// generator was made every call throws `forked_process_error`.
 ///
 ///     flakeid::striped_snowflake<flakeid::layouts::twitter, flakeid::wall_clock, 2> gen{
 ///         flakeid::datacenter_id{1}, flakeid::worker_id{5}};  // workers 20..23

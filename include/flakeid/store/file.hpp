@@ -65,6 +65,7 @@
 #include <system_error>
 #include <utility>
 
+#include "../detail/fork_guard.hpp"
 #include "../detail/lease_directory.hpp"
 #include "../detail/posix_file.hpp"
 #include "../detail/server_store.hpp"
@@ -210,9 +211,12 @@ class file_distributor {
   /// Adds `step` to the counter file and returns its new value, durably.
   std::uint64_t next_max_id(std::uint64_t step) {
     detail::unique_fd f;
+    detail::fork_closed_flock held;  // a child forked during the call closes its copy of f
     for (;;) {
+      held.stop();
       f = detail::unique_fd{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
       if (f.get() < 0) fail("cannot open");
+      held.watch(f.get());
       if (!detail::lock_file(f.get(), LOCK_EX)) fail("cannot lock");
       // A counter that expired was removed between the open and the lock: open it anew.
       struct stat st {};
