@@ -131,4 +131,37 @@ TEST_F(postgres_auth_test, ssl_verify_full_against_the_test_ca) {
             std::string::npos);
 }
 
+/// The forms of a password that libpq reads but a scan of the text can misjudge: an '@' left
+/// unencoded in a URI, a space or a quote in a key=value string. No message shows any piece.
+class postgres_password_forms_test : public secrets_stay_hidden {
+ protected:
+  postgres_password_forms_test() : secrets_stay_hidden({"Zq9", "Xk7"}) {}
+};
+
+TEST_F(postgres_password_forms_test, no_piece_of_the_password_reaches_a_message) {
+  const std::string p = std::to_string(free_port());
+  // libpq ends the user info at the first '@': the rest of the password would be the host.
+  EXPECT_EQ(lease_error("postgresql://u:Zq9@Xk7@127.0.0.1:" + p + "/app"),
+            "flakeid: invalid PostgreSQL connection string: a host name holds '@' (an '@' in "
+            "the password is written %40)");
+  const std::string head =
+      "flakeid: cannot connect to postgresql 127.0.0.1:" + p + " user u db app within 30000 ms: ";
+  const std::string kv = "host=127.0.0.1 port=" + p + " user=u dbname=app password=";
+  for (const std::string& c :
+       {kv + "'Zq9 Xk7'", kv + "'Zq9\\' Xk7'", kv + "Zq9\\'Xk7", kv + "'Zq9\\\\ Xk7'",
+        "postgresql://u:Zq9%40Xk7@127.0.0.1:" + p + "/app",
+        "postgresql://u:Zq9%20Xk7@127.0.0.1:" + p + "/app",
+        "postgresql://u@127.0.0.1:" + p + "/app?password=Zq9%27%20Xk7"}) {
+    const std::string m = lease_error(c);
+    EXPECT_EQ(m.substr(0, head.size()), head) << c << ": " << m;
+    flakeid::postgres_lease lease{c, recorded(unique_ns("forms"))};
+    EXPECT_EQ(lease.where(), "postgresql 127.0.0.1:" + p + " user u db app");
+    seen().add(lease.where());
+  }
+  // Not a connection string: libpq quotes the piece after the space.
+  EXPECT_EQ(lease_error("host=127.0.0.1 port=" + p + " password=Zq9 Xk7"),
+            "flakeid: invalid PostgreSQL connection string: missing \"=\" after \"***\" in "
+            "connection info string");
+}
+
 }  // namespace

@@ -73,6 +73,58 @@ inline std::vector<std::string> postgres_secrets(std::string_view conninfo) {
   return out;
 }
 
+/// The text that may be a password value in a key=value connection string that libpq could
+/// not parse: after each `password =`, up to the closing quote (or the end) when quoted, else
+/// up to the space before the next `keyword=` (or the end).
+inline std::vector<std::string> postgres_password_spans(std::string_view conninfo) {
+  std::vector<std::string> out;
+  const auto is_word = [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_';
+  };
+  for (std::size_t k = conninfo.find("password"); k != std::string_view::npos;
+       k = conninfo.find("password", k + 1)) {
+    std::size_t i = conninfo.find_first_not_of(' ', k + 8);
+    if (i == std::string_view::npos || conninfo[i] != '=') continue;
+    i = std::min(conninfo.find_first_not_of(' ', i + 1), conninfo.size());
+    std::size_t end = i;
+    if (i < conninfo.size() && conninfo[i] == '\'') {
+      for (end = ++i; end < conninfo.size() && conninfo[end] != '\''; ++end)
+        if (conninfo[end] == '\\') ++end;
+    } else {
+      for (; end < conninfo.size(); ++end) {
+        if (conninfo[end] != ' ') continue;
+        std::size_t w = conninfo.find_first_not_of(' ', end);
+        const std::size_t word = w;
+        while (w < conninfo.size() && is_word(conninfo[w])) ++w;
+        w = std::min(conninfo.find_first_not_of(' ', w), conninfo.size());
+        if (w > word && w < conninfo.size() && conninfo[w] == '=') break;
+      }
+    }
+    out.emplace_back(conninfo.substr(i, std::min(end, conninfo.size()) - i));
+  }
+  return out;
+}
+
+/// libpq's message about a connection string it could not parse, each quoted piece of it that
+/// lies within a possible password value (`postgres_password_spans`) replaced by `***`.
+inline std::string redact_parse_error(std::string why, std::string_view conninfo) {
+  const std::vector<std::string> spans = postgres_password_spans(conninfo);
+  for (std::size_t open = why.find('"'); open != std::string::npos;) {
+    std::size_t close = why.find('"', open + 1);
+    if (close == std::string::npos) break;
+    const std::string piece = why.substr(open + 1, close - open - 1);
+    if (!piece.empty() && std::any_of(spans.begin(), spans.end(), [&](const std::string& s) {
+          return s.find(piece) != std::string::npos;
+        })) {
+      why.replace(open + 1, piece.size(), "***");
+      close = open + 4;
+    }
+    open = why.find('"', close + 1);
+  }
+  return why;
+}
+
 /// `text` with every one of `secrets` replaced by `***`.
 inline std::string redact(std::string text, const std::vector<std::string>& secrets) {
   for (const auto& s : secrets)
@@ -112,7 +164,7 @@ class postgres_connection {
       const std::string why = err != nullptr ? err : "out of memory";
       PQfreemem(err);
       throw invalid_option_error("flakeid: invalid PostgreSQL connection string: " +
-                                 redact(trim(why), secrets_));
+                                 redact(redact_parse_error(trim(why), conninfo_), secrets_));
     }
     for (auto* p = opts; p->keyword != nullptr; ++p) {
       if (p->val == nullptr || *p->val == '\0') continue;
@@ -124,6 +176,11 @@ class postgres_connection {
       if (k == "password") secrets_.insert(secrets_.begin(), p->val);
     }
     PQconninfoFree(opts);
+    // libpq ends a URI's user info at its first '@': the rest of such a password is the host.
+    if (host.find('@') != std::string::npos)
+      throw invalid_option_error(
+          "flakeid: invalid PostgreSQL connection string: a host name holds '@' (an '@' in the "
+          "password is written %40)");
     where_ = "postgresql " + host + ":" + port;
     if (!user.empty()) where_ += " user " + user;
     if (!db.empty()) where_ += " db " + db;
