@@ -52,7 +52,7 @@ std::string uri_of(const mariadb_server& db, const std::string& user, const std:
 }
 
 TEST_F(mysql_auth_test, password_right_works_wrong_or_none_is_a_clear_error) {
-  mariadb_server db{mariadb_config{.password = password}};
+  mariadb_server db{mariadb_config{.durable = true, .password = password}};
   FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
   db.start();
   const std::string where =
@@ -78,7 +78,7 @@ TEST_F(mysql_auth_test, password_right_works_wrong_or_none_is_a_clear_error) {
 }
 
 TEST_F(mysql_auth_test, tls_verified_against_the_test_ca) {
-  mariadb_server db{mariadb_config{.password = password, .tls = true}};
+  mariadb_server db{mariadb_config{.durable = true, .password = password, .tls = true}};
   FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
   db.start();
   const std::string where =
@@ -103,7 +103,8 @@ TEST_F(mysql_auth_test, tls_verified_against_the_test_ca) {
 
 TEST_F(mysql_auth_test, tls_ca_checks_the_host_name_too) {
   // The server presents a certificate from the trusted CA, but for other.example only.
-  mariadb_server db{mariadb_config{.password = password, .tls = true, .tls_cert = "other"}};
+  mariadb_server db{
+      mariadb_config{.durable = true, .password = password, .tls = true, .tls_cert = "other"}};
   FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
   db.start();
   const std::string where =
@@ -116,6 +117,24 @@ TEST_F(mysql_auth_test, tls_ca_checks_the_host_name_too) {
       << m;
   // tls=1 encrypts without checking the certificate: the same server is accepted.
   EXPECT_EQ(expect_works(uri_of(db, "flakeid_tls", password, "?tls=1"), "tls_unchecked"), where);
+}
+
+TEST_F(mysql_auth_test, tls_refuses_a_server_that_offers_none) {
+  // Connector/C alone would fall back to plaintext here (it enforces TLS only with another TLS
+  // option set); the store checks the cipher after connecting.
+  mariadb_server db{mariadb_config{.durable = true, .password = password}};
+  FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
+  db.start();
+  const std::string where =
+      "mysql 127.0.0.1:" + std::to_string(db.port()) + " tls user flakeid db flakeid";
+  const std::string why = "the server offers no TLS, which tls=1 requires";
+  EXPECT_EQ(lease_error(uri_of(db, "flakeid", password, "?tls=1")),
+            "flakeid: cannot connect to " + where + " within 30000 ms: " + why);
+  const flakeid::mysql_store store{uri_of(db, "flakeid", password, "?tls=1"), patient("tls")};
+  EXPECT_EQ(error_of([&] { (void)store.distributor("orders").next_max_id(1); }),
+            "flakeid: segment store " + where +
+                " namespace tls, key 'orders': next_max_id(1) failed: cannot connect to " + where +
+                " within 30000 ms: " + why);
 }
 
 }  // namespace

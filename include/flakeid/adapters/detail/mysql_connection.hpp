@@ -40,10 +40,11 @@ namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 ///
 /// User and password are percent-decoded; an IPv6 address is written in brackets. Query
 /// parameters: `socket` (a Unix socket path; host and port are then not used), `tls` (1:
-/// require TLS), `tls_ca` (PEM file of CA certificates: the server certificate is verified
-/// against it, host name included), `timeout`, `connect_timeout`, `command_timeout` (`250ms`,
-/// `2s`, or milliseconds). As with every MySQL client, the host `localhost` means the default
-/// Unix socket: write 127.0.0.1 for TCP on this host.
+/// require TLS: a server that offers none is refused), `tls_ca` (PEM file of CA certificates:
+/// the server certificate is verified against it, host name included), `timeout`,
+/// `connect_timeout`, `command_timeout` (`250ms`, `2s`, or milliseconds). As with every MySQL
+/// client, the host `localhost` means the default Unix socket: write 127.0.0.1 for TCP on this
+/// host.
 ///
 /// No message of flakeid names the password: `where()` and every error show user, host, port
 /// and database only, and a URI that does not parse is quoted with its password as `***`.
@@ -321,6 +322,11 @@ class mysql_connection {
       st = mysql_real_connect_cont(&ret, m.get(), *r);
     }
     if (ret == nullptr) throw store_connection_error(head + redact(mysql_error(m.get())));
+    // Connector/C enforces TLS only when another TLS option is set: without one it goes on in
+    // plaintext with a server that offers none. Such a connection is closed unused.
+    if ((o_.tls || !o_.tls_ca_file.empty()) && mysql_get_ssl_cipher(m.get()) == nullptr)
+      throw store_connection_error(head + "the server offers no TLS, which " +
+                                   (o_.tls_ca_file.empty() ? "tls=1" : "tls_ca") + " requires");
     conn_ = std::move(m);
   }
 
