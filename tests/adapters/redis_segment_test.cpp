@@ -281,14 +281,15 @@ TEST_F(redis_segment_test, an_expiring_counter_is_refused_under_a_volatile_polic
 
 // A durable server's restart is accepted only when CONFIG GET appendfsync says `always`: for
 // a user denied CONFIG (as where CONFIG is renamed away) it is refused; the policy and the
-// server's memory come from INFO, which that user may read.
+// server's memory come from INFO. The user has only the commands leases.md lists.
 TEST_F(redis_segment_test, a_restart_is_refused_when_config_cannot_be_read) {
   const std::string ns = unique_segment_ns("noconfig");
   const auto limit_user = [&] {
     flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
     EXPECT_TRUE(eventually([&] { return info_field(admin, "persistence", "loading") == "0"; }));
-    (void)admin.command(
-        {"ACL", "SETUSER", "limited", "on", ">pw", "~flakeid:*", "+@all", "-config"});
+    (void)admin.command({"ACL", "SETUSER", "limited", "on", ">pw", "~flakeid:*", "+eval", "+ping",
+                         "+info", "+get", "+set", "+exists", "+del", "+pexpire", "+incrby",
+                         "+time"});
     return info_field(admin, "server", "run_id");
   };
   auto limited = b.server.options();
@@ -298,6 +299,14 @@ TEST_F(redis_segment_test, a_restart_is_refused_when_config_cannot_be_read) {
   flakeid::redis_store store{limited,
                              {.name_space = ns, .connect_timeout = patient, .io_timeout = patient}};
   EXPECT_EQ(store.distributor("orders").next_max_id(100), 100U);
+  {
+    flakeid::lease_options o;
+    o.name_space = ns;
+    o.ttl = 900ms;
+    o.safe_guard = 300ms;
+    auto lease = store.lease(o);
+    EXPECT_EQ(lease.acquire(4), 0U);
+  }
   b.stop();  // SIGKILL; the append-only file has every write
   b.start();
   const std::string after = limit_user();

@@ -301,6 +301,9 @@ class redis_lease_store final : public lease_store {
   [[nodiscard]] std::string where() const override { return conn_.where(); }
 
   std::optional<lease_claim> claim(const claim_request& q) override {
+    // A short command first: a server that wants a login answers NOAUTH to it, but a protocol
+    // error to the claim's 12 arguments from a client not logged in.
+    (void)command({"PING"});
     reply r = eval(redis_claim_script, {},
                    {prefix_, std::to_string(q.count), q.holder, hold_ms_, unix_ms_text(q.deadline),
                     unix_ms_text(q.settled), unix_ms_text(q.skip_above), hold_ms_, q.instance});
