@@ -267,7 +267,8 @@ return {v, st, '', 0}
 )lua";
 
 /// `resume_above`: KEYS and ARGV[2] as the segment call, ARGV[1] the floor. Raises the counter
-/// to the floor and marks it with the server's memory. Answers {the counter (a string)} or {-1, policy}.
+/// to the floor and marks it with the server's memory. Answers {the counter (a string)} or
+/// {-1, policy}.
 inline const std::string redis_resume_script = std::string(redis_state_lua) + R"lua(
 local pol, st = redis_state()
 if string.sub(pol, 1, 8) == 'allkeys-' then return {-1, pol} end
@@ -391,8 +392,8 @@ class redis_lease : public lease {
 /// the server and marks the counter (and `PEXPIRE` after `expire_after`; see the file comment).
 /// Throws `segment_store_error` when the server cannot be reached within `connect_timeout`,
 /// does not answer within `io_timeout`, refuses the command (the key holds no integer, the
-/// counter would pass 2^63 - 1), or may evict or have lost the counter. Thread-safety: every member may be called concurrently (calls on one
-/// distributor take turns on its connection).
+/// counter would pass 2^63 - 1), or may evict or have lost the counter. Thread-safety: every
+/// member may be called concurrently (calls on one distributor take turns on its connection).
 class redis_distributor {
  public:
   /// Counter `key` on the server of `server` (address, login, db, TLS; its timeouts, when set,
