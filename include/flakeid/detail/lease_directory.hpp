@@ -93,7 +93,7 @@ class file_lease_store final : public lease_store {
     if (::fstat(it->second.fd.get(), &held) != 0 || ::fstat(dir_fd_.get(), &dir_held) != 0)
       fail("cannot stat " + path_of(id));
     if (::fstatat(dir_fd_.get(), name_of(id).c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
-        ::lstat(dir_.c_str(), &dir_now) != 0 || !same_file(now, held) ||
+        ::lstat(dir_path_.c_str(), &dir_now) != 0 || !same_file(now, held) ||
         !same_file(dir_now, dir_held))
       return renewal::taken;
     write(it->second.fd.get(), later(read(it->second.fd.get()), deadline), id, it->second.instance);
@@ -158,6 +158,9 @@ class file_lease_store final : public lease_store {
     // owner elsewhere (a private directory, the clock guard's).
     file_mode_ = lock_file_mode(st);
     shared_ = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+    std::error_code ec;  // the path renewals check, whatever the working directory then
+    dir_path_ = std::filesystem::absolute(dir_, ec);
+    if (ec) dir_path_ = dir_;
     dir_fd_ = std::move(d);
   }
 
@@ -390,6 +393,7 @@ class file_lease_store final : public lease_store {
   std::string ns_;
   ::mode_t file_mode_ = 0600;
   bool shared_ = false;  // others may add and delete files in the directory
+  std::filesystem::path dir_path_;
   unique_fd dir_fd_;
   std::map<std::uint64_t, held_file> held_;
 };
