@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../detail/fork_guard.hpp"
 #include "../../detail/server_store.hpp"
 #include "../../detail/uri.hpp"
 #include "../../errors.hpp"
@@ -185,6 +186,7 @@ class mysql_connection {
   /// `store_connection_error` when it cannot connect, the server reports an error, or no
   /// answer comes in time.
   mysql_answer exec(const std::string& sql) {
+    if (born_.forked()) throw_forked("this connection to " + where_);
     connect();
     const auto deadline = steady::now() + io_timeout_;
     MYSQL* m = conn_.get();
@@ -236,9 +238,14 @@ class mysql_connection {
  private:
   using steady = std::chrono::steady_clock;
   struct closer {
+    fork_stamp born;  // in a forked child: close the socket only (no shutdown, no COM_QUIT)
     void operator()(MYSQL* m) const noexcept {
       // The socket is shut first, so that closing never waits on a server that is gone.
       const my_socket s = mysql_get_socket(m);
+      if (born.forked()) {
+        if (s >= 0) (void)::close(s);
+        return;
+      }
       if (s >= 0) (void)::shutdown(s, SHUT_RDWR);
       mysql_close(m);
     }
@@ -336,6 +343,7 @@ class mysql_connection {
   std::string where_;
   MYSQL* pending_ = nullptr;  // the handle `wait` polls (the open connection, or one connecting)
   std::unique_ptr<MYSQL, closer> conn_;
+  fork_stamp born_;  // a forked child's requests throw forked_process_error
 };
 
 }  // namespace detail

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../detail/fork_guard.hpp"
 #include "../../detail/server_store.hpp"
 #include "../../version.hpp"
 
@@ -194,6 +195,7 @@ class postgres_connection {
   /// within `io_timeout` and returns its last result. Throws `store_connection_error` when it
   /// cannot connect, the server reports an error, or no answer comes in time.
   pg_result exec(const std::string& sql, const std::vector<const char*>& params) {
+    if (born_.forked()) throw_forked("this connection to " + where_);
     connect();
     const auto deadline = steady::now() + io_timeout_;
     PGconn* c = conn_.get();
@@ -243,7 +245,14 @@ class postgres_connection {
 
  private:
   struct conn_deleter {
-    void operator()(PGconn* c) const noexcept { PQfinish(c); }
+    fork_stamp born;  // in a forked child: close the socket, send no Terminate
+    void operator()(PGconn* c) const noexcept {
+      if (!born.forked()) {
+        PQfinish(c);
+      } else if (const int s = PQsocket(c); s >= 0) {
+        (void)::close(s);
+      }
+    }
   };
   using steady = std::chrono::steady_clock;
 
@@ -298,6 +307,7 @@ class postgres_connection {
   std::vector<std::string> secrets_;  // kept out of every message
   std::string where_;
   std::unique_ptr<PGconn, conn_deleter> conn_;
+  fork_stamp born_;  // a forked child's requests throw forked_process_error
 };
 
 }  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail

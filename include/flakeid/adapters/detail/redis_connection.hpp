@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../detail/fork_guard.hpp"
 #include "../../detail/server_store.hpp"
 #include "../redis_options.hpp"
 #if defined(FLAKEID_REDIS_TLS)
@@ -90,11 +91,20 @@ class redis_connection {
   /// `store_connection_error` when it cannot connect or log in, the connection fails or times
   /// out, or the server answers with an error.
   redis_reply command(const std::vector<std::string>& args) {
+    if (born_.forked()) throw_forked("this connection to " + where());
     connect();
     redis_reply r = send(args);
     if (r->type == REDIS_REPLY_ERROR)
       throw store_connection_error(where() + ": " + std::string(r->str, r->len));
     return r;
+  }
+
+  redis_connection(redis_connection&&) noexcept = default;
+  redis_connection& operator=(redis_connection&&) noexcept = default;
+  /// In a forked child a TLS session is left as it is (no close_notify on the parent's socket);
+  /// a plain one only closes this process's copy of the socket (hiredis sends no QUIT).
+  ~redis_connection() {
+    if (born_.forked()) (void)tls_.release();  // NOLINT(bugprone-unused-return-value)
   }
 
   /// Closes the connection (the next command reconnects).
@@ -205,6 +215,7 @@ class redis_connection {
   std::unique_ptr<redisContext, context_deleter> ctx_;
   std::unique_ptr<redis_tls_stream, void (*)(redis_tls_stream*) noexcept> tls_{nullptr,
                                                                                redis_tls_delete};
+  fork_stamp born_;  // a forked child's commands throw forked_process_error
 };
 
 }  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail

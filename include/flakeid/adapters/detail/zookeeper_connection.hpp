@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../detail/fork_guard.hpp"
 #include "../../detail/server_store.hpp"
 #include "../../errors.hpp"
 #include "../../version.hpp"
@@ -95,6 +96,7 @@ class zookeeper_session {
 
   /// The handle of a connected session. Throws `store_connection_error`.
   zhandle_t* handle() {
+    if (born_.forked()) throw_forked("this session of " + where_);
     if (zh_ != nullptr && state_->gone(granted_)) close();
     if (zh_ != nullptr) return zh_;
     silence();
@@ -196,6 +198,7 @@ class zookeeper_session {
 
   /// Ends the session (its ephemeral nodes go at once).
   void close() noexcept {
+    if (born_.forked()) zh_ = nullptr;  // the client's threads are the parent's: no goodbye
     if (zh_ != nullptr) zookeeper_close(zh_);
     zh_ = nullptr;
   }
@@ -250,6 +253,7 @@ class zookeeper_session {
   std::string where_;
   std::shared_ptr<watch_state> state_ = std::make_shared<watch_state>();
   zhandle_t* zh_ = nullptr;
+  fork_stamp born_;
 };
 
 /// `key` as one node name: bytes other than letters, digits, '-', '_' and '.' as %XX (and a

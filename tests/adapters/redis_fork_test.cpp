@@ -1,0 +1,31 @@
+// A redis store connection in a forked child: it refuses, and leaves the parent's alone.
+#include <flakeid/adapters/redis.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "fork_scenarios.hpp"
+#include "test_servers.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+struct redis_backend {
+  using distributor_type = flakeid::redis_distributor;
+  redis_server server{true};
+  [[nodiscard]] flakeid::redis_store store(const std::string& ns,
+                                           std::chrono::milliseconds timeout) const {
+    return flakeid::redis_store{
+        server.options(), {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
+  }
+};
+
+TEST(redis_fork_test, forked_child_distributor_refuses_and_the_parents_connection_works) {
+  redis_backend b;
+  FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+  b.server.start();
+  forked_child_distributor_refuses_and_leaves_the_parents_connection(b, "fork");
+}
+
+}  // namespace
