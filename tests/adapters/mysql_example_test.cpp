@@ -12,7 +12,7 @@ namespace {
 using namespace flakeid_test;
 
 TEST(mysql_example_test, leases_a_worker_and_takes_leaf_and_own_segments) {
-  mariadb_server server;
+  mariadb_server server{true};  // segments refuse innodb_flush_log_at_trx_commit=0
   FLAKEID_REQUIRE_SERVER(server.available(), server.missing());
   server.start();
   flakeid::detail::mysql_connection raw{flakeid::mysql_address::parse(server.uri()),

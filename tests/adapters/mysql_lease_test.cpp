@@ -15,11 +15,39 @@ constexpr std::chrono::milliseconds patient_ms{30'000};
 
 struct mysql_backend {
   mariadb_server server{true};  // a lease store must keep what it confirmed
+  mysql_backend() = default;
+  /// `durable` false: the server runs with innodb_flush_log_at_trx_commit=0.
+  explicit mysql_backend(bool durable) : server(durable) {}
   std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
     return lease_from(flakeid::mysql_store{server.uri(), store_options_of(o)}, o);
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
+  /// SIGKILL, then a start on the same data.
+  void restart() {
+    server.stop();
+    server.start();
+  }
+  /// What was committed so far is on disk even with innodb_flush_log_at_trx_commit=0 (one
+  /// commit with the setting at 1 writes and flushes the log up to it); and the server has run
+  /// 4 s (a bounded wait), so that its start and the next one lie further apart than the store
+  /// can tell (Uptime counts seconds).
+  void settle() const {
+    for (int i = 0; i < 600 && std::stoll(value_of("SELECT VARIABLE_VALUE FROM "
+                                                   "information_schema.GLOBAL_STATUS WHERE "
+                                                   "VARIABLE_NAME = 'UPTIME'")) < 4;
+         ++i)
+      std::this_thread::sleep_for(100ms);
+    (void)value_of(
+        "SET @old = @@GLOBAL.innodb_flush_log_at_trx_commit; "
+        "SET GLOBAL innodb_flush_log_at_trx_commit = 1; "
+        "CREATE TABLE IF NOT EXISTS flakeid_settle (n INT) ENGINE=InnoDB; "
+        "INSERT INTO flakeid_settle VALUES (1); "
+        "SET GLOBAL innodb_flush_log_at_trx_commit = @old");
+  }
+  [[nodiscard]] static std::string table(const std::string& ns) {
+    return "`flakeid_lease_" + ns + "`";
+  }
 
   // For the SQL scenarios of lease_scenarios.hpp.
   std::unique_ptr<flakeid::lease_store> store(const flakeid::lease_options& o) const {
@@ -72,7 +100,27 @@ TEST_F(mysql_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for
 TEST_F(mysql_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) {
   sigkill_holder(b);
 }
-TEST_F(mysql_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true); }
+// A restarted server may have lost its last commits: the holder is lost for good, and a new
+// lease takes over (see a_restarted_server_is_lost_memory).
+TEST_F(mysql_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true, true); }
+TEST_F(mysql_lease_test, deleted_rows_make_the_next_claim_wait) { deleted_rows_are_lost_memory(b); }
+TEST_F(mysql_lease_test, a_restarted_server_drops_the_holder_and_makes_claims_wait) {
+  a_restarted_server_is_lost_memory(b);
+}
+
+/// MariaDB with innodb_flush_log_at_trx_commit=0: a SIGKILL loses up to a second of commits.
+class mysql_lossy_lease_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  mysql_backend b{false};
+};
+
+TEST_F(mysql_lossy_lease_test, a_restart_that_lost_commits_makes_claims_wait) {
+  a_restarted_server_is_lost_memory(b);
+}
 TEST_F(mysql_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_holder(b); }
 TEST_F(mysql_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
   skips_an_id_used_far_ahead(b);

@@ -20,6 +20,21 @@ struct postgres_backend {
   }
   void stop() { server.stop(); }
   void start() { server.start(); }
+  void restart() {
+    server.stop();  // pg_ctl stop -m immediate: no shutdown checkpoint
+    server.start();
+  }
+  /// Commits wait for their WAL already; waits (bounded) until the server has run 4 s, longer
+  /// than the quick options' ttl + safe_guard, so that its start alone makes no claim wait.
+  void settle() const {
+    for (int i = 0; i < 600 && value_of("SELECT now() - pg_postmaster_start_time() >= interval "
+                                        "'4 seconds'") != "t";
+         ++i)
+      std::this_thread::sleep_for(100ms);
+  }
+  [[nodiscard]] static std::string table(const std::string& ns) {
+    return "\"flakeid_lease_" + ns + "\"";
+  }
 
   // For the SQL scenarios of lease_scenarios.hpp.
   std::unique_ptr<flakeid::lease_store> store(const flakeid::lease_options& o) const {
@@ -69,7 +84,11 @@ TEST_F(postgres_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_
 TEST_F(postgres_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) {
   sigkill_holder(b);
 }
-TEST_F(postgres_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true); }
+// A restarted server may have lost its last commits: the holder is lost for good, and a new
+// lease takes over (see a_restarted_server_is_lost_memory).
+TEST_F(postgres_lease_test, refuses_while_server_is_down_and_resumes) {
+  server_outage(b, true, true);
+}
 TEST_F(postgres_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_holder(b); }
 TEST_F(postgres_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
   skips_an_id_used_far_ahead(b);
@@ -99,7 +118,7 @@ class postgres_ssl_lease_test : public ::testing::Test {
 
 TEST_F(postgres_ssl_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
 TEST_F(postgres_ssl_lease_test, refuses_while_server_is_down_and_resumes) {
-  server_outage(b, true);
+  server_outage(b, true, true);
 }
 
 TEST_F(postgres_lease_test, assigns_datacenter_and_worker_from_the_layout) {
@@ -134,6 +153,13 @@ TEST_F(postgres_lease_test, six_claims_of_one_instance_record_it_on_one_id) {
 }
 TEST_F(postgres_lease_test, six_claims_of_one_instance_on_an_older_table_add_the_column_once) {
   six_claims_of_one_instance_record_it_on_one_id(b, true);
+}
+
+TEST_F(postgres_lease_test, deleted_rows_make_the_next_claim_wait) {
+  deleted_rows_are_lost_memory(b);
+}
+TEST_F(postgres_lease_test, a_restarted_server_drops_the_holder_and_makes_claims_wait) {
+  a_restarted_server_is_lost_memory(b);
 }
 
 TEST(postgres_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {

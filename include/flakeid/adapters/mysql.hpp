@@ -24,7 +24,8 @@
 /// Times are the server's, in Unix milliseconds:
 ///
 ///     CREATE TABLE `flakeid_lease_<ns>` (
-///       id           BIGINT NOT NULL PRIMARY KEY,  -- -1: the table's own row (expires_ms: created)
+///       id           BIGINT NOT NULL PRIMARY KEY,  -- -1: the table's own row (expires_ms:
+///                                  -- created, last_unix_ms: the count of ids ever created)
 ///       holder       VARCHAR(255) NULL,            -- the holder's token, NULL when released
 ///       last_unix_ms BIGINT NULL,                  -- the holder's deadline: its IDs lie below it
 ///       expires_ms   BIGINT NOT NULL,              -- lease expiry
@@ -36,9 +37,13 @@
 /// preference (deadline passed first, then the earliest deadline not too far ahead), then takes
 /// one in a transaction that locks that row alone (`SELECT ... FOR UPDATE SKIP LOCKED` on its
 /// key, the conditions checked again) and records the claimer's deadline; when none is free it
-/// adds the next id (`INSERT IGNORE`), so the table grows with use. Two sessions never hold one
-/// id. A table created less than `ttl + safe_guard` ago makes the claimer wait that long.
-/// Renewal and release change the row only while `holder` is this lease's token.
+/// adds the next id (`INSERT IGNORE`, in a transaction that locks row -1 and raises its count),
+/// so the table grows with use. Two sessions never hold one id. A claim reports lost memory (the
+/// claimer waits `ttl + safe_guard`) for a table created less than that ago, an id created
+/// again below the count (a row deleted), a missing row -1 (made again), and a server that
+/// started less than that ago (`Uptime`: it may have lost its last commits). Renewal and
+/// release change the row only while `holder` is this lease's token; a renewal is `held` only
+/// on a server with the start the claim saw (within 2 s: `Uptime` counts seconds).
 ///
 /// Every claim records the claimer's `lease_options::instance` in `instance` (NULL without
 /// one); renewal and release keep it. A claim that names an instance first takes a named lock
@@ -83,6 +88,10 @@
 /// UNIX_TIMESTAMP() WHERE name = ?`, then `SELECT last_max_id`. CosId and flakeid both hand
 /// out `(last_max_id - step, last_max_id]`. A missing row is inserted at 0, as CosId's
 /// initializer does.
+///
+/// Every distributor's new connection refuses a server running
+/// `innodb_flush_log_at_trx_commit = 0` (it loses the last commits when mysqld is killed, and a
+/// counter would hand their numbers out again): `segment_store_error` naming the setting.
 ///
 /// Failures throw `segment_store_error` naming the server, the namespace and the key.
 
@@ -199,15 +208,21 @@ class mysql_lease_store final : public lease_store {
     });
   }
 
+  /// Held only while the row is there with `holder`'s token (CLIENT_FOUND_ROWS: the rows
+  /// matched), on the server that confirmed it: a server started since (as far as `Uptime`
+  /// tells, 2 s either way) may have lost what it confirmed.
   renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     const std::string d = unix_ms_text(deadline);
-    const mysql_answer r = lease_call([&] {
-      return conn_.exec("UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
-                        ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
-                        ") WHERE id = " + std::to_string(id) +
-                        " AND holder = " + mysql_literal(holder));
+    return lease_call([&] {
+      const mysql_answer r = conn_.exec(
+          "UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
+          ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
+          ") WHERE id = " + std::to_string(id) + " AND holder = " + mysql_literal(holder));
+      if (r.affected != 1) return renewal::taken;
+      const std::int64_t start = server_clock().second;
+      return start - started_ms_ <= 2000 && started_ms_ - start <= 2000 ? renewal::held
+                                                                        : renewal::taken;
     });
-    return r.affected == 1 ? renewal::held : renewal::taken;
   }
 
   void release(std::uint64_t id, const std::string& holder, lease_time last) override {
@@ -302,29 +317,83 @@ class mysql_lease_store final : public lease_store {
       const auto next = mysql_number(m.rows.at(0).at(0), where()).value_or(0);
       if (next >= static_cast<std::int64_t>(q.count)) return std::nullopt;
       const std::string id = std::to_string(next);
-      const mysql_answer ins =
-          conn_.exec("INSERT IGNORE INTO " + table_ + " (id, holder, last_unix_ms, expires_ms" +
-                     (instance_column_ ? ", instance" : "") + ") VALUES (" + id + ", " + holder +
-                     ", " + d + ", " + mysql_now_ms + " + " + ttl_ms_ +
-                     (instance_column_ ? ", " + instance : std::string()) + ")");
-      if (ins.affected == 1) return answer(id, std::nullopt);
+      try {
+        // The count of ids ever created (the table's own row), locked: inserts take turns. An
+        // id below it was created before, and its row deleted.
+        const mysql_answer count = conn_.exec("START TRANSACTION; SELECT last_unix_ms FROM " +
+                                              table_ + " WHERE id = -1 FOR UPDATE");
+        const std::optional<std::int64_t> made =
+            count.rows.empty() ? std::nullopt : mysql_number(count.rows[0].at(0), where());
+        const mysql_answer ins =
+            conn_.exec("INSERT IGNORE INTO " + table_ + " (id, holder, last_unix_ms, expires_ms" +
+                       (instance_column_ ? ", instance" : "") + ") VALUES (" + id + ", " + holder +
+                       ", " + d + ", " + mysql_now_ms + " + " + ttl_ms_ +
+                       (instance_column_ ? ", " + instance : std::string()) + ")");
+        if (ins.affected == 1) {
+          (void)conn_.exec("UPDATE " + table_ + " SET last_unix_ms = GREATEST(COALESCE(" +
+                           "last_unix_ms, 0), " + std::to_string(next + 1) +
+                           ") WHERE id = -1; COMMIT");
+          return answer(id, std::nullopt, !made || *made > next);
+        }
+        (void)conn_.exec("ROLLBACK");
+      } catch (...) {
+        conn_.reset();  // the server rolls the transaction back
+        throw;
+      }
       // Another session added the same id first: try again.
     }
     return std::nullopt;
   }
 
-  /// The claim of `id` (previous deadline `last`), with the table's age checked.
-  lease_claim answer(const std::string& id, std::optional<std::int64_t> last) {
-    const mysql_answer b = conn_.exec("SELECT expires_ms, " + std::string(mysql_now_ms) + " FROM " +
-                                      table_ + " WHERE id = -1");
+  /// The server's clock and its start, in Unix ms (the start from `Uptime`, whole seconds:
+  /// up to a second late).
+  std::pair<std::int64_t, std::int64_t> server_clock() {
+    const mysql_answer up = conn_.exec("SHOW GLOBAL STATUS LIKE 'Uptime'");
+    const mysql_answer now = conn_.exec(std::string("SELECT ") + mysql_now_ms);
+    const auto u = up.rows.size() == 1 && up.rows[0].size() == 2
+                       ? mysql_number(up.rows[0][1], where())
+                       : std::nullopt;
+    const auto n = now.rows.size() == 1 ? mysql_number(now.rows[0].at(0), where()) : std::nullopt;
+    if (!u || !n) throw store_connection_error(where() + ": no answer about the server's uptime");
+    return {*n, *n - *u * 1000};
+  }
+
+  /// Adds the table's own row (id -1) when missing: `expires_ms` its creation, `last_unix_ms`
+  /// the count of ids ever created (so the ids there are now), and gives a row from before the
+  /// count its count. The ids are read first without locks: a locking read of the table
+  /// (`INSERT ... SELECT`) would deadlock with the claims that add ids.
+  void add_own_row() {
+    const mysql_answer m =
+        conn_.exec("SELECT COALESCE(MAX(id), -1) + 1 FROM " + table_ + " WHERE id >= 0");
+    const std::string n =
+        std::to_string(m.rows.empty() ? 0 : mysql_number(m.rows[0].at(0), where()).value_or(0));
+    (void)conn_.exec("INSERT IGNORE INTO " + table_ +
+                     " (id, last_unix_ms, expires_ms) VALUES (-1, " + n + ", " + mysql_now_ms +
+                     "); UPDATE " + table_ + " SET last_unix_ms = " + n +
+                     " WHERE id = -1 AND last_unix_ms IS NULL");
+  }
+
+  /// The claim of `id` (previous deadline `last`), with what the store may have lost: the
+  /// table when younger than `ttl + safe_guard` (since its creation); its own row when gone
+  /// (rows were deleted: since now; the row is made again); a row it had to create again
+  /// (`recreated`: since now); the server's memory when it started less than `ttl +
+  /// safe_guard` ago (since its start). Records the server's start for renewals.
+  lease_claim answer(const std::string& id, std::optional<std::int64_t> last,
+                     bool recreated = false) {
+    const mysql_answer b =
+        conn_.exec("SELECT (SELECT expires_ms FROM " + table_ + " WHERE id = -1)");
+    const auto [now, start] = server_clock();
+    started_ms_ = start;
     lease_claim c;
     c.id = static_cast<std::uint64_t>(*mysql_number(id, where()));
     if (last) c.last = lease_time_of(*last);
-    if (!b.rows.empty()) {
-      const auto created = mysql_number(b.rows[0].at(0), where());
-      const auto now = mysql_number(b.rows[0].at(1), where());
-      if (created && now && *now - *created < hold_ms_) c.lost_memory_at = lease_time_of(*created);
-    }
+    const auto created = b.rows.empty() ? std::nullopt : mysql_number(b.rows[0].at(0), where());
+    std::optional<std::int64_t> lost;
+    if (!created || recreated) lost = now;
+    if (!created) add_own_row();
+    if (created && now - *created < hold_ms_) lost = std::max(lost.value_or(INT64_MIN), *created);
+    if (now - start < hold_ms_) lost = std::max(lost.value_or(INT64_MIN), start);
+    if (lost) c.lost_memory_at = lease_time_of(*lost);
     return c;
   }
 
@@ -337,10 +406,8 @@ class mysql_lease_store final : public lease_store {
       (void)conn_.exec("CREATE TABLE IF NOT EXISTS " + table_ +
                        " (id BIGINT NOT NULL PRIMARY KEY, holder VARCHAR(255) NULL, "
                        "last_unix_ms BIGINT NULL, expires_ms BIGINT NOT NULL, instance " +
-                       std::string(instance_type) +
-                       ") ENGINE=InnoDB; "
-                       "INSERT IGNORE INTO " +
-                       table_ + " (id, expires_ms) VALUES (-1, " + mysql_now_ms + ")");
+                       std::string(instance_type) + ") ENGINE=InnoDB");
+      add_own_row();
       ready_ = true;
     }
     if (instance_column_) return;
@@ -362,6 +429,7 @@ class mysql_lease_store final : public lease_store {
   std::string guard_ms_;
   std::int64_t hold_ms_;
   std::string lock_wait_s_;  // how long the server waits for an instance's lock, in seconds
+  std::int64_t started_ms_ = INT64_MIN;  // the server's start, as the last claim saw it
   bool ready_ = false;
   bool instance_column_ = false;  // the table has `instance`
   mysql_connection conn_;
@@ -541,7 +609,24 @@ class mysql_distributor {
   };
 
   detail::mysql_answer exec(const std::string& sql, const std::string& what) {
-    return detail::segment_call(name_, key_, what, [&] { return s_->conn.exec(sql); });
+    return detail::segment_call(name_, key_, what, [&] {
+      check_durable();
+      return s_->conn.exec(sql);
+    });
+  }
+
+  /// On a new connection: refuses a server that loses its last commits when mysqld stops
+  /// abruptly (`innodb_flush_log_at_trx_commit = 0`), where a counter could hand a number out
+  /// twice. Throws `store_connection_error`.
+  void check_durable() {
+    if (s_->conn.connected()) return;
+    const detail::mysql_answer a = s_->conn.exec("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit");
+    if (a.rows.size() == 1 && !a.rows[0].empty() && a.rows[0][0] == "0") {
+      s_->conn.reset();
+      throw detail::store_connection_error(
+          "the server runs with innodb_flush_log_at_trx_commit = 0, which loses the last commits "
+          "when mysqld stops abruptly; a segment counter needs 1 (or 2)");
+    }
   }
 
   [[nodiscard]] segment_store_error no_leaf_row(const std::string& what) const {
@@ -566,6 +651,7 @@ class mysql_distributor {
   void ensure_expiry(const std::string& what) {
     if (s_->expiry_ready) return;
     detail::segment_call(name_, key_, what, [&] {
+      check_durable();
       detail::mysql_add_column(s_->conn, "flakeid_segment_" + options_.name_space, "expires_ms",
                                "BIGINT NULL");
     });

@@ -19,7 +19,8 @@
 /// One table per namespace, created on first use, with a row per id that has ever been used:
 ///
 ///     CREATE TABLE "flakeid_lease_<ns>" (
-///       id           bigint PRIMARY KEY,  -- -1: the table's own row (expires_at: created)
+///       id           bigint PRIMARY KEY,  -- -1: the table's own row (expires_at: created,
+///                                         --     last_unix_ms: the count of ids ever created)
 ///       holder       text,                -- the holder's token, NULL when released
 ///       last_unix_ms bigint,              -- the holder's deadline: its IDs lie below it
 ///       expires_at   timestamptz NOT NULL DEFAULT '-infinity',  -- lease expiry
@@ -29,11 +30,15 @@
 /// statement, the free row whose deadline has passed (else the one with the earliest deadline
 /// not too far ahead) with `FOR UPDATE SKIP LOCKED`, so two sessions never claim the same
 /// one, and records the claimer's deadline; when no row is free it adds the next id (`max +
-/// 1`, `ON CONFLICT DO NOTHING`), so the table grows with use, not with the layout's width. A
-/// table created less than `ttl + safe_guard` ago (a new namespace, or a server that lost its
-/// data) makes the claimer wait that long. Renewal and release update the row only while
-/// `holder` is this lease's token; a renewal after the lease lapsed succeeds only while
-/// nobody else has claimed the id.
+/// 1`, `ON CONFLICT DO NOTHING`, the count in row -1 raised by the same statement), so the table
+/// grows with use, not with the layout's width. A claim reports lost memory (the claimer waits
+/// `ttl + safe_guard`) when the table was created less than that ago (a new namespace, a table
+/// dropped), when it had to create an id below the count (a row deleted under its holder),
+/// when row -1 is gone (every row deleted; it is made again), and when the server started less
+/// than that ago (`pg_postmaster_start_time()`: it may have lost its last commits). Renewal and
+/// release update the row only while `holder` is this lease's token; a renewal is `held` only
+/// when it found that row on a server with the start the claim saw. A renewal after the lease
+/// lapsed succeeds only while nobody else has claimed the id.
 ///
 /// Every claim records the claimer's `lease_options::instance` in `instance` (NULL without
 /// one); renewal and release keep it. A claim that names an instance runs in one transaction
@@ -74,8 +79,8 @@
 /// `expires_at = now() + idle` set by the same statement; a distributor's first such call adds
 /// the column to an older table and deletes the rows whose `expires_at` has passed.
 ///
-/// The counter is durable once the statement commits (with the server's default
-/// `synchronous_commit = on`). `bigint` caps it at 2^63 - 1.
+/// The counter is durable once the statement commits: a new connection sets
+/// `synchronous_commit = on` for itself when the server's is `off`. `bigint` caps it at 2^63 - 1.
 ///
 /// Failures throw `segment_store_error` naming the server, the namespace and the key.
 
@@ -114,6 +119,46 @@ class postgres_lease_store final : public lease_store {
   [[nodiscard]] std::string where() const override { return conn_.where(); }
 
   std::optional<lease_claim> claim(const claim_request& q) override {
+    try {
+      return claim_in_table(q);
+    } catch (...) {
+      ready_ = false;  // look at the table again next time (it may have been dropped)
+      throw;
+    }
+  }
+
+  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
+    const std::string i = std::to_string(id);
+    const std::string d = unix_ms_text(deadline);
+    result r = exec("UPDATE " + table_ +
+                        " SET expires_at = now() + $3::bigint * interval '1 millisecond', "
+                        "last_unix_ms = GREATEST(last_unix_ms, $4::bigint) WHERE id = $1::bigint "
+                        "AND holder = $2 RETURNING " +
+                        std::string(started_ms),
+                    {i.c_str(), holder.c_str(), ttl_ms_.c_str(), d.c_str()});
+    // The row must still be there with this holder's token, on the server that confirmed it:
+    // a server started since may have lost what it confirmed.
+    if (PQntuples(r.get()) != 1 || number(r, 0) != started_ms_) return renewal::taken;
+    return renewal::held;
+  }
+
+  void release(std::uint64_t id, const std::string& holder, lease_time last) override {
+    const std::string i = std::to_string(id);
+    const std::string l = unix_ms_text(last);
+    (void)exec("UPDATE " + table_ +
+                   " SET holder = NULL, expires_at = now(), last_unix_ms = $3::bigint "
+                   "WHERE id = $1::bigint AND holder = $2",
+               {i.c_str(), holder.c_str(), l.c_str()});
+  }
+
+ private:
+  using result = pg_result;
+
+  /// The server's start in Unix ms, as SQL.
+  static constexpr const char* started_ms =
+      "(extract(epoch FROM pg_postmaster_start_time()) * 1000)::bigint";
+
+  std::optional<lease_claim> claim_in_table(const claim_request& q) {
     ensure_table(!q.instance.empty());
     if (q.instance.empty()) return claim_free(q);
     // Claims of one instance take turns (a lock of the transaction, keyed by the table and the
@@ -133,29 +178,6 @@ class postgres_lease_store final : public lease_store {
     }
   }
 
-  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
-    const std::string i = std::to_string(id);
-    const std::string d = unix_ms_text(deadline);
-    result r = exec("UPDATE " + table_ +
-                        " SET expires_at = now() + $3::bigint * interval '1 millisecond', "
-                        "last_unix_ms = GREATEST(last_unix_ms, $4::bigint) WHERE id = $1::bigint "
-                        "AND holder = $2",
-                    {i.c_str(), holder.c_str(), ttl_ms_.c_str(), d.c_str()});
-    return std::string_view(PQcmdTuples(r.get())) == "1" ? renewal::held : renewal::taken;
-  }
-
-  void release(std::uint64_t id, const std::string& holder, lease_time last) override {
-    const std::string i = std::to_string(id);
-    const std::string l = unix_ms_text(last);
-    (void)exec("UPDATE " + table_ +
-                   " SET holder = NULL, expires_at = now(), last_unix_ms = $3::bigint "
-                   "WHERE id = $1::bigint AND holder = $2",
-               {i.c_str(), holder.c_str(), l.c_str()});
-  }
-
- private:
-  using result = pg_result;
-
   /// Runs one statement (see `postgres_connection::exec`), as a `lease_store_error`.
   result exec(const std::string& sql, const std::vector<const char*>& params) {
     return lease_call([&] { return conn_.exec(sql, params); });
@@ -173,18 +195,44 @@ class postgres_lease_store final : public lease_store {
     return *x;
   }
 
-  /// `(table's creation in Unix ms, now in Unix ms)` as two more columns of an answer.
+  /// The table's creation, now and the server's start (Unix ms) as three more columns.
   [[nodiscard]] std::string born_and_now() const {
     return "(SELECT (extract(epoch FROM expires_at) * 1000)::bigint FROM " + table_ +
-           " WHERE id = -1), (extract(epoch FROM now()) * 1000)::bigint";
+           " WHERE id = -1), (extract(epoch FROM now()) * 1000)::bigint, " + started_ms;
   }
 
-  /// Sets `c.lost_memory_at` when the table (columns `col`, `col + 1` of `r`: its creation and
-  /// now) is younger than `ttl + safe_guard`.
-  void note_age(lease_claim& c, const result& r, int col) const {
+  /// Sets `c.lost_memory_at` from columns `col`... of `r` (see `born_and_now`): the table's
+  /// creation when it is younger than `ttl + safe_guard`; now when its own row is gone (rows
+  /// were deleted; the row is made again); the server's start when it started less than
+  /// `ttl + safe_guard` ago (it may have lost its last commits), the latest of them. Records
+  /// the server's start for renewals.
+  void note_age(lease_claim& c, const result& r, int col) {
     const std::int64_t created = number(r, col);
     const std::int64_t now = number(r, col + 1);
-    if (created != INT64_MIN && now - created < hold_ms_) c.lost_memory_at = lease_time_of(created);
+    started_ms_ = number(r, col + 2);
+    std::int64_t lost = INT64_MIN;
+    if (created == INT64_MIN) {
+      lost = now;
+      (void)exec(own_row(), {});
+    } else if (now - created < hold_ms_) {
+      lost = created;
+    }
+    if (now - started_ms_ < hold_ms_) lost = std::max(lost, started_ms_);
+    if (lost != INT64_MIN) lost_at(c, lost);
+  }
+
+  /// Sets `c.lost_memory_at` to `ms` unless it is later already.
+  static void lost_at(lease_claim& c, std::int64_t ms) {
+    if (!c.lost_memory_at || *c.lost_memory_at < lease_time_of(ms))
+      c.lost_memory_at = lease_time_of(ms);
+  }
+
+  /// Adds the table's own row (id -1) when missing: `expires_at` its creation, `last_unix_ms`
+  /// the count of ids ever created (so the ids there are now).
+  [[nodiscard]] std::string own_row() const {
+    return "INSERT INTO " + table_ +
+           " (id, last_unix_ms, expires_at) SELECT -1, COALESCE(MAX(id), -1) + 1, now() FROM " +
+           table_ + " WHERE id >= 0 ON CONFLICT (id) DO NOTHING";
   }
 
   /// The id recorded for `q.instance` (within the caller's transaction, under its lock): taken
@@ -252,21 +300,31 @@ class postgres_lease_store final : public lease_store {
       if (PQntuples(r.get()) == 0) {
         params = {q.holder.c_str(), ttl_ms_.c_str(), n.c_str(), d.c_str()};
         if (instance_column_) params.push_back(instance);
-        r = exec("INSERT INTO " + table_ + " (id, holder, last_unix_ms, expires_at" +
-                     (instance_column_ ? ", instance" : "") +
-                     ") SELECT COALESCE(MAX(id), -1) + 1, "
-                     "$1, $4::bigint, now() + $2::bigint * interval '1 millisecond'" +
-                     (instance_column_ ? ", $5" : "") + " FROM " + table_ +
-                     " WHERE id >= 0 HAVING COALESCE(MAX(id), -1) + 1 < $3::bigint "
-                     "ON CONFLICT (id) DO NOTHING RETURNING id, NULL::bigint, " +
-                     born_and_now(),
-                 params);
+        // The new row, and the count of ids ever created (the table's own row) raised past
+        // it; an id below the count was created before: its row was deleted.
+        r = exec(
+            "WITH m AS (SELECT last_unix_ms AS made FROM " + table_ +
+                " WHERE id = -1 FOR UPDATE), ins AS (INSERT INTO " + table_ +
+                " (id, holder, last_unix_ms, expires_at" + (instance_column_ ? ", instance" : "") +
+                ") SELECT COALESCE(MAX(id), -1) + 1, "
+                "$1, $4::bigint, now() + $2::bigint * interval '1 millisecond'" +
+                (instance_column_ ? ", $5" : "") + " FROM " + table_ +
+                " WHERE id >= 0 HAVING COALESCE(MAX(id), -1) + 1 < $3::bigint "
+                "ON CONFLICT (id) DO NOTHING RETURNING id), up AS (UPDATE " +
+                table_ + " t SET last_unix_ms = GREATEST(t.last_unix_ms, ins.id + 1) FROM ins " +
+                "WHERE t.id = -1) SELECT ins.id, NULL::bigint, " + born_and_now() +
+                ", (SELECT made FROM m) FROM ins",
+            params);
       }
       if (PQntuples(r.get()) == 1) {
         lease_claim c;
         c.id = static_cast<std::uint64_t>(number(r, 0));
         c.last = lease_time_or_none(number(r, 1));
         note_age(c, r, 2);
+        if (PQnfields(r.get()) == 6) {
+          const std::int64_t made = number(r, 5);
+          if (made == INT64_MIN || made > static_cast<std::int64_t>(c.id)) lost_at(c, number(r, 3));
+        }
         return c;
       }
       // Nothing free: either every id below the count exists, or another session added the
@@ -305,12 +363,10 @@ class postgres_lease_store final : public lease_store {
               table_ +
               " (id bigint PRIMARY KEY, holder text, "
               "last_unix_ms bigint, expires_at timestamptz NOT NULL DEFAULT '-infinity', "
-              "instance text); "
-              "INSERT INTO " +
-              table_ +
-              " (id, expires_at) VALUES (-1, now()) ON CONFLICT (id) DO NOTHING; "
-              "COMMIT; " +
-              has_column,
+              "instance text); " +
+              own_row() + "; UPDATE " + table_ +
+              " SET last_unix_ms = (SELECT COALESCE(MAX(id), -1) + 1 FROM " + table_ +
+              " WHERE id >= 0) WHERE id = -1 AND last_unix_ms IS NULL; COMMIT; " + has_column,
           {});
       instance_column_ = number(r, 0) > 0;
       ready_ = true;
@@ -326,6 +382,7 @@ class postgres_lease_store final : public lease_store {
   std::string ttl_ms_;
   std::string guard_ms_;
   std::int64_t hold_ms_;
+  std::int64_t started_ms_ = INT64_MIN;  // the server's start, as the last claim saw it
   bool ready_ = false;
   bool instance_column_ = false;  // the table has `instance`
   postgres_connection conn_;
@@ -449,9 +506,20 @@ class postgres_distributor {
     bool expiry_ready = false;  // the table has `expires_at`, and its expired rows were deleted
   };
 
+  /// Runs `sql` (see `postgres_connection::exec`), as a `segment_store_error`. A new
+  /// connection first makes its commits wait for their WAL when the server's
+  /// `synchronous_commit` is `off` (which loses the last commits when the server stops
+  /// abruptly, and a counter would hand numbers out again).
   detail::pg_result exec(const std::string& sql, const std::vector<const char*>& params,
                          const std::string& what) {
-    return detail::segment_call(name_, key_, what, [&] { return s_->conn.exec(sql, params); });
+    return detail::segment_call(name_, key_, what, [&] {
+      if (!s_->conn.connected())
+        (void)s_->conn.exec(
+            "SELECT set_config('synchronous_commit', 'on', false) WHERE "
+            "current_setting('synchronous_commit') = 'off'",
+            {});
+      return s_->conn.exec(sql, params);
+    });
   }
 
   void ensure_table(const std::string& what) {
