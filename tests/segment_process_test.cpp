@@ -262,7 +262,10 @@ TEST(segment_process_test, pre_fork_server_forked_child_rebuilds_and_never_repea
     EXPECT_FALSE(r.hung) << "child " << i << " waited on a lock of the parent";
     EXPECT_TRUE(r.exited_with(0)) << r.text;
     const auto nl = r.text.find('\n');
-    ASSERT_NE(nl, std::string::npos) << r.text;
+    if (nl == std::string::npos) {
+      ADD_FAILURE() << "child " << i << " reported nothing: " << r.text;
+      continue;  // the parent's threads are joined below
+    }
     EXPECT_EQ(r.text.substr(0, nl), "chain;plain;") << "child " << i;
     const std::vector<std::uint64_t> ids = ids_of(r.text.substr(nl + 1));
     EXPECT_EQ(ids.size(), 2000U);
