@@ -223,6 +223,20 @@ TEST(fork_test, forked_child_segment_chain_on_the_memory_store_hands_out_nothing
       b, chained, "this segment chain generator", forked_message("this memory store"));
 }
 
+TEST(fork_test, forked_child_grouped_segment_generator_hands_out_nothing) {
+  memory_backend b;
+  flakeid::manual_clock clock{sys_days{std::chrono::year{2025} / 3 / 18}};
+  flakeid::grouped_segment_generator<flakeid::memory_distributor, flakeid::manual_clock> gen{
+      b.distributor(), flakeid::group_period::day, plain, clock};
+  EXPECT_EQ(gen.next().number, 1U);
+  const forked_child_result r =
+      run_in_forked_child([&] { return draw(10, [&] { return gen.next_id(); }); });
+  EXPECT_TRUE(r.exited_with(0)) << r.text;
+  EXPECT_EQ(parse(r).error, forked_message("this grouped segment generator"));
+  EXPECT_TRUE(parse(r).ids.empty());
+  EXPECT_EQ(gen.next().number, 2U);
+}
+
 /// A gate in a distributor's store call: once armed, a call stops inside until it opens.
 struct gate {
   std::mutex m;

@@ -127,6 +127,7 @@ class zookeeper_distributor {
   /// value.
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
+    s_->session.check_fork();  // before the lock: a parent's thread may have held it
     std::lock_guard lk(s_->mutex);
     return call(what, [&]() -> std::uint64_t {
       if (idle_ms_ > 0 && !s_->swept) {
@@ -175,6 +176,7 @@ class zookeeper_distributor {
 
   /// The counter's value (0 when its node does not exist yet).
   [[nodiscard]] std::uint64_t current() {
+    s_->session.check_fork();
     std::lock_guard lk(s_->mutex);
     return call("current()", [&]() -> std::uint64_t {
       const auto node = s_->session.get(path_);
@@ -316,6 +318,11 @@ class zookeeper_leaf_worker {
   zookeeper_leaf_worker(const zookeeper_leaf_worker&) = delete;
   zookeeper_leaf_worker& operator=(const zookeeper_leaf_worker&) = delete;
   ~zookeeper_leaf_worker() {
+    if (s_.forked()) {  // the reporter is the parent's thread, and may wait on cv_
+      detail::forget_after_fork(reporter_);
+      detail::forget_after_fork(cv_);
+      return;
+    }
     {
       std::lock_guard lk(m_);
       stop_ = true;
@@ -327,6 +334,7 @@ class zookeeper_leaf_worker {
   /// Finds or makes this address's node and returns its sequence as the node of layout `l`.
   /// Call once.
   [[nodiscard]] worker_assignment assign(const layout& l) {
+    s_.check_fork();
     std::lock_guard lk(m_);
     if (!node_.empty())
       detail::reject_worker("this Leaf worker was assigned already (" + node_ + ")");

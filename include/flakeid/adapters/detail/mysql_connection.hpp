@@ -185,8 +185,14 @@ class mysql_connection {
   /// Runs `sql` (one statement or several, separated by ';') within `io_timeout`. Throws
   /// `store_connection_error` when it cannot connect, the server reports an error, or no
   /// answer comes in time.
-  mysql_answer exec(const std::string& sql) {
+  /// Throws `forked_process_error` in a child forked after the connection was made: its owner
+  /// calls it before taking a lock a parent's thread may have held.
+  void check_fork() const {
     if (born_.forked()) throw_forked("this connection to " + where_);
+  }
+
+  mysql_answer exec(const std::string& sql) {
+    check_fork();
     connect();
     const auto deadline = steady::now() + io_timeout_;
     MYSQL* m = conn_.get();

@@ -194,8 +194,14 @@ class postgres_connection {
   /// Runs `sql` (with text parameters `$1`...; several statements when `params` is empty)
   /// within `io_timeout` and returns its last result. Throws `store_connection_error` when it
   /// cannot connect, the server reports an error, or no answer comes in time.
-  pg_result exec(const std::string& sql, const std::vector<const char*>& params) {
+  /// Throws `forked_process_error` in a child forked after the connection was made: its owner
+  /// calls it before taking a lock a parent's thread may have held.
+  void check_fork() const {
     if (born_.forked()) throw_forked("this connection to " + where_);
+  }
+
+  pg_result exec(const std::string& sql, const std::vector<const char*>& params) {
+    check_fork();
     connect();
     const auto deadline = steady::now() + io_timeout_;
     PGconn* c = conn_.get();

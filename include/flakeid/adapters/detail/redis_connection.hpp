@@ -90,8 +90,14 @@ class redis_connection {
   /// Sends one command (binary-safe arguments) and returns its reply. Throws
   /// `store_connection_error` when it cannot connect or log in, the connection fails or times
   /// out, or the server answers with an error.
-  redis_reply command(const std::vector<std::string>& args) {
+  /// Throws `forked_process_error` in a child forked after the connection was made: its owner
+  /// calls it before taking a lock a parent's thread may have held.
+  void check_fork() const {
     if (born_.forked()) throw_forked("this connection to " + where());
+  }
+
+  redis_reply command(const std::vector<std::string>& args) {
+    check_fork();
     connect();
     redis_reply r = send(args);
     if (r->type == REDIS_REPLY_ERROR)

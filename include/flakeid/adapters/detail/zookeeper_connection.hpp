@@ -94,9 +94,17 @@ class zookeeper_session {
 
   [[nodiscard]] const std::string& where() const noexcept { return where_; }
 
+  /// Whether this process is a fork of the one the session was made in.
+  [[nodiscard]] bool forked() const noexcept { return born_.forked(); }
+  /// Throws `forked_process_error` in a child forked after the session was made: its owner
+  /// calls it before taking a lock a parent's thread may have held.
+  void check_fork() const {
+    if (born_.forked()) throw_forked("this session of " + where_);
+  }
+
   /// The handle of a connected session. Throws `store_connection_error`.
   zhandle_t* handle() {
-    if (born_.forked()) throw_forked("this session of " + where_);
+    check_fork();
     if (zh_ != nullptr && state_->gone(granted_)) close();
     if (zh_ != nullptr) return zh_;
     silence();
