@@ -53,34 +53,41 @@ endfunction()
 # ---- parse: published IDs ------------------------------------------------------------------------
 # Discord developer docs, "Snowflakes": 2016-04-30 11:18:25.796 UTC, worker 1, process 0, increment 7.
 expect_out(parse_discord
-  "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7\n"
+  "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7 layout=discord\n"
   parse 175928847299117063 --layout discord)
 expect_out(parse_discord_json
-  "{\"id\":\"175928847299117063\",\"time\":\"2016-04-30T11:18:25.796Z\",\"unix_ms\":1462015105796,\"ticks\":41944705796,\"worker\":1,\"datacenter\":0,\"sequence\":7}\n"
+  "{\"id\":\"175928847299117063\",\"time\":\"2016-04-30T11:18:25.796Z\",\"unix_ms\":1462015105796,\"ticks\":41944705796,\"worker\":1,\"datacenter\":0,\"sequence\":7,\"layout\":\"discord\"}\n"
   parse --format json --layout=discord 175928847299117063)
 # X docs, Tweet object: created_at "Wed Oct 10 20:19:24 +0000 2018"; twitter is the default layout.
 expect_out(parse_twitter_default
-  "id=1050118621198921728 time=2018-10-10T20:19:24.211Z ticks=250367789554 datacenter=10 worker=27 sequence=0\n"
+  "id=1050118621198921728 time=2018-10-10T20:19:24.211Z ticks=250367789554 datacenter=10 worker=27 sequence=0 layout=twitter\n"
   parse 1050118621198921728)
 expect_out(parse_several
-  "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7\nid=0 time=2015-01-01T00:00:00.000Z ticks=0 worker=0 datacenter=0 sequence=0\n"
+  "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7 layout=discord\nid=0 time=2015-01-01T00:00:00.000Z ticks=0 worker=0 datacenter=0 sequence=0 layout=discord\n"
   parse --layout discord 175928847299117063 0)
 
 # ---- parse: text forms, detected and forced ------------------------------------------------------
-set(discord_line "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7\n")
-# Only forms that cannot be mistaken are detected: all digits (decimal) and text with a '-' (the
-# friendly form). Any other text names a different number in each form that accepts it, so
-# those need --from (--input is its synonym).
+set(discord_line "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7 layout=discord\n")
+# All digits is decimal; other text is read in the one form that accepts it (a word of letters
+# only is taken for no form). Text that several forms accept names a different number in each,
+# so it needs --from (--input is its synonym); text no form accepts names the forms tried.
 expect_out(parse_radix62 "${discord_line}" parse --layout discord --from radix62 Czks0tP37X)
 expect_out(parse_base32 "${discord_line}" parse --layout discord --from base32 04W86BB0G4007)
 expect_out(parse_base32_lower "${discord_line}" parse --layout discord --from=base32 04w86bb0g4007)
 expect_out(parse_friendly "${discord_line}" parse --layout discord 20160430111825796-0-1-7)
 expect_out(parse_input_radix36 "${discord_line}" parse --layout discord --input radix36 01C49KKPHNXTZ)
 expect_out(parse_input_decimal "${discord_line}" parse --layout discord --input decimal 175928847299117063)
-expect_bad(parse_radix62_not_guessed " parse: 'Czks0tP37X' could be radix62 \\(175928847299117063\\); pass --from radix62\n$"
-           parse --layout discord Czks0tP37X)
-expect_bad(parse_word_not_guessed " parse: 'nonsense' could be radix62 \\(175444825639168\\); pass --from radix62\n$"
+expect_out(parse_radix62_only_form "${discord_line}" parse --layout discord Czks0tP37X)
+expect_out(decode_radix62_only_form "175928847299117063\n" decode Czks0tP37X)
+expect_out(decode_radix62_only_form_json
+  "{\"text\":\"Czks0tP37X\",\"form\":\"radix62\",\"id\":\"175928847299117063\"}\n"
+  decode --format json Czks0tP37X)
+expect_bad(parse_word_not_an_id " parse: 'nonsense' is not an ID in any text form; tried decimal \\(not all digits\\), friendly \\(no '-'\\), radix62 \\(a word without digits is not taken for an ID\\), radix36 \\(a word without digits is not taken for an ID\\), base32 \\(Crockford base32 text \"nonsense\" has 8 characters; exactly 13 are required\\)\n$"
            parse nonsense)
+expect_bad(parse_garbage_not_an_id " parse: 'garbage' is not an ID in any text form; tried decimal \\(not all digits\\), friendly \\(no '-'\\), radix62 \\(a word"
+           parse garbage)
+expect_bad(parse_negative_not_an_id " parse: '-1' is not an ID in any text form; tried decimal \\(IDs are not negative\\), friendly \\(friendly ID \"-1\" must start with 17 digits"
+           parse -- -1)
 expect_bad(parse_base32_or_radix36 " parse: '04W86BB0G4007' could be radix36 \\(644314177741347079\\) or base32 \\(175928847299117063\\); pass --from radix36\\|base32\n$"
            parse 04W86BB0G4007)
 expect_bad(parse_from_and_input "options '--from' and '--input' are the same option; give it once"
@@ -107,9 +114,9 @@ expect_bad(decode_radix36_not_guessed " decode: '21I3V9' could be radix62 \\(185
            decode 21I3V9)
 expect_bad(decode_radix36_or_base32 "'000000000000A' could be radix36 \\(10\\) or base32 \\(10\\); pass --from radix36\\|base32"
            decode 000000000000A)
-expect_bad(decode_no_form " decode: 'zz!' is not an ID in any text form \\(decimal, radix62, radix36, base32, friendly\\); radix62 text \"zz!\" has '!' at index 2"
+expect_bad(decode_no_form " decode: 'zz!' is not an ID in any text form; tried decimal \\(not all digits\\), friendly \\(no '-'\\), radix62 \\(radix62 text \"zz!\" has '!' at index 2"
            decode zz!)
-expect_bad(decode_too_long "'AAAAAAAAAAAAAAAAAAAA' is not an ID in any text form .*; the longest form has 13 characters"
+expect_bad(decode_too_long "'AAAAAAAAAAAAAAAAAAAA' is not an ID in any text form; tried .*radix62 \\(the longest form has 13 characters\\)"
            decode AAAAAAAAAAAAAAAAAAAA)
 expect_out(encode_from_radix62 "04W86BB0G4007\n" encode --from radix62 --to base32 Czks0tP37X)
 
@@ -138,7 +145,7 @@ else()
     set(previous ${id})
   endforeach()
   run(parse ${ids})
-  string(REGEX MATCHALL "datacenter=1 worker=3 sequence=[0-9]+\n" fields "${out}")
+  string(REGEX MATCHALL "datacenter=1 worker=3 sequence=[0-9]+ layout=twitter\n" fields "${out}")
   list(LENGTH fields n)
   if(NOT n EQUAL 5)
     failed(gen_fields "minted IDs decode to\n${out}")
@@ -148,7 +155,7 @@ endif()
 run(gen --generator gene --gene 45 -n 3 --worker 2)
 string(REGEX MATCHALL "[0-9]+" ids "${out}")
 run(parse --layout seed_gene ${ids})
-string(REGEX MATCHALL "worker=2 sequence=[0-9]+ gene=13\n" fields "${out}")  # 45 mod 32
+string(REGEX MATCHALL "worker=2 sequence=[0-9]+ gene=13 layout=seed_gene\n" fields "${out}")  # 45 mod 32
 list(LENGTH fields n)
 if(NOT n EQUAL 3)
   failed(gen_gene "gene IDs decode to\n${out}")
@@ -168,7 +175,7 @@ if(NOT rc EQUAL 0 OR NOT err STREQUAL "flakeid gen: worker 9 from env FLAKEID_WO
 endif()
 string(STRIP "${out}" id)
 run(parse --layout sonyflake ${id})
-if(NOT out MATCHES " worker=9\n$")
+if(NOT out MATCHES " worker=9 layout=sonyflake\n$")
   failed(gen_env_worker "sonyflake ID from worker 9 decodes to ${out}")
 endif()
 # Without --worker or FLAKEID_WORKER_ID, gen takes a host-local file lease: two runs at once
@@ -474,7 +481,7 @@ endif()
 
 # ---- records: --format text|json|tsv, standard input, batches ----------------------------------
 expect_out(parse_tsv
-  "id\ttime\tunix_ms\tticks\tworker\tdatacenter\tsequence\n175928847299117063\t2016-04-30T11:18:25.796Z\t1462015105796\t41944705796\t1\t0\t7\n0\t2015-01-01T00:00:00.000Z\t1420070400000\t0\t0\t0\t0\n"
+  "id\ttime\tunix_ms\tticks\tworker\tdatacenter\tsequence\tlayout\n175928847299117063\t2016-04-30T11:18:25.796Z\t1462015105796\t41944705796\t1\t0\t7\tdiscord\n0\t2015-01-01T00:00:00.000Z\t1420070400000\t0\t0\t0\t0\tdiscord\n"
   parse --format tsv --layout discord 175928847299117063 0)
 expect_out(decode_json
   "{\"text\":\"Czks0tP37X\",\"form\":\"radix62\",\"id\":\"175928847299117063\"}\n"
@@ -504,7 +511,7 @@ endif()
 # Standard input: for '-' and when no ID is given; IDs separated by any white space.
 file(WRITE "${scratch}/ids" "175928847299117063\n  0\t175928847299117063\n")
 run_in("${scratch}/ids" parse --layout discord)
-if(NOT rc EQUAL 0 OR NOT out STREQUAL "${discord_line}id=0 time=2015-01-01T00:00:00.000Z ticks=0 worker=0 datacenter=0 sequence=0\n${discord_line}")
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "${discord_line}id=0 time=2015-01-01T00:00:00.000Z ticks=0 worker=0 datacenter=0 sequence=0 layout=discord\n${discord_line}")
   failed(parse_stdin "parse < ids: exit ${rc}\n${out}${err}")
 endif()
 run_in("${scratch}/ids" encode --to radix62 1 - 2)
@@ -512,10 +519,10 @@ if(NOT rc EQUAL 0 OR NOT out STREQUAL "1\nCzks0tP37X\n0\nCzks0tP37X\n2\n")
   failed(encode_stdin_dash "encode 1 - 2 < ids: exit ${rc}\n${out}${err}")
 endif()
 # A batch prints what it can and reports the rest, one line each, then exits 2.
-file(WRITE "${scratch}/mixed" "10\nzz!\n20160430111825796-0-1-7\nCzks0tP37X\n")
+file(WRITE "${scratch}/mixed" "10\nzz!\n20160430111825796-0-1-7\n21I3V9\n")
 run_in("${scratch}/mixed" decode --layout discord)
 if(NOT rc EQUAL 2 OR NOT out STREQUAL "10\n175928847299117063\n"
-   OR NOT err MATCHES "^flakeid decode: 'zz!' is not an ID in any text form [^\n]*\nflakeid decode: 'Czks0tP37X' could be radix62 \\(175928847299117063\\); pass --from radix62\n$")
+   OR NOT err MATCHES "^flakeid decode: 'zz!' is not an ID in any text form;[^\n]*\nflakeid decode: '21I3V9' could be radix62 \\(1851345367\\) or radix36 \\(123456789\\); pass --from radix62\\|radix36\n$")
   failed(decode_batch "decode < mixed: exit ${rc}\nstdout:\n${out}stderr:\n${err}")
 endif()
 
@@ -591,7 +598,7 @@ expect_bad(sql_column_bad "sql: --column 'a b' is not an SQL identifier" sql fie
 
 # ---- parse --bits ------------------------------------------------------------------------------
 expect_out(parse_bits_discord
-  "id=175928847299117063
+  "id=175928847299117063 layout=discord
 000000100111000100000110010110101100000100 00001 00000 000000000111
 bits   width  field       value
 63-22     42  timestamp   41944705796 (2016-04-30T11:18:25.796Z)
@@ -601,7 +608,7 @@ bits   width  field       value
 "
   parse --bits --layout discord 175928847299117063)
 expect_out(parse_bits_twitter
-  "id=1050118621198921728
+  "id=1050118621198921728 layout=twitter
 0 00011101001001011000101010100100111110010 01010 11011 000000000000
 bits   width  field       value
 63         1  sign        0

@@ -103,10 +103,19 @@ constexpr bool read_fixed_digits(std::string_view s, std::size_t& pos, std::size
   return true;
 }
 
+/// What `parse_iso_instant` accepts beyond its strict forms.
+enum class iso_forms {
+  strict,   ///< seconds required, exactly 3 fraction digits, `+hh:mm` offsets
+  lenient,  ///< also `hh:mm`, 1 to 9 fraction digits after '.' or ',' (floored to the
+            ///< millisecond) and `+hhmm` (the forms a command line takes)
+};
+
 /// Reads an ISO 8601 UTC instant in Unix milliseconds: `2014-09-01` (midnight UTC),
 /// `2014-09-01T00:00:00Z`, `2014-09-01T00:00:00.000Z` or with an offset instead of `Z`
 /// (`2016-05-20T00:00:00+08:00`). False for anything else, including an impossible date.
-constexpr bool parse_iso_instant(std::string_view s, std::int64_t& unix_ms) noexcept {
+constexpr bool parse_iso_instant(std::string_view s, std::int64_t& unix_ms,
+                                 iso_forms forms = iso_forms::strict) noexcept {
+  const bool lenient = forms == iso_forms::lenient;
   civil_time t;
   std::size_t pos = 0;
   unsigned y = 0;
@@ -123,20 +132,26 @@ constexpr bool parse_iso_instant(std::string_view s, std::int64_t& unix_ms) noex
   std::int64_t offset_ms = 0;
   if (pos != s.size()) {
     if (!expect('T') || !read_fixed_digits(s, pos, 2, t.hour) || !expect(':') ||
-        !read_fixed_digits(s, pos, 2, t.minute) || !expect(':') ||
-        !read_fixed_digits(s, pos, 2, t.second))
+        !read_fixed_digits(s, pos, 2, t.minute))
       return false;
-    if (pos < s.size() && s[pos] == '.') {
+    const bool has_seconds = pos < s.size() && s[pos] == ':';
+    if ((has_seconds || !lenient) && (!expect(':') || !read_fixed_digits(s, pos, 2, t.second)))
+      return false;
+    if (has_seconds && pos < s.size() && (s[pos] == '.' || (lenient && s[pos] == ','))) {
       ++pos;
-      if (!read_fixed_digits(s, pos, 3, t.millisecond)) return false;
+      std::size_t n = 0;
+      for (; pos < s.size() && is_digit(s[pos]); ++pos, ++n)
+        if (n < 3) t.millisecond = t.millisecond * 10 + static_cast<unsigned>(s[pos] - '0');
+      if (n == 0 || n > (lenient ? 9U : 3U) || (!lenient && n != 3)) return false;
+      for (; n < 3; ++n) t.millisecond *= 10;
     }
     if (pos >= s.size()) return false;
     const char zone = s[pos++];
     if (zone == '+' || zone == '-') {
       unsigned oh = 0;
       unsigned om = 0;
-      if (!read_fixed_digits(s, pos, 2, oh) || !expect(':') || !read_fixed_digits(s, pos, 2, om) ||
-          oh > 18 || om > 59)
+      if (!read_fixed_digits(s, pos, 2, oh) || (!expect(':') && !lenient) ||
+          !read_fixed_digits(s, pos, 2, om) || oh > 18 || om > 59)
         return false;
       offset_ms = (static_cast<std::int64_t>(oh) * 60 + om) * 60'000;
       if (zone == '-') offset_ms = -offset_ms;
