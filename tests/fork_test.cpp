@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include <flakeid/backfill.hpp>
 #include <flakeid/segment.hpp>
 #include <flakeid/snowflake.hpp>
 #include <flakeid/store/file.hpp>
@@ -115,6 +116,51 @@ TEST(fork_test, forked_child_snowflake_generator_throws_and_the_parent_goes_on) 
   EXPECT_EQ(c.error, forked_message("this snowflake generator"));
   EXPECT_TRUE(c.ids.empty());
   EXPECT_EQ(duplicates(parent, c.ids), 0U);
+  for (std::size_t i = 0; i < parent.size(); ++i) ASSERT_EQ(parent[i], first_id_2025 + i);
+}
+
+TEST(fork_test, forked_child_generator_built_on_a_pre_fork_lease_assignment_throws) {
+  // A worker assignment taken before the fork carries the lease's fence: a generator the child
+  // builds on it belongs to the parent's lease and refuses, as that lease does.
+  flakeid::manual_clock clock{sys_days{std::chrono::year{2025} / 1 / 1}};
+  flakeid::worker_assignment a;
+  a.node = {1, 7};
+  a.fence = std::make_shared<flakeid::lease_fence>();
+  a.source = "lease test";
+  manual_gen gen{a, clock};
+  std::vector<std::uint64_t> parent{gen.next_id()};
+  const forked_child_result r = run_in_forked_child([&] {
+    manual_gen child_gen{a, clock};
+    std::string out = draw(100, [&] { return child_gen.next_id(); });
+    // An assignment without a lease (a fixed id) is the child's to use.
+    flakeid::worker_assignment fixed;
+    fixed.node = {1, 8};
+    manual_gen own{fixed, clock};
+    out += bytes_of({own.next_id()});
+    return out;
+  });
+  for (int i = 0; i < 100; ++i) parent.push_back(gen.next_id());
+  const child_draw c = parse(r);
+  EXPECT_TRUE(r.exited_with(0)) << r.text;
+  EXPECT_EQ(c.error, forked_message("this snowflake generator"));
+  // Only the generator on worker 8 minted: 2025-01-01, datacenter 1, worker 8, sequence 0.
+  EXPECT_EQ(c.ids, std::vector<std::uint64_t>{first_id_2025 + (std::uint64_t{1} << 12)});
+  EXPECT_EQ(duplicates(parent, c.ids), 0U);
+  for (std::size_t i = 0; i < parent.size(); ++i) ASSERT_EQ(parent[i], first_id_2025 + i);
+}
+
+TEST(fork_test, forked_child_backfill_minter_throws_and_the_parent_goes_on) {
+  flakeid::backfill_minter<flakeid::layouts::twitter> minter{flakeid::datacenter_id{1},
+                                                             flakeid::worker_id{7}};
+  const auto t = sys_days{std::chrono::year{2025} / 1 / 1};
+  std::vector<std::uint64_t> parent{minter.next_id_at(t)};
+  const forked_child_result r =
+      run_in_forked_child([&] { return draw(100, [&] { return minter.next_id_at(t); }); });
+  for (int i = 0; i < 100; ++i) parent.push_back(minter.next_id_at(t));
+  const child_draw c = parse(r);
+  EXPECT_TRUE(r.exited_with(0)) << r.text;
+  EXPECT_EQ(c.error, forked_message("this backfill minter"));
+  EXPECT_TRUE(c.ids.empty());
   for (std::size_t i = 0; i < parent.size(); ++i) ASSERT_EQ(parent[i], first_id_2025 + i);
 }
 

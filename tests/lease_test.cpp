@@ -460,6 +460,59 @@ TEST(lease_fence_test, a_store_that_lost_its_memory_makes_the_claimer_wait_ttl_p
   EXPECT_EQ(ts_of(gen.next_id()), lost_at + 401);
 }
 
+TEST(lease_fence_test, a_wait_over_a_second_is_announced_with_its_reason) {
+  // The claim may mint only ttl + safe_guard after the store lost its memory: 2,450 ms from now
+  // on the manual clock, which only the wait moves. The announcement says how long and why.
+  std::vector<std::pair<flakeid::lease_event, std::string>> events;
+  std::mutex em;
+  auto o = engine_options();
+  o.ttl = 2000ms;
+  o.safe_guard = 500ms;
+  o.on_event = [&](flakeid::lease_event e, const std::string& d) {
+    std::lock_guard lk(em);
+    events.emplace_back(e, d);
+  };
+  scripted t{o};
+  const std::int64_t lost_at = ms_of(t.clk) - 50;
+  {
+    std::lock_guard lk(t.s->m);
+    t.s->lost_memory_at = lost_at;
+  }
+  manual_gen gen{t.l, t.clk};
+  EXPECT_EQ(ts_of(gen.next_id()), lost_at + 2501);
+  std::lock_guard lk(em);
+  const auto w = std::find_if(events.begin(), events.end(), [](const auto& e) {
+    return e.first == flakeid::lease_event::waiting;
+  });
+  ASSERT_NE(w, events.end());
+  EXPECT_EQ(w->second,
+            "worker id 3 waits 2450 ms before it mints: the store may have lost its records "
+            "(ttl + safe_guard, 2500 ms, from Unix ms " +
+                std::to_string(lost_at) + ") (scripted)");
+  EXPECT_EQ(to_string(flakeid::lease_event::waiting), "waiting");
+}
+
+TEST(lease_fence_test, a_wait_of_a_second_or_less_is_not_announced) {
+  std::vector<flakeid::lease_event> events;
+  std::mutex em;
+  auto o = engine_options();  // ttl 300 ms, safe_guard 100 ms: a wait of 350 ms
+  o.on_event = [&](flakeid::lease_event e, const std::string&) {
+    std::lock_guard lk(em);
+    events.push_back(e);
+  };
+  scripted t{o};
+  const std::int64_t lost_at = ms_of(t.clk) - 50;
+  {
+    std::lock_guard lk(t.s->m);
+    t.s->lost_memory_at = lost_at;
+  }
+  manual_gen gen{t.l, t.clk};
+  EXPECT_EQ(ts_of(gen.next_id()), lost_at + 401);
+  std::lock_guard lk(em);
+  EXPECT_EQ(std::count(events.begin(), events.end(), flakeid::lease_event::waiting), 0);
+  EXPECT_EQ(std::count(events.begin(), events.end(), flakeid::lease_event::acquired), 1);
+}
+
 TEST(lease_fence_test, acquire_never_returns_on_an_expired_fence) {
   // The previous deadline lies 900 ms ahead: longer than ttl - margin (240 ms). The claim's
   // own deadline has passed when the wait ends, so acquire renews before returning.

@@ -35,6 +35,7 @@
 #include <string>
 
 #include "detail/civil_time.hpp"
+#include "detail/fork_guard.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
 #include "layouts.hpp"
@@ -111,6 +112,7 @@ class backfill_minter {
 
   std::uint64_t mint(std::uint64_t tick, std::uint64_t gene) {
     const std::uint64_t slot = (tick << gene_bits) | gene;
+    born_.check("this backfill minter");  // before the lock, which a parent's thread may hold
     std::lock_guard lk(m_);
     auto it = next_.find(slot);
     if (it == next_.end()) {
@@ -171,6 +173,7 @@ class backfill_minter {
   node_id node_;
   std::uint64_t node_bits_ = 0;
   std::size_t capacity_ = 0;
+  detail::fork_stamp born_;  // a forked child's calls throw: its copy's worker is the parent's
   mutable std::mutex m_;
   std::map<std::uint64_t, std::uint64_t> next_;  // (tick << gene bits | gene) -> next sequence
   bool forgotten_ = false;

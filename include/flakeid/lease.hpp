@@ -86,15 +86,18 @@ using lease_time = std::chrono::sys_time<std::chrono::milliseconds>;
 
 /// What a lease reports to `lease_options::on_event` (from its renewal thread).
 enum class lease_event {
-  acquired,       ///< an id was claimed
-  renew_failed,   ///< a renewal could not be confirmed (the detail says why); minting goes on
-                  ///< until the deadline
-  suspended,      ///< the deadline passed unconfirmed: the generator refuses
-  resumed,        ///< the same id is held again: the generator mints again
-  lost,           ///< the id is no longer this lease's (someone else took it, or the store
-                  ///< lost its record of it): the lease stays down for good
-  released,       ///< released at shutdown
-  release_failed  ///< the release could not be confirmed (the lease then just expires)
+  acquired,        ///< an id was claimed
+  renew_failed,    ///< a renewal could not be confirmed (the detail says why); minting goes on
+                   ///< until the deadline
+  suspended,       ///< the deadline passed unconfirmed: the generator refuses
+  resumed,         ///< the same id is held again: the generator mints again
+  lost,            ///< the id is no longer this lease's (someone else took it, or the store
+                   ///< lost its record of it): the lease stays down for good
+  released,        ///< released at shutdown
+  release_failed,  ///< the release could not be confirmed (the lease then just expires)
+  waiting          ///< `acquire` waits over a second before the id may mint (the detail says
+                   ///< how long and why: the previous holder's deadline, or a store that may
+                   ///< have lost its records)
 };
 
 /// The name of an event, for logs.
@@ -107,6 +110,7 @@ enum class lease_event {
     case lease_event::lost: return "lost";
     case lease_event::released: return "released";
     case lease_event::release_failed: return "release_failed";
+    case lease_event::waiting: return "waiting";
   }
   return "?";
 }
@@ -490,6 +494,7 @@ class lease {
     // After a wait, renew at once: the generator starts on a deadline a full span ahead of the
     // first tick it may mint, however long the wait and whenever the renewer last ran.
     bool waited = false;
+    announce_wait(after_record, after_loss);
     if (not_after_) {
       constexpr std::chrono::milliseconds tick{1};
       for (auto left = *not_after_ - opt_.now() + tick; left > std::chrono::milliseconds::zero();
@@ -625,6 +630,27 @@ class lease {
 
  private:
   using steady = std::chrono::steady_clock;
+
+  /// Reports `lease_event::waiting` when the claimed id may mint only more than a second from
+  /// now, with the reason: a store that may have lost its records (`after_loss`), else the
+  /// previous holder's deadline plus `safe_guard` (`after_record`).
+  void announce_wait(const std::optional<lease_time>& after_record,
+                     const std::optional<lease_time>& after_loss) {
+    if (!not_after_) return;
+    const std::chrono::milliseconds left = *not_after_ - opt_.now();
+    if (left <= std::chrono::seconds{1}) return;
+    const bool loss = after_loss && (!after_record || *after_loss >= *after_record);
+    notify(lease_event::waiting,
+           "worker id " + std::to_string(id_) + instance_text() + " waits " +
+               std::to_string(left.count()) + " ms before it mints: " +
+               (loss ? "the store may have lost its records (ttl + safe_guard, " +
+                           std::to_string((opt_.ttl + opt_.safe_guard).count()) +
+                           " ms, from Unix ms " +
+                           std::to_string(detail::unix_ms_of(*lost_memory_at_)) + ")"
+                     : "its previous holder's deadline plus safe_guard (" +
+                           std::to_string(opt_.safe_guard.count()) + " ms)") +
+               " (" + where() + ")");
+  }
 
   void notify(lease_event e, const std::string& detail) const {
     if (opt_.on_event) opt_.on_event(e, detail);

@@ -212,6 +212,9 @@ class basic_snowflake {
         fence_(std::move(a.fence)),
         fence_ptr_(fence_ ? fence_.get() : &detail::no_fence()),
         source_(std::move(a.source)) {
+    // A generator on a lease's fence belongs to the process the lease was taken in: built in a
+    // forked child from an assignment made before the fork, it refuses as the lease does.
+    if (fence_) born_ = fence_->born;
     if (fence_) {
       // Borrowing runs up to `ahead_ticks` ahead of the clock, and a tick lasts `tick_ms`.
       constexpr std::int64_t lead = static_cast<std::int64_t>(ahead_ticks + 1) * tick_ms;

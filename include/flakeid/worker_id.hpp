@@ -40,6 +40,7 @@
 #include <system_error>
 #include <utility>
 
+#include "detail/fork_guard.hpp"
 #include "detail/text_util.hpp"
 #include "layout.hpp"
 #include "version.hpp"
@@ -86,6 +87,9 @@ struct lease_fence {
   /// How far (ms) the generator's ticks may run ahead of its clock (borrowing, plus one tick),
   /// set by the generator: at release the lease records at least `now + lead_ms`.
   std::atomic<std::int64_t> lead_ms{0};
+  /// The process the fence was made in: a generator built on it in a forked child refuses
+  /// (`forked_process_error`), as the lease that owns the fence does.
+  detail::fork_stamp born;
 
   /// Whether an ID with timestamp `unix_ms` may be minted now.
   [[nodiscard]] bool allows(std::int64_t unix_ms) const noexcept {

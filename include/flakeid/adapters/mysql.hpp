@@ -505,6 +505,7 @@ class mysql_distributor {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
     const std::string s = std::to_string(step);
     const std::string k = detail::mysql_literal(row_);
+    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
     std::lock_guard lk(s_->mutex);
     switch (kind_) {
       case mysql_table::flakeid: {
@@ -562,6 +563,7 @@ class mysql_distributor {
 
   /// The largest number handed out so far (0 when the counter has no row yet).
   [[nodiscard]] std::uint64_t current() {
+    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
     std::lock_guard lk(s_->mutex);
     const std::string k = detail::mysql_literal(row_);
     switch (kind_) {

@@ -443,6 +443,7 @@ class postgres_distributor {
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
     const std::string s = std::to_string(step);
+    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
     std::lock_guard lk(s_->mutex);
     ensure_table(what);
     if (idle_ms_ == 0) {
@@ -475,6 +476,7 @@ class postgres_distributor {
 
   /// The counter's value (0 when it has no row yet). Throws as `next_max_id`.
   [[nodiscard]] std::uint64_t current() {
+    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
     std::lock_guard lk(s_->mutex);
     ensure_table("current()");
     const detail::pg_result r =

@@ -431,6 +431,7 @@ class redis_distributor {
   /// the server may evict the counter, or may have lost ranges since the counter's last write.
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
+    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
     std::lock_guard lk(s_->mutex);
     detail::redis_reply r = segment_reply(step, what, "");
     if (r->element[0]->integer == -3 && r->element[3]->integer == 1 && logs_every_write(what))
@@ -446,6 +447,7 @@ class redis_distributor {
   /// found in the data) and marks it with the server's present memory; the next ranges start
   /// above it. Throws as `next_max_id`.
   std::uint64_t resume_above(std::uint64_t highest_used) {
+    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
     std::lock_guard lk(s_->mutex);
     const std::string what = "resume_above(" + std::to_string(highest_used) + ")";
     detail::redis_reply r =
@@ -471,6 +473,7 @@ class redis_distributor {
 
   /// The counter's value (0 when the key does not exist). Throws as `next_max_id`.
   [[nodiscard]] std::uint64_t current() {
+    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
     std::lock_guard lk(s_->mutex);
     detail::redis_reply r = command({"GET", redis_key_}, "GET");
     if (r->type == REDIS_REPLY_NIL) return 0;
