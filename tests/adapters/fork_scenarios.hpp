@@ -20,8 +20,8 @@ namespace flakeid_test {
 
 /// `Backend` as in segment_scenarios.hpp: `store(ns, timeout)` and `distributor_type`.
 template <class Backend>
-void forked_child_distributor_refuses_and_leaves_the_parents_connection(Backend& b,
-                                                                        const std::string& ns) {
+void forked_child_distributor_refuses_and_leaves_the_parents_connection(
+    Backend& b, const std::string& ns, const std::string& what = "flakeid: this connection to ") {
   auto store = b.store(ns, std::chrono::milliseconds{5000});
   std::optional<typename Backend::distributor_type> d{store.distributor("orders")};
   const std::uint64_t first = d->next_max_id(100);  // opens the parent's connection
@@ -42,7 +42,7 @@ void forked_child_distributor_refuses_and_leaves_the_parents_connection(Backend&
   EXPECT_EQ(r.text, where +
                         " was made before fork() and belongs to the parent process: "
                         "rebuild it in the child");
-  EXPECT_EQ(where.rfind("flakeid: this connection to ", 0), 0U) << where;
+  EXPECT_EQ(where.rfind(what, 0), 0U) << where;
   // The parent's connection is untouched: the next range follows at once, on the same socket.
   std::uint64_t next = 0;
   EXPECT_NO_THROW(next = d->next_max_id(100));

@@ -108,6 +108,7 @@ if(FLAKEID_MYSQL_FOUND)
   flakeid_server_test(mysql_lease_test "lease;server" flakeid::mysql)
   flakeid_server_test(mysql_segment_test "segment;server" flakeid::mysql)
   flakeid_server_test(mysql_auth_test "lease;segment;server" flakeid::mysql)
+  flakeid_server_test(mysql_fork_test "fork;server" flakeid::mysql)
   if(FLAKEID_BUILD_EXAMPLES)
     flakeid_server_test(mysql_example_test "server" flakeid::mysql)
     target_compile_definitions(mysql_example_test PRIVATE
@@ -118,6 +119,7 @@ else()
   flakeid_missing_client(mysql_lease_test "MariaDB Connector/C" libmariadb-dev)
   flakeid_missing_client(mysql_segment_test "MariaDB Connector/C" libmariadb-dev)
   flakeid_missing_client(mysql_auth_test "MariaDB Connector/C" libmariadb-dev)
+  flakeid_missing_client(mysql_fork_test "MariaDB Connector/C" libmariadb-dev)
 endif()
 
 # ZooKeeper leases and segments against Debian's zookeeper server.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "expect_error.hpp"
+#include "fork_scenarios.hpp"
 #include "lease_scenarios.hpp"
 #include "segment_scenarios.hpp"
 #include "test_servers.hpp"
@@ -631,6 +632,11 @@ TEST_F(zookeeper_lease_test, leaf_workers_take_the_sequence_of_their_address_bes
     EXPECT_GT(e.step(), std::chrono::minutes{59}) << e.what();
     EXPECT_LE(e.step(), std::chrono::hours{1}) << e.what();
   }
+}
+
+TEST_F(zookeeper_segment_test, forked_child_distributor_refuses_and_the_parents_session_works) {
+  forked_child_distributor_refuses_and_leaves_the_parents_connection(b, "fork",
+                                                                     "flakeid: this session of ");
 }
 
 TEST(zookeeper_ensemble_lease_test, the_leader_killed_mid_run_no_duplicate_and_minting_resumes) {
