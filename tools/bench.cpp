@@ -62,6 +62,8 @@ const std::string_view bench_help =
     "               per row) or tsv (with a header)\n"
     "\n"
     "Speeds depend on the machine and on what else runs on it: compare the rows of one run.\n";
+namespace {
+
 enum class bench_kind { classic, gene, cosid, tick, blocks };
 
 std::string_view bench_kind_name(bench_kind k) {
@@ -373,6 +375,8 @@ std::chrono::nanoseconds read_seconds(std::string_view text) {
          fixed(min_bench_seconds, 3) + ", " + fixed(max_bench_seconds, 0) + "], such as 0.5");
   return std::chrono::nanoseconds{std::llround(seconds * 1e9)};
 }
+
+}  // namespace
 
 int run_bench(context& c, std::span<const std::string> argv) {
   static constexpr option_spec allowed[] = {{"--layout", true},

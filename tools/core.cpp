@@ -246,6 +246,16 @@ std::uint64_t read_number(std::string_view command, std::string_view what, std::
   return v;
 }
 
+std::uint64_t read_count(std::string_view command, std::string_view what, std::string_view text,
+                         std::uint64_t min, std::uint64_t max) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || v < min || v > max)
+    fail("flakeid " + std::string(command) + ": " + std::string(what) + " " + quote(text) +
+         " is not a decimal number in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  return v;
+}
+
 flakeid::layout read_layout(const arguments& a, std::string_view fallback) {
   return flakeid::parse_layout(a.get("--layout").value_or(fallback));
 }

@@ -106,10 +106,15 @@ struct default_node {
   std::shared_ptr<void> keep;
 };
 
-default_node default_worker(const flakeid::layout& l) {
+default_node default_worker(const context& c, const flakeid::layout& l) {
   if (std::getenv("FLAKEID_WORKER_ID") != nullptr)
     return {flakeid::env_worker_id{}.assign(l), nullptr};
   flakeid::lease_options options;
+  // A claim that must wait over a second (a new lease directory, a store that may have lost its
+  // records) says so, with how long and why, before the wait.
+  options.on_event = [&c](flakeid::lease_event e, const std::string& detail) {
+    if (e == flakeid::lease_event::waiting) c.note(detail);
+  };
   if (const char* ns = std::getenv("FLAKEID_LEASE_NAMESPACE"); ns != nullptr && *ns != '\0')
     options.name_space = ns;
   const char* dir = std::getenv("FLAKEID_LEASE_DIR");
@@ -195,8 +200,9 @@ int run_gen(context& c, std::span<const std::string> argv) {
          "; see 'flakeid gen --help'");
 
   gen_request r;
-  r.count = read_number("gen", "-n", a.get("-n").value_or("1"), 1'000'000'000);
-  if (r.count == 0) fail("flakeid gen: -n 0 asks for no IDs; give a count of at least 1");
+  const std::string_view count = a.get("-n").value_or("1");
+  if (count == "0") fail("flakeid gen: -n 0 asks for no IDs; give a count of at least 1");
+  r.count = read_count("gen", "-n", count, 1, 1'000'000'000);
   if (c.io.sandbox && r.count > 1000) fail("flakeid gen: this run mints at most 1000 IDs");
   r.run = &c;
   record_writer writer(read_format(a));
@@ -247,7 +253,7 @@ int run_gen(context& c, std::span<const std::string> argv) {
   } else if (c.io.sandbox) {
     fail("flakeid gen: this run may not take a lease; give --worker");
   } else {
-    fallback = default_worker(l);
+    fallback = default_worker(c, l);
     r.node = fallback.assignment;
   }
   if (const auto d = a.get("--datacenter"))

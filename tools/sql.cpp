@@ -49,6 +49,8 @@ const std::string_view sql_help =
     "Identifiers are [A-Za-z_][A-Za-z0-9_]* (a table may be schema.table); they are quoted.\n"
     "--column is such an identifier (or a.b, or a double-quoted name). TIME is read as for\n"
     "'flakeid range' (2026-01-01, now-30d, Unix milliseconds ...).\n";
+namespace {
+
 flakeid::sql::dialect read_dialect(std::string_view name) {
   if (name == "postgres" || name == "postgresql") return flakeid::sql::dialect::postgres;
   if (name == "mysql" || name == "mariadb") return flakeid::sql::dialect::mysql;
@@ -75,6 +77,21 @@ flakeid::sql::period read_period(std::string_view name) {
   fail("flakeid sql: --every " + quote(name) + " is unknown; use day, month or year");
 }
 
+/// The writer for --layout, --dialect and --type; a column type that cannot hold the layout's
+/// IDs is bad input naming the --type that can.
+flakeid::sql::writer make_writer(const arguments& a) {
+  const flakeid::layout l = read_layout(a, "twitter");
+  const flakeid::sql::dialect d = read_dialect(a.get("--dialect").value_or("postgres"));
+  const auto type = a.get("--type");
+  const bool postgres = d == flakeid::sql::dialect::postgres;
+  if ((!type || *type == "bigint") && l.max_id() > static_cast<std::uint64_t>(INT64_MAX))
+    fail("flakeid sql: layout " + layout_name(a, "twitter") + "'s IDs reach " +
+         std::to_string(l.max_id()) +
+         ", past a signed BIGINT's 9223372036854775807 (the layout uses bit 63); pass " +
+         (postgres ? "--type numeric (numeric(20,0))" : "--type unsigned (BIGINT UNSIGNED)"));
+  return {l, d, read_column_type(type.value_or("bigint"))};
+}
+
 std::string_view required(const arguments& a, std::string_view option, std::string_view what) {
   const auto v = a.get(option);
   if (!v)
@@ -82,6 +99,8 @@ std::string_view required(const arguments& a, std::string_view option, std::stri
          "; see 'flakeid sql --help'");
   return *v;
 }
+
+}  // namespace
 
 int run_sql(context& c, std::span<const std::string> argv) {
   static constexpr option_spec allowed[] = {
@@ -94,9 +113,7 @@ int run_sql(context& c, std::span<const std::string> argv) {
     fail(
         "flakeid sql: give one of fields, functions, partitions, shards; see 'flakeid sql --help'");
   const std::string_view what = a.operands[0];
-  const flakeid::sql::writer w{read_layout(a, "twitter"),
-                               read_dialect(a.get("--dialect").value_or("postgres")),
-                               read_column_type(a.get("--type").value_or("bigint"))};
+  const flakeid::sql::writer w = make_writer(a);
   const std::string_view column = read_column(a);
   const std::uint64_t shards =
       a.get("--shards") ? read_number("sql", "--shards", *a.get("--shards")) : 0;

@@ -199,6 +199,19 @@ if(NOT rc EQUAL 0 OR NOT err STREQUAL "flakeid gen: worker 1 from lease file lea
   failed(gen_default_lease_guarded "id 0 is in its safe-guard period: exit ${rc}, stderr '${err}'")
 endif()
 file(REMOVE_RECURSE "${lease_dir}")
+# A claim in a directory others may write (as /dev/shm/flakeid after a reboot) waits ttl +
+# safe_guard before it mints: gen says so on stderr before the wait, with how long and why.
+set(shared_dir "${CMAKE_CURRENT_BINARY_DIR}/cli-shared-leases-${tag}")
+file(MAKE_DIRECTORY "${shared_dir}")
+execute_process(COMMAND chmod 1777 "${shared_dir}")
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${shared_dir}
+          FLAKEID_LEASE_NAMESPACE=clitest "${CLI}" gen
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "^flakeid gen: worker id 0 waits [0-9]+ ms before it mints: the store may have lost its records \\(ttl \\+ safe_guard, 12000 ms, from Unix ms [0-9]+\\) \\(file lease [^\n]*\\)\nflakeid gen: worker 0 from lease file lease ${shared_dir} namespace clitest id 0\n$")
+  failed(gen_lease_wait_said "a claim that waits: exit ${rc}, stderr '${err}'")
+endif()
+file(REMOVE_RECURSE "${shared_dir}")
 execute_process(
   COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${lease_dir}/missing
           "${CLI}" gen
@@ -326,8 +339,11 @@ CREATE TABLE \"orders_0\" PARTITION OF \"orders\" FOR VALUES IN (0);
 CREATE TABLE \"orders_1\" PARTITION OF \"orders\" FOR VALUES IN (1);
 "
   sql shards --table orders --shards 2 --by worker)
-expect_bad(sql_signed_full_layout "IDs reach 18446744073709551615, past a signed BIGINT's 9223372036854775807 \\(the layout uses bit 63\\); use the numeric column type" sql fields --layout discord)
-expect_bad(sql_mysql_full_layout "use the BIGINT UNSIGNED column type" sql fields --layout discord --dialect mysql)
+# Bit 63 set: the message names the option that takes a wider column type.
+expect_bad(sql_signed_full_layout " sql: layout discord's IDs reach 18446744073709551615, past a signed BIGINT's 9223372036854775807 \\(the layout uses bit 63\\); pass --type numeric \\(numeric\\(20,0\\)\\)\n$"
+           sql fields --layout discord)
+expect_bad(sql_mysql_full_layout "; pass --type unsigned \\(BIGINT UNSIGNED\\)\n$"
+           sql fields --layout discord --dialect mysql --type bigint)
 expect_bad(sql_postgres_unsigned "postgres has no unsigned bigint" sql fields --type unsigned)
 expect_bad(sql_gene_shards "shard count 12 cannot be honoured by a 5-bit gene: it must be a power of two in \\[1, 32\\]" sql shards --layout seed_gene --table orders --shards 12)
 expect_bad(sql_no_gene "shard by gene: the layout has no gene field; route by worker or hash" sql shards --table orders --shards 4)
@@ -728,6 +744,7 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "^[0-9]+\n$")
 endif()
 expect_bad(gen_zero "-n 0 asks for no IDs" gen -n 0 --worker 1)
 expect_bad(gen_bad_count "-n 'many' is not a decimal number" gen -n many)
+expect_bad(gen_negative_count " gen: -n '-3' is not a decimal number in \\[1, 1000000000\\]\n$" gen -n -3)
 expect_bad(gen_bad_generator "generator 'fast' is unknown" gen --generator fast)
 expect_bad(gen_worker_too_large "worker 32 is out of range \\[0, 31\\] for a 5-bit field" gen --worker 32)
 expect_bad(gen_no_datacenter "datacenter 1 is out of range \\[0, 0\\]: the layout has no datacenter field"
