@@ -1,4 +1,5 @@
 // flakeid bench: the generators measured on this machine.
+#include "bench.hpp"
 #include "core.hpp"
 
 #include <algorithm>
@@ -25,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include <flakeid/flakeid.hpp>
+#include <flakeid/layout_spec.hpp>
 
 namespace flakeid_cli {
 const std::string_view bench_help =
@@ -64,30 +65,9 @@ const std::string_view bench_help =
     "Speeds depend on the machine and on what else runs on it: compare the rows of one run.\n";
 namespace {
 
-enum class bench_kind { classic, gene, cosid, tick, blocks };
-
-std::string_view bench_kind_name(bench_kind k) {
-  switch (k) {
-    case bench_kind::classic: return "classic";
-    case bench_kind::gene: return "gene";
-    case bench_kind::cosid: return "cosid";
-    case bench_kind::tick: return "tick";
-    case bench_kind::blocks: return "blocks";
-  }
-  return "classic";
-}
-
 constexpr std::uint64_t max_bench_threads = 1024;
 constexpr double min_bench_seconds = 0.001;
 constexpr double max_bench_seconds = 60;
-
-/// When a measurement runs: a whole number of the layout's ticks, so that a generator that
-/// uses up every tick's sequences is measured at exactly its capacity.
-struct bench_window {
-  std::int64_t epoch_ms = 0;  // ticks start at epoch_ms + k * tick_ms (Unix ms)
-  std::int64_t tick_ms = 1;
-  std::int64_t ticks = 1;
-};
 
 /// What `flakeid bench` measures, and where the rows go.
 struct bench_request {
@@ -99,155 +79,6 @@ struct bench_request {
   const context* run = nullptr;
   record_writer* writer = nullptr;
 };
-
-/// One measurement: threads minting together for the request's duration.
-struct bench_result {
-  double ids_per_s = 0;                                             // all threads, per wall second
-  double cpu_ns_per_id = std::numeric_limits<double>::quiet_NaN();  // summed over the threads
-  double cpu_share = std::numeric_limits<double>::quiet_NaN();      // CPU time / (threads * wall)
-};
-
-/// The CPU time the calling thread has used, in seconds; NaN where the system cannot tell.
-double thread_cpu_seconds() noexcept {
-#if defined(CLOCK_THREAD_CPUTIME_ID)
-  timespec ts{};
-  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-#endif
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
-/// Starts `threads` threads; thread t calls the function `make(t)` returns (one ID per call)
-/// as fast as it can, from the start of the layout's next tick for `window.ticks` ticks. The
-/// threads are stopped a tenth of a tick early: a generator that has used up the last tick
-/// waits for the next one, and must not take IDs from it. The rate is the IDs of all threads
-/// over the window's length; the CPU share, their CPU time over the time they were let run.
-template <class Make>
-bench_result run_threads(unsigned threads, const bench_window& window, const Make& make) {
-  using wall = std::chrono::system_clock;
-  struct alignas(64) slot {  // one per thread, on cache lines of its own
-    std::uint64_t ids = 0;
-    std::uint64_t sink = 0;  // what the IDs fold to, so that no call can be left out
-    double cpu_s = 0;
-    std::exception_ptr error;
-  };
-  std::vector<slot> slots(threads);
-  std::atomic<unsigned> ready{0};
-  std::atomic<bool> go{false};
-  std::atomic<bool> stop{false};
-  const auto work = [&](unsigned t) {
-    slot& s = slots[t];
-    auto mint = make(t);
-    ready.fetch_add(1, std::memory_order_release);
-    while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-    try {
-      const double cpu0 = thread_cpu_seconds();
-      std::uint64_t n = 0;
-      std::uint64_t sink = 0;
-      for (; !stop.load(std::memory_order_relaxed); ++n) sink ^= mint();
-      s.cpu_s = thread_cpu_seconds() - cpu0;
-      s.ids = n;
-      s.sink = sink;
-    } catch (...) {
-      s.error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(threads);
-  for (unsigned t = 0; t < threads; ++t) {
-    try {
-      pool.emplace_back(work, t);
-    } catch (const std::system_error& e) {
-      go.store(true, std::memory_order_release);
-      stop.store(true, std::memory_order_relaxed);
-      for (std::thread& th : pool) th.join();
-      throw std::runtime_error("flakeid bench: cannot start thread " + std::to_string(t + 1) +
-                               " of " + std::to_string(threads) + ": " + e.code().message());
-    }
-  }
-  while (ready.load(std::memory_order_acquire) < threads) std::this_thread::yield();
-  using ms = std::chrono::milliseconds;
-  const std::int64_t now_ms =
-      std::chrono::duration_cast<ms>(wall::now().time_since_epoch()).count();
-  const std::int64_t since = now_ms - window.epoch_ms;
-  const std::int64_t first_tick = (since >= 0 ? since / window.tick_ms : 0) + 1;
-  const wall::time_point t0{ms{window.epoch_ms + first_tick * window.tick_ms}};
-  const auto length = ms{window.ticks * window.tick_ms};
-  std::this_thread::sleep_until(t0);
-  go.store(true, std::memory_order_release);
-  const auto started = std::chrono::steady_clock::now();
-  std::this_thread::sleep_until(t0 + length - std::chrono::microseconds{window.tick_ms * 100});
-  stop.store(true, std::memory_order_relaxed);
-  const double run_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  for (std::thread& th : pool) th.join();
-  for (const slot& s : slots)
-    if (s.error) std::rethrow_exception(s.error);
-
-  std::uint64_t ids = 0;
-  double cpu_s = 0;
-  for (const slot& s : slots) {
-    ids += s.ids;
-    cpu_s += s.cpu_s;
-  }
-  const double wall_s = std::chrono::duration<double>(length).count();
-  bench_result r;
-  r.ids_per_s = static_cast<double>(ids) / wall_s;
-  if (run_s > 0) r.cpu_share = cpu_s / (run_s * threads);
-  if (ids != 0) r.cpu_ns_per_id = cpu_s * 1e9 / static_cast<double>(ids);
-  return r;
-}
-
-/// The floor at `threads` threads: each reads the wall clock and `fetch_add`s one shared
-/// counter, the least a generator shared by the threads must do per ID.
-bench_result measure_floor(unsigned threads, const bench_window& window) {
-  struct alignas(64) shared_counter {
-    std::atomic<std::uint64_t> value{0};
-  };
-  shared_counter counter;
-  return run_threads(threads, window, [&counter](unsigned) {
-    return [&counter] {
-      const auto now = flakeid::wall_clock::now().time_since_epoch().count();
-      return counter.value.fetch_add(1, std::memory_order_relaxed) ^
-             static_cast<std::uint64_t>(now);
-    };
-  });
-}
-
-/// One generator of type `Gen` (worker 0) shared by `threads` threads; on a gene layout each
-/// thread cycles through the keys, one key per call.
-template <class Gen>
-bench_result measure_generator(unsigned threads, const bench_window& window) {
-  flakeid::worker_assignment node;
-  node.source = "flakeid bench";
-  const auto gen = std::make_unique<Gen>(std::move(node));
-  return run_threads(threads, window, [&g = *gen](unsigned t) {
-    if constexpr (Gen::has_gene) {
-      return [&g, key = std::uint64_t{t}]() mutable { return g.next_id(key++); };
-    } else {
-      return [&g] { return g.next_id(); };
-    }
-  });
-}
-
-template <flakeid::layout L>
-bench_result measure_kind(bench_kind k, unsigned threads, const bench_window& window) {
-  switch (k) {
-    case bench_kind::classic:
-    case bench_kind::gene:  // the classic engine on a gene layout is the gene generator
-      return measure_generator<flakeid::classic_snowflake<L>>(threads, window);
-    case bench_kind::cosid: return measure_generator<flakeid::cosid_snowflake<L>>(threads, window);
-    case bench_kind::tick: return measure_generator<flakeid::tick_snowflake<L>>(threads, window);
-    case bench_kind::blocks:
-      // run_bench has checked that the layout has no gene.
-      if constexpr (!L.has(flakeid::field_kind::gene)) {
-        return measure_generator<flakeid::blocked_snowflake<L>>(threads, window);
-      }
-      break;
-  }
-  fail("flakeid bench: generator " + std::string(bench_kind_name(k)) +
-       " does not apply to this layout");
-}
 
 /// 4096000 as "4,096,000".
 std::string grouped(std::uint64_t v) {
@@ -307,22 +138,14 @@ void write_bench_row(const bench_request& r, bench_kind k, unsigned threads, con
   w.flush(*r.run);
 }
 
-template <flakeid::layout L>
-void bench_with(bench_request& r) {
+/// Every row of the request for the preset layout number `preset`.
+void bench_rows(const bench_request& r, std::size_t preset) {
   for (const unsigned n : r.threads) {
     const bench_result floor = measure_floor(n, r.window);
     for (const bench_kind k : r.kinds)
-      write_bench_row(r, k, n, measure_kind<L>(k, n, r.window), floor);
+      write_bench_row(r, k, n, measure(k, preset, n, r.window), floor);
   }
 }
-
-struct bench_op {
-  template <flakeid::layout L>
-  static void run(bench_request& r) {
-    bench_with<L>(r);
-  }
-};
-constexpr auto bench_table = make_preset_table<bench_op>(std::make_index_sequence<preset_count>{});
 
 /// `--threads 1,2,4`: counts from 1 to max_bench_threads, separated by commas.
 std::vector<unsigned> read_thread_counts(std::string_view text) {
@@ -460,7 +283,7 @@ int run_bench(context& c, std::span<const std::string> argv) {
                                         "vs floor", "vs capacity"}));
     w.flush(c);
   }
-  bench_table[preset](r);
+  bench_rows(r, preset);
   return exit_ok;
 }
 

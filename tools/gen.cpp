@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
@@ -20,7 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include <flakeid/flakeid.hpp>
+#include <flakeid/file_lease.hpp>
+#include <flakeid/lease.hpp>
+#include <flakeid/worker_id.hpp>
 
 namespace flakeid_cli {
 const std::string_view gen_help =
@@ -134,56 +137,15 @@ default_node default_worker(const context& c, const flakeid::layout& l) {
   }
 }
 
-template <class Generator>
-void mint(Generator& gen, const gen_request& r) {
-  constexpr flakeid::layout l = Generator::layout_value;
-  std::vector<std::uint64_t> ids(static_cast<std::size_t>(std::min<std::uint64_t>(r.count, 4096)));
-  for (std::uint64_t left = r.count; left != 0;) {
-    const std::span<std::uint64_t> batch(
-        ids.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, ids.size())));
-    if constexpr (Generator::has_gene) {
-      gen.next_ids(batch, r.gene.value_or(0));
-    } else {
-      gen.next_ids(batch);
-    }
-    write_batch(r, batch, l);
-    left -= batch.size();
-  }
-}
-
-template <flakeid::layout L>
-void gen_with(gen_request& r) {
-  // run_gen has checked the generator and --gene against the layout.
+/// Mints with generator `r.kind` of the preset layout number `preset`.
+void mint_preset(std::size_t preset, gen_request& r) {
   switch (r.kind) {
-    case generator_kind::classic: {
-      flakeid::classic_snowflake<L> gen{std::move(r.node)};
-      return mint(gen, r);
-    }
-    case generator_kind::cosid: {
-      flakeid::cosid_snowflake<L> gen{std::move(r.node)};
-      return mint(gen, r);
-    }
-    case generator_kind::tick: {
-      flakeid::tick_snowflake<L> gen{std::move(r.node)};
-      return mint(gen, r);
-    }
-    case generator_kind::gene:
-      if constexpr (L.has(flakeid::field_kind::gene) && L.shift(flakeid::field_kind::gene) == 0) {
-        flakeid::gene_snowflake<L> gen{std::move(r.node)};
-        return mint(gen, r);
-      } else {
-        fail("flakeid gen: the gene generator needs a layout whose lowest field is a gene");
-      }
+    case generator_kind::classic: return mint_classic(preset, r);
+    case generator_kind::cosid: return mint_cosid(preset, r);
+    case generator_kind::tick: return mint_tick(preset, r);
+    case generator_kind::gene: return mint_gene(preset, r);
   }
 }
-
-struct gen_op {
-  template <flakeid::layout L>
-  static void run(gen_request& r) {
-    gen_with<L>(r);
-  }
-};
-constexpr auto gen_table = make_preset_table<gen_op>(std::make_index_sequence<preset_count>{});
 
 }  // namespace
 
@@ -260,7 +222,7 @@ int run_gen(context& c, std::span<const std::string> argv) {
     r.node.node.datacenter = read_number("gen", "--datacenter", *d);
   if (!a.get("--worker"))
     c.note("worker " + std::to_string(r.node.node.worker) + " from " + r.node.source);
-  gen_table[preset](r);
+  mint_preset(preset, r);
   return exit_ok;
 }
 
