@@ -13,8 +13,10 @@
 //
 // Every command has --help. Bad input prints one line on stderr and exits with status 2; any
 // other failure (the clock went back, a lease was lost, the output cannot be written) exits with
-// status 1. The argument parser is written here rather than taken from a library so that every
-// message is exactly the one docs/cli.md shows and tests/cli/cli_test.cmake checks.
+// status 1. This file holds the commands' table and the dispatch; each command has a file of its
+// own over the shared core (core.hpp). The argument parser (core.cpp) is written here rather than
+// taken from a library so that every message is exactly the one docs/cli.md shows and
+// tests/cli/cli_test.cmake checks.
 
 #include "cli.hpp"
 

@@ -36,8 +36,8 @@ const std::string_view decode_help =
     "                      [--format text|json|tsv] [TEXT...|-]\n"
     "\n"
     "Writes each ID given in a text form as a decimal number, one per line. Without --from\n"
-    "(or its synonym --to) the form is detected as 'flakeid parse' does: only where it cannot\n"
-    "be mistaken. The friendly form is read under the layout (default twitter) in UTC. Without\n"
+    "(or its synonym --to) the form is detected as 'flakeid parse' does: the one form the text\n"
+    "fits. The friendly form is read under the layout (default twitter) in UTC. Without\n"
     "TEXT (or for '-') the text is read from standard input.\n";
 int run_encode(context& c, std::span<const std::string> argv) {
   static constexpr option_spec allowed[] = {

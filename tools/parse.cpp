@@ -28,7 +28,8 @@ const std::string_view parse_help =
     "                     [--from decimal|radix62|radix36|base32|friendly]\n"
     "\n"
     "Prints the fields and the UTC time of each ID under the layout (default twitter), one line\n"
-    "per ID: 'id=... time=... ticks=...' then the layout's fields from high to low; with\n"
+    "per ID: 'id=... time=... ticks=...', the layout's fields from high to low, then the layout\n"
+    "the ID was read under ('layout=twitter' when --layout is not given); with\n"
     "--format json one JSON object per line (the ID as a string, safe for JavaScript), with\n"
     "--format tsv a header line, then tab-separated values. --bits draws the 64 bits of each ID\n"
     "grouped by field, with each field's name, width and value.\n"
@@ -36,10 +37,10 @@ const std::string_view parse_help =
     "Without IDs (or for '-') the IDs are read from standard input, separated by white space.\n"
     "IDs that cannot be read are reported on stderr, the others printed; the exit status is 2.\n"
     "\n"
-    "The text form of each ID is detected only where it cannot be mistaken: all digits is\n"
-    "decimal, text with a '-' is the friendly form, and other text is taken in the one form\n"
-    "among radix62, radix36 and base32 that accepts it (or when all that accept it give the\n"
-    "same number). Otherwise name the form with --from (--input is a synonym).\n";
+    "All digits is decimal; other text is read in the one form among friendly, radix62,\n"
+    "radix36 and base32 that accepts it (a word of letters only is no ID). Text that several\n"
+    "forms accept needs --from (--input is a synonym); text that none accepts is reported with\n"
+    "the forms tried.\n";
 namespace {
 
 /// The bit-level view of `id`: the 64 bits high to low in groups, one group per field, then a
