@@ -267,7 +267,10 @@ int run_bench(context& c, std::span<const std::string> argv) {
   r.writer = &w;
   if (w.kind() == format::text) {
     std::string threads;
-    for (const unsigned n : r.threads) threads += (threads.empty() ? "" : ",") + std::to_string(n);
+    for (const unsigned n : r.threads) {
+      if (!threads.empty()) threads += ',';
+      threads += std::to_string(n);
+    }
     w.line("layout " + r.layout_name + ": " + flakeid::to_spec(l));
     w.line("capacity " + grouped(r.capacity) + " IDs/s: " + grouped(per_tick) + " IDs per " +
            std::to_string(tick_ms) + " ms tick" +

@@ -126,14 +126,18 @@ detected_id read_any_form(std::string_view command, std::string_view text,
   if (accepted.size() == 1) return accepted.front();
   if (accepted.empty()) {
     std::string tried;
-    for (const std::string& r : refused) tried += (tried.empty() ? "" : ", ") + r;
+    for (const std::string& r : refused) {
+      if (!tried.empty()) tried += ", ";
+      tried += r;
+    }
     fail(quote(text) + " is not an ID in any text form; tried " + tried);
   }
   std::vector<std::string> found;
   std::string names;
   for (const detected_id& d : accepted) {
     found.push_back(std::string(form_name(d.form)) + " (" + std::to_string(d.id) + ")");
-    names += (names.empty() ? "" : "|") + std::string(form_name(d.form));
+    if (!names.empty()) names += '|';
+    names += form_name(d.form);
   }
   const std::vector<std::string_view> views(found.begin(), found.end());
   fail(quote(text) + " could be " + one_of(views) + "; pass --from " + names);
