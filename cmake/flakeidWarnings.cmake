@@ -11,7 +11,8 @@ endfunction()
 
 # flakeid_set_test_warnings(<target>): the same for test programs, less GCC 12's -Wrestrict,
 # which misfires at -O3 on `"text" + std::string` in the tests' own code (GCC bug 105651).
-# Examples and tools keep it, so the library's headers are still held to it.
+# The CLI's command files use it too (tools/CMakeLists.txt); the examples keep -Wrestrict, so
+# the library's headers are still held to it.
 function(flakeid_set_test_warnings target)
   flakeid_set_warnings(${target})
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)

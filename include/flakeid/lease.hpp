@@ -155,17 +155,17 @@ struct lease_options {
   /// wait for the old deadline anyway). A holder of the same name that is still alive (it renews
   /// while this lease watches, or the store knows it lives) makes `acquire` throw
   /// `instance_in_use_error`. An instance without an id yet claims as usual and records its name.
-  std::string instance;
+  std::string instance{};
   /// Reads the time the generator mints with (empty: the system clock).
-  std::function<lease_time()> now;
+  std::function<lease_time()> now{};
   /// Deprecated (use `now`; removed in the next minor release): the same in Unix ms. Used
   /// only when `now` is empty.
-  std::function<std::int64_t()> now_ms;
+  std::function<std::int64_t()> now_ms{};
   /// Waits on that clock (empty: `std::this_thread::sleep_for`).
-  std::function<void(std::chrono::milliseconds)> sleep;
+  std::function<void(std::chrono::milliseconds)> sleep{};
   /// Called from the renewal thread (and from `acquire`/`release`) on every change.
   /// Messages name the store's host, port and namespace, never a password.
-  std::function<void(lease_event, const std::string&)> on_event;
+  std::function<void(lease_event, const std::string&)> on_event{};
 
   /// Reads and waits on the generator's clock `c` (a `manual_clock` in tests: waits then move
   /// it instead of sleeping). A copy of `c` is kept.
@@ -182,7 +182,7 @@ struct claim_request {
   /// Claim an id in `[0, count)`.
   std::uint64_t count = 0;
   /// The claimer's token.
-  std::string holder;
+  std::string holder{};
   /// The claimer's clock now.
   lease_time now{};
   /// The claimer's first deadline: record it with the id before answering.
@@ -199,7 +199,7 @@ struct claim_request {
   /// Held by another holder, nothing is claimed and the answer has `held_by_instance`. When no
   /// id is recorded for it, the claim goes as usual and records the instance with the id taken
   /// (an id has at most one instance; taking another instance's free id moves the record).
-  std::string instance;
+  std::string instance{};
 };
 
 /// The id a store handed out, with what the claimer must wait for.
@@ -207,11 +207,11 @@ struct lease_claim {
   std::uint64_t id = 0;
   /// The deadline (or exact last timestamp, after a release) recorded by the previous holders
   /// of the id; empty: never used.
-  std::optional<lease_time> last;
+  std::optional<lease_time> last{};
   /// When the store may have lost its memory of this namespace (restarted without persistence,
   /// a file deleted); empty: not recently. The claimer then waits until this plus
   /// `ttl + safe_guard`.
-  std::optional<lease_time> lost_memory_at;
+  std::optional<lease_time> lost_memory_at{};
   /// The id is the one recorded for the claim's instance (taken whatever its deadline).
   bool own_instance = false;
   /// The claim's instance is recorded on `id`, which another holder holds: nothing was

@@ -99,12 +99,12 @@ struct lease_fence {
 
 /// What a worker-id source hands a generator.
 struct worker_assignment {
-  node_id node;
+  node_id node{};
   /// The generator mints only in ticks that start after this Unix time (the last timestamp of
   /// a previous holder of the id, or of this process before a restart). INT64_MIN: no limit.
   std::int64_t not_after_unix_ms = INT64_MIN;
   /// The lease fence, or null for an id that needs no lease.
-  std::shared_ptr<lease_fence> fence;
+  std::shared_ptr<lease_fence> fence{};
   /// Where the id came from, for logs: "fixed", "env FLAKEID_WORKER_ID", ...
   std::string source;
 };
@@ -148,7 +148,7 @@ inline void check_node_field(const layout& l, field_kind k, std::uint64_t v) {
 
 /// Fixed ids, given by the application.
 struct fixed_node {
-  node_id node;
+  node_id node{};
   constexpr fixed_node(datacenter_id d, worker_id w) noexcept : node{d.value, w.value} {}
   constexpr explicit fixed_node(worker_id w) noexcept : node{0, w.value} {}
   [[nodiscard]] worker_assignment assign(const layout&) const {

@@ -68,7 +68,9 @@ inline std::shared_ptr<memory_lease_book> memory_lease_book_of(const std::string
     std::mutex mutex;
     std::map<std::string, std::weak_ptr<memory_lease_book>, std::less<>> books;
   };
-  static registry* const r = new registry;  // never destroyed: leases may outlive statics
+  // Never destroyed: leases may outlive statics.
+  // NOLINTNEXTLINE(cppcoreguidelines-owning-memory,cppcoreguidelines-avoid-non-const-global-variables)
+  static auto* const r = new registry;
   std::lock_guard lk(r->mutex);
   std::erase_if(r->books, [](const auto& kv) { return kv.second.expired(); });
   std::weak_ptr<memory_lease_book>& w = r->books[ns];
@@ -129,7 +131,7 @@ namespace detail {
 /// no store or lease of the namespace is left, and no holder with them.
 class memory_lease_store final : public lease_store {
  public:
-  memory_lease_store(std::shared_ptr<memory_store_state> s, const lease_options& o)
+  memory_lease_store(const std::shared_ptr<memory_store_state>& s, const lease_options& o)
       : s_(s->book(o.name_space)),
         hold_(o.ttl + o.safe_guard),
         guard_(o.safe_guard),
