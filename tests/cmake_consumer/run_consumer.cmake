@@ -97,7 +97,7 @@ if(KIND MATCHES "^(find_package|install_only)$")
 
   if(EXISTS "${prefix}/bin/flakeid")
     step("installed CLI" "${prefix}/bin/flakeid" parse --layout discord 175928847299117063)
-    if(NOT out STREQUAL "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7\n")
+    if(NOT out STREQUAL "id=175928847299117063 time=2016-04-30T11:18:25.796Z ticks=41944705796 worker=1 datacenter=0 sequence=7 layout=discord\n")
       message(FATAL_ERROR "the installed CLI printed: ${out}")
     endif()
   endif()
