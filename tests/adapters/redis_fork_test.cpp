@@ -25,7 +25,12 @@ TEST(redis_fork_test, forked_child_distributor_refuses_and_the_parents_connectio
   redis_backend b;
   FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
   b.server.start();
-  forked_child_distributor_refuses_and_leaves_the_parents_connection(b, "fork");
+  const fork_outcome o = use_a_distributor_in_a_forked_child(b, "fork");
+  EXPECT_TRUE(o.child_exited) << o.child_said;
+  EXPECT_TRUE(is_fork_refusal(o.child_said, "this connection to")) << o.child_said;
+  // The parent's connection is untouched: the next range follows at once, on the same socket.
+  EXPECT_EQ(o.parent_error, "");
+  EXPECT_EQ(o.next, o.first + 100);
 }
 
 }  // namespace

@@ -635,8 +635,12 @@ TEST_F(zookeeper_lease_test, leaf_workers_take_the_sequence_of_their_address_bes
 }
 
 TEST_F(zookeeper_segment_test, forked_child_distributor_refuses_and_the_parents_session_works) {
-  forked_child_distributor_refuses_and_leaves_the_parents_connection(b, "fork",
-                                                                     "flakeid: this session of ");
+  const fork_outcome o = use_a_distributor_in_a_forked_child(b, "fork");
+  EXPECT_TRUE(o.child_exited) << o.child_said;
+  EXPECT_TRUE(is_fork_refusal(o.child_said, "this session of")) << o.child_said;
+  // The parent's connection is untouched: the next range follows at once, on the same socket.
+  EXPECT_EQ(o.parent_error, "");
+  EXPECT_EQ(o.next, o.first + 100);
 }
 
 TEST(zookeeper_ensemble_lease_test, the_leader_killed_mid_run_no_duplicate_and_minting_resumes) {
