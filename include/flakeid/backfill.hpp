@@ -42,7 +42,8 @@
 #include "version.hpp"
 #include "worker_id.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// IDs of layout `L` for given times (see the file comment).
 template <flakeid::layout L = layouts::twitter>
@@ -180,4 +181,5 @@ class backfill_minter {
   std::uint64_t forgotten_through_ = 0;
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -32,7 +32,8 @@
 #include <memory>
 #include "version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 /// `std::this_thread::sleep_for` without `<thread>` in the engine's include path (POSIX:
@@ -268,4 +269,5 @@ inline void cpu_relax() noexcept {
 }
 
 }  // namespace detail
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -58,7 +58,8 @@
 #include "version.hpp"
 #include "worker_id.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// A fixed node plus a restart clock guard named `file` (see the file comment). Models
 /// `worker_id_source`; serves one generator and must outlive it.
@@ -214,4 +215,5 @@ class clock_guard_file {
   lease lease_;
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

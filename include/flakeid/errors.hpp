@@ -30,7 +30,8 @@
 #include <utility>
 #include "version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// A layout whose fields, epoch or tick cannot describe IDs (thrown at run time; a constant
 /// layout fails to compile instead).
@@ -163,4 +164,5 @@ class sql_error : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

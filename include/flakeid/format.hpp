@@ -40,7 +40,8 @@
 #define FLAKEID_HAS_STD_FORMAT 1
 #endif
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// A time as ISO 8601 UTC with milliseconds: `2016-04-30T11:18:25.796Z`.
 [[nodiscard]] inline std::string to_iso8601(std::chrono::sys_time<std::chrono::milliseconds> t) {
@@ -69,7 +70,8 @@ namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
 /// Writes `to_string(p)` to `os`, honouring its width and fill as for a string.
 inline std::ostream& operator<<(std::ostream& os, const id_parts& p) { return os << to_string(p); }
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid
 
 #if defined(FLAKEID_HAS_STD_FORMAT)
 /// `std::format("{}", parts)`: the text of `flakeid::to_string(parts)`, with a string's spec.

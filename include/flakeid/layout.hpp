@@ -40,7 +40,8 @@
 #include "errors.hpp"
 #include "version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// What a field of an ID holds.
 enum class field_kind : std::uint8_t { timestamp, datacenter, worker, sequence, gene, reserved };
@@ -503,4 +504,5 @@ struct layout {
   }
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -46,7 +46,8 @@
 #include "layouts.hpp"
 #include "version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 
@@ -350,4 +351,5 @@ constexpr bool spec_tick(std::string_view s, std::int64_t& out) noexcept {
   return s;
 }
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

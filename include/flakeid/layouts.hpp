@@ -26,7 +26,9 @@
 #include "layout.hpp"
 #include "version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::layouts {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace layouts {
 
 using namespace std::chrono_literals;
 
@@ -109,4 +111,6 @@ inline constexpr layout seed_gene{{fields::timestamp(41), fields::datacenter(5),
 inline constexpr layout newlife{{fields::timestamp(41), fields::worker(10), fields::sequence(12)},
                                 0};
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::layouts
+}  // namespace layouts
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

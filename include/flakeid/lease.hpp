@@ -77,7 +77,8 @@
 #include "version.hpp"
 #include "worker_id.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// A moment as the lease layer records it: Unix time in milliseconds, read from the clock the
 /// generator mints with. "None" (an id never used, a store that lost nothing) is an empty
@@ -778,4 +779,5 @@ class lease {
   std::thread renewer_;
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

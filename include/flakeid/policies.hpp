@@ -45,7 +45,8 @@
 #include <memory>
 #include "version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 // ---- sequence start ------------------------------------------------------------------------
 
@@ -295,4 +296,5 @@ concept policy_set = requires {
   typename P::threading;
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -85,7 +85,8 @@
 #define FLAKEID_SEGMENT_NOINLINE
 #endif
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 // ---- the distributor concept ---------------------------------------------------------------
 
@@ -1358,4 +1359,5 @@ class grouped_segment_generator {
   detail::fork_stamp born_;
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -48,7 +48,8 @@
 #include "version.hpp"
 #include "worker_id.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 [[noreturn]] inline void throw_backwards(std::int64_t step_ms, std::int64_t bound_ms) {
@@ -756,4 +757,5 @@ using tick_snowflake = basic_snowflake<L, tick_clock, classic_policies>;
 template <flakeid::layout L = layouts::twitter>
 using tick_snowflake_st = basic_snowflake<L, tick_clock, classic_policies_st>;
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -43,7 +43,9 @@
 #include "layout.hpp"
 #include "version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::sql {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace sql {
 
 /// The SQL dialect to write.
 enum class dialect : std::uint8_t { postgres, mysql };
@@ -651,4 +653,6 @@ class shard_router {
   shard_by by_;
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::sql
+}  // namespace sql
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -50,7 +50,8 @@
 #include "version.hpp"
 #include "worker_id.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 [[noreturn]] inline void throw_base_worker(std::uint64_t base, unsigned free_bits,
@@ -198,4 +199,5 @@ class striped_snowflake {
   std::array<slot, stripe_count> slots_{};
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

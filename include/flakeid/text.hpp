@@ -69,7 +69,8 @@
 #include "layout.hpp"
 #include "version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 // ---- JavaScript -------------------------------------------------------------------------------
 
@@ -517,4 +518,5 @@ template <class Parse>
   }
 }
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -38,7 +38,8 @@
 #include "clock.hpp"
 #include "version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// What `tsc_steady_clock` found at its first use.
 struct tsc_calibration {
@@ -203,4 +204,5 @@ struct tsc_steady_clock {
 /// The tick clock on the TSC: the wall clock read once, then `tsc_steady_clock`.
 using fast_tick_clock = basic_tick_clock<tsc_steady_clock>;
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

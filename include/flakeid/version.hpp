@@ -24,9 +24,11 @@
 /// The inline namespace of this version's ABI.
 #define FLAKEID_ABI_NAMESPACE v0_1
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// The version of these headers as text, `"0.1.0"`.
 inline constexpr std::string_view version = "0.1.0";
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -45,7 +45,8 @@
 #include "layout.hpp"
 #include "version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// A worker id (strong type, so it cannot be swapped with a datacenter id).
 struct worker_id {
@@ -311,4 +312,5 @@ struct host_pid_guess {
 
 #endif  // FLAKEID_HAS_HOST_WORKER_IDS
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

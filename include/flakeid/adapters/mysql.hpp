@@ -115,7 +115,8 @@
 #include "../worker_id.hpp"
 #include "detail/mysql_connection.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// Which table a MySQL segment counter lives in (see the file comment).
 enum class mysql_table {
@@ -822,4 +823,5 @@ class mysql_store {
   mysql_table table_;
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

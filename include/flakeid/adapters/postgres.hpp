@@ -103,7 +103,8 @@
 #include "../version.hpp"
 #include "detail/postgres_connection.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 
@@ -619,4 +620,5 @@ class postgres_store {
 using postgres_segment_store = postgres_store;
 using postgres_segment_options = store_options;
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -103,7 +103,8 @@
 #include "detail/redis_connection.hpp"
 #include "redis_options.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 
@@ -652,4 +653,5 @@ class redis_store {
 using redis_segment_store = redis_store;
 using redis_segment_options = store_options;
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

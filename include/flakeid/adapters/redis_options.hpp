@@ -35,7 +35,8 @@
 #include "../errors.hpp"
 #include "../version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// Where a Redis server is and how to log in (see the file comment).
 struct redis_options {
@@ -181,4 +182,5 @@ inline redis_options redis_options::parse(std::string_view text) {
   return o;
 }
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -95,7 +95,8 @@
 #include "detail/zookeeper_connection.hpp"
 #include "detail/zookeeper_lease_store.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// A counter of a `zookeeper_store`, with its own session (opened on the first call). A copy
 /// opens a session of its own. Throws `segment_store_error` when the ensemble cannot be
@@ -497,4 +498,5 @@ class zookeeper_store {
   store_options options_;
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -14,7 +14,9 @@
 #include "../version.hpp"
 #include "text_util.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
 
 /// `a / b` rounded towards negative infinity (`b > 0`).
 constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
@@ -182,4 +184,6 @@ inline std::string format_utc(std::chrono::sys_time<std::chrono::milliseconds> t
   return format_utc(static_cast<std::int64_t>(tp.time_since_epoch().count()));
 }
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

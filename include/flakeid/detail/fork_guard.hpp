@@ -23,7 +23,9 @@
 #include "../errors.hpp"
 #include "../version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
 
 /// The number of `fork()`s between the process's start and now, as seen by this process: 0 in
 /// the first process, one more in each child. Constant-initialised, so a load needs no guard.
@@ -130,4 +132,6 @@ void forget_after_fork(T& x) noexcept {
   std::construct_at(&x);
 }
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -31,7 +31,9 @@
 #include "../version.hpp"
 #include "posix_file.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
 
 /// Lock files in one directory: `<dir>/flakeid-<namespace>-<id>.lease`.
 class file_lease_store final : public lease_store {
@@ -398,4 +400,6 @@ class file_lease_store final : public lease_store {
   std::map<std::uint64_t, held_file> held_;
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

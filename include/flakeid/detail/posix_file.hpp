@@ -13,7 +13,9 @@
 #include <string_view>
 #include "../version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
 
 /// An owned file descriptor.
 class unique_fd {
@@ -95,4 +97,6 @@ inline bool sync_fd(int fd) noexcept {
   return true;
 }
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

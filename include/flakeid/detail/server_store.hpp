@@ -22,7 +22,8 @@
 #include "../errors.hpp"
 #include "../version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// Where a store keeps its records and how long it waits on them; one struct for every
 /// backend and both protocols (leases and segment distributors).
@@ -149,4 +150,5 @@ decltype(auto) segment_call(const std::string& store, const std::string& key,
 
 }  // namespace detail
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -11,7 +11,9 @@
 #include <string_view>
 #include "../version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
 
 /// Whether `c` is an ASCII decimal digit.
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
@@ -88,4 +90,6 @@ inline std::string quote_char(char c) {
   return q;
 }
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -17,7 +17,9 @@
 
 #include "../version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
 
 /// `text` as a decimal number in [lo, hi], or -1.
 inline long long uri_number(std::string_view text, long long lo, long long hi) {
@@ -161,4 +163,6 @@ void uri_query(std::string_view query, Fail&& fail, Each&& each) {
   }
 }
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

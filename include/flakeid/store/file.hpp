@@ -76,7 +76,8 @@
 
 #define FLAKEID_HAS_FILE_SEGMENT_STORE 1
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// The default directory of `file_lease`: `/dev/shm/flakeid`, the same for every process and
 /// user of the host whatever their environment (see the file comment).
@@ -364,4 +365,5 @@ class file_segment_store : public file_store {
   }
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -35,7 +35,8 @@
 #include "../lease.hpp"
 #endif
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 /// A worker id's record in a memory store.
@@ -334,4 +335,5 @@ class memory_store {
 /// The name before `memory_store` (it has no lease yet); kept for one release.
 using memory_segment_store = memory_store;
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -27,7 +27,8 @@
 #include "../../errors.hpp"
 #include "../../version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// Where a MySQL or MariaDB server is and how to log in; one struct for every MySQL store.
 ///
@@ -354,4 +355,5 @@ class mysql_connection {
 
 }  // namespace detail
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

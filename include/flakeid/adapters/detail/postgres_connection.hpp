@@ -24,7 +24,9 @@
 #include "../../detail/server_store.hpp"
 #include "../../version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
 
 /// The passwords a libpq connection string may hold, found without parsing it (it may not
 /// parse): in a URI, the user info after its first ':' (up to the last '@'), raw and
@@ -316,4 +318,6 @@ class postgres_connection {
   fork_stamp born_;  // a forked child's requests throw forked_process_error
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

@@ -25,7 +25,9 @@
 #include "redis_tls.hpp"
 #endif
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
 
 inline timeval to_timeval(std::chrono::milliseconds d) {
   timeval tv{};
@@ -224,4 +226,6 @@ class redis_connection {
   fork_stamp born_;  // a forked child's commands throw forked_process_error
 };
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

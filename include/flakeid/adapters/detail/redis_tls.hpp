@@ -37,7 +37,9 @@
 #include "../../version.hpp"
 #include "../redis_options.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
 
 /// Keeps a write to a socket the server closed from killing the process with SIGPIPE
 /// (OpenSSL writes with `write`, not `send(MSG_NOSIGNAL)`): blocks SIGPIPE in this thread for
@@ -298,4 +300,6 @@ class redis_tls_stream {
 /// depend on whether TLS is compiled in).
 inline void redis_tls_delete(redis_tls_stream* s) noexcept { delete s; }
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE::detail
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

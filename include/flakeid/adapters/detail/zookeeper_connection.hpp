@@ -32,7 +32,8 @@
 #include "../../errors.hpp"
 #include "../../version.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// Where a ZooKeeper ensemble is: `host:port[,host:port...][/chroot]`, as the ZooKeeper
 /// clients write it, and the session timeout to ask for.
@@ -333,4 +334,5 @@ class zookeeper_ops {
 
 }  // namespace detail
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

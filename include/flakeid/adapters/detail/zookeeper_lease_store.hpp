@@ -18,7 +18,8 @@
 #include "../../version.hpp"
 #include "zookeeper_connection.hpp"
 
-namespace flakeid::inline FLAKEID_ABI_NAMESPACE {
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
 namespace detail {
 
 class zookeeper_lease_store final : public lease_store {
@@ -369,4 +370,5 @@ class zookeeper_lease_store final : public lease_store {
 
 }  // namespace detail
 
-}  // namespace flakeid::inline FLAKEID_ABI_NAMESPACE
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid
