@@ -41,6 +41,8 @@
 
 #include "clock.hpp"
 #include "detail/fork_guard.hpp"
+#include "detail/snowflake_checks.hpp"
+#include "detail/thread_blocks.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
 #include "layouts.hpp"
@@ -50,31 +52,6 @@
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
-
-namespace detail {
-[[noreturn]] inline void throw_backwards(std::int64_t step_ms, std::int64_t bound_ms) {
-  std::string msg = "flakeid: clock moved back by " + std::to_string(step_ms) + " ms";
-  msg += bound_ms > 0 ? "; the policy tolerates up to " + std::to_string(bound_ms) + " ms"
-                      : "; the policy tolerates no step back";
-  throw clock_backwards_error(msg, std::chrono::milliseconds{step_ms});
-}
-[[noreturn]] inline void throw_lease_lost(std::int64_t ts_ms, std::int64_t deadline_ms) {
-  std::string msg = "flakeid: the worker-id lease does not cover timestamp " +
-                    std::to_string(ts_ms) + " (Unix ms): ";
-  msg += deadline_ms == INT64_MIN
-             ? std::string(
-                   "the lease was released or lost, or this is a forked child; take a "
-                   "new lease")
-             : "it holds until " + std::to_string(deadline_ms) +
-                   " and its renewal is not confirmed; minting stops until it is";
-  throw lease_lost_error(msg);
-}
-/// The fence of a generator that needs none: no deadline.
-inline const lease_fence& no_fence() noexcept {
-  static const lease_fence f;
-  return f;
-}
-}  // namespace detail
 
 /// Deprecated, kept one release: a bundle no longer says whether it needs a gene (the layout
 /// does); this is `P` itself.
@@ -96,47 +73,7 @@ using gene_policies_of [[deprecated("flakeid: gene_policies_of<P> is P: use P")]
 /// there). Thread-safety: every member is safe to call concurrently with `multi_threaded`.
 template <flakeid::layout L, class Clock = wall_clock, class Policies = classic_policies>
 class basic_snowflake {
-  static_assert(clock_source<Clock>,
-                "Clock must model flakeid::clock_source: std::chrono Clock members and a now() "
-                "returning a std::chrono::system_clock time_point (Unix time); use "
-                "flakeid::wall_clock, flakeid::tick_clock or flakeid::manual_clock");
-  static_assert(policy_set<Policies>,
-                "Policies must name sequence_start, on_exhausted, on_backwards and threading: "
-                "write flakeid::policies<Start, Exhausted, Backwards, Threading>");
-  static_assert(sequence_start_policy<typename Policies::sequence_start>,
-                "sequence_start must have 'std::uint64_t next(std::uint64_t prev, std::uint64_t "
-                "max) noexcept'; use zero_start, cosid_threshold<>, vibrating_start<>, "
-                "random_start<> or never_reset");
-  static_assert(exhausted_policy<typename Policies::on_exhausted>,
-                "on_exhausted must have 'static constexpr std::int64_t max_ahead_ms' (0 waits); "
-                "use wait_next_tick or borrow_ticks<Ms>");
-  static_assert(backwards_policy<typename Policies::on_backwards>,
-                "on_backwards must have 'static constexpr backwards_action action' and "
-                "'max_step_ms'; use throw_on_backwards, wait_on_backwards<Ms> or "
-                "hold_on_backwards<Ms>");
-  static_assert(threading_policy<typename Policies::threading>,
-                "threading must be flakeid::multi_threaded, flakeid::thread_blocks<B> or "
-                "flakeid::single_threaded");
-  static_assert(L.time_ordered(),
-                "the layout's timestamp must be its most significant field (reserved bits may "
-                "stand above it), or IDs would not sort by time");
-
-  static constexpr bool threshold_fits = [] {
-    if constexpr (requires { Policies::sequence_start::threshold; })
-      return Policies::sequence_start::threshold <= L.max_value(field_kind::sequence);
-    return true;
-  }();
-  static_assert(threshold_fits,
-                "cosid_threshold<T>: T is above the layout's largest sequence, so CosId's "
-                "sequence would never reset and would wrap to 0, which this generator does not "
-                "follow: use a T up to 2^sequence_bits - 1, or 0 for CosId's default");
-
-  static_assert(!L.has(field_kind::gene) || L.shift(field_kind::gene) == 0,
-                "a generator's gene field must be the lowest field of the layout, so that "
-                "id % n == key % n: list fields::gene(bits) last");
-  static_assert(L.bits(field_kind::gene) <= 12,
-                "a gene of at most 12 bits (4096 shards): the generator keeps one state word per "
-                "gene value");
+  static_assert(detail::check_snowflake_params<L, Clock, Policies>());
 
  public:
   using clock_type = Clock;
@@ -596,31 +533,11 @@ class basic_snowflake {
     }
   }
 
-  /// A thread's block of sequences of one generator (`thread_blocks`): sequences `next` to
-  /// `end` of tick `tick`, and the size of the block it asks for next.
-  struct block_entry {
-    std::uint64_t owner = 0;  // the generator's instance number; 0: free
-    std::uint64_t tick = 0;
-    std::uint64_t next = 1;
-    std::uint64_t end = 0;
-    std::uint64_t want = 1;
-  };
-  static constexpr std::size_t block_ways = 4;
-  /// The calling thread's blocks, for the generators of this type it uses (the four it used
-  /// last). Keyed by instance number, never by address, so a generator made where a destroyed
-  /// one lay never serves that one's block.
-  static std::array<block_entry, block_ways>& thread_block_cache() noexcept {
-    static thread_local std::array<block_entry, block_ways> cache{};
-    return cache;
-  }
+  using block_entry = detail::snowflake_block;
   block_entry* find_block() const noexcept {
-    for (block_entry& e : thread_block_cache())
+    for (block_entry& e : detail::this_thread_snowflake_blocks<basic_snowflake>())
       if (e.owner == instance_) return &e;
     return nullptr;
-  }
-  static std::uint64_t next_instance() noexcept {
-    static std::atomic<std::uint64_t> counter{0};
-    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
   }
 
   /// `next_id()` with `thread_blocks`: from the thread's block while it is of the clock's tick
@@ -642,7 +559,8 @@ class basic_snowflake {
   std::uint64_t refill_block(block_entry* e, std::uint64_t now, std::int64_t now_ms) {
     if (e == nullptr) {
       static thread_local std::size_t victim = 0;
-      e = &thread_block_cache()[victim++ % block_ways];
+      e = &detail::this_thread_snowflake_blocks<basic_snowflake>()[victim++ %
+                                                                   detail::snowflake_block_ways];
       *e = block_entry{instance_, 0, 1, 0, 1};
     } else if (e->next > e->end && e->tick == now) {
       e->want = std::min(e->want * 2, block_max);
@@ -710,7 +628,7 @@ class basic_snowflake {
   const lease_fence* fence_ptr_ = nullptr;  // fence_, or a fence without a deadline
   std::string source_;
   typename Policies::threading::template word<std::uint64_t> at_counter_{0};
-  std::uint64_t instance_ = uses_blocks ? next_instance() : 0;
+  std::uint64_t instance_ = uses_blocks ? detail::next_block_owner() : 0;
   alignas(64) std::array<word, gene_count> states_{};
   // Set while a thread spins to the next tick's start (see `wait_for_tick`); on a line of its
   // own, away from the state.

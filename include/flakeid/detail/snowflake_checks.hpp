@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file detail/snowflake_checks.hpp
+/// What `basic_snowflake` checks of its parameters at compile time (each with a message that
+/// says the fix), and the errors it throws for a clock gone back and a lease fence that is down.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include "../clock.hpp"
+#include "../errors.hpp"
+#include "../layout.hpp"
+#include "../policies.hpp"
+#include "../version.hpp"
+#include "../worker_id.hpp"
+
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+
+namespace detail {
+
+[[noreturn]] inline void throw_backwards(std::int64_t step_ms, std::int64_t bound_ms) {
+  std::string msg = "flakeid: clock moved back by " + std::to_string(step_ms) + " ms";
+  msg += bound_ms > 0 ? "; the policy tolerates up to " + std::to_string(bound_ms) + " ms"
+                      : "; the policy tolerates no step back";
+  throw clock_backwards_error(msg, std::chrono::milliseconds{step_ms});
+}
+[[noreturn]] inline void throw_lease_lost(std::int64_t ts_ms, std::int64_t deadline_ms) {
+  std::string msg = "flakeid: the worker-id lease does not cover timestamp " +
+                    std::to_string(ts_ms) + " (Unix ms): ";
+  msg += deadline_ms == INT64_MIN
+             ? std::string(
+                   "the lease was released or lost, or this is a forked child; take a "
+                   "new lease")
+             : "it holds until " + std::to_string(deadline_ms) +
+                   " and its renewal is not confirmed; minting stops until it is";
+  throw lease_lost_error(msg);
+}
+/// The fence of a generator that needs none: no deadline.
+inline const lease_fence& no_fence() noexcept {
+  static const lease_fence f;
+  return f;
+}
+
+/// True when layout `L`, clock `Clock` and policy bundle `Policies` make a generator; else a
+/// compile error naming the fix.
+template <flakeid::layout L, class Clock, class Policies>
+consteval bool check_snowflake_params() {
+  static_assert(clock_source<Clock>,
+                "Clock must model flakeid::clock_source: std::chrono Clock members and a now() "
+                "returning a std::chrono::system_clock time_point (Unix time); use "
+                "flakeid::wall_clock, flakeid::tick_clock or flakeid::manual_clock");
+  static_assert(policy_set<Policies>,
+                "Policies must name sequence_start, on_exhausted, on_backwards and threading: "
+                "write flakeid::policies<Start, Exhausted, Backwards, Threading>");
+  static_assert(sequence_start_policy<typename Policies::sequence_start>,
+                "sequence_start must have 'std::uint64_t next(std::uint64_t prev, std::uint64_t "
+                "max) noexcept'; use zero_start, cosid_threshold<>, vibrating_start<>, "
+                "random_start<> or never_reset");
+  static_assert(exhausted_policy<typename Policies::on_exhausted>,
+                "on_exhausted must have 'static constexpr std::int64_t max_ahead_ms' (0 waits); "
+                "use wait_next_tick or borrow_ticks<Ms>");
+  static_assert(backwards_policy<typename Policies::on_backwards>,
+                "on_backwards must have 'static constexpr backwards_action action' and "
+                "'max_step_ms'; use throw_on_backwards, wait_on_backwards<Ms> or "
+                "hold_on_backwards<Ms>");
+  static_assert(threading_policy<typename Policies::threading>,
+                "threading must be flakeid::multi_threaded, flakeid::thread_blocks<B> or "
+                "flakeid::single_threaded");
+  static_assert(L.time_ordered(),
+                "the layout's timestamp must be its most significant field (reserved bits may "
+                "stand above it), or IDs would not sort by time");
+
+  constexpr bool threshold_fits = [] {
+    if constexpr (requires { Policies::sequence_start::threshold; })
+      return Policies::sequence_start::threshold <= L.max_value(field_kind::sequence);
+    return true;
+  }();
+  static_assert(threshold_fits,
+                "cosid_threshold<T>: T is above the layout's largest sequence, so CosId's "
+                "sequence would never reset and would wrap to 0, which this generator does not "
+                "follow: use a T up to 2^sequence_bits - 1, or 0 for CosId's default");
+
+  static_assert(!L.has(field_kind::gene) || L.shift(field_kind::gene) == 0,
+                "a generator's gene field must be the lowest field of the layout, so that "
+                "id % n == key % n: list fields::gene(bits) last");
+  static_assert(L.bits(field_kind::gene) <= 12,
+                "a gene of at most 12 bits (4096 shards): the generator keeps one state word per "
+                "gene value");
+  return true;
+}
+
+}  // namespace detail
+
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid
