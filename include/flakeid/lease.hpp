@@ -154,132 +154,23 @@ class lease {
     if (born_.forked())
       detail::reject_worker("this lease was made before fork(): take a new lease in the child");
     std::unique_lock lk(m_);
-    if (claimed_)
-      detail::reject_worker("this lease already holds worker id " + std::to_string(id_) + " (" +
-                            where() + ")");
+    refuse_second_claim();
     if (id_count == 0) detail::reject_worker("a lease needs at least one id to choose from");
     claim_request req;
     req.count = id_count;
     req.holder = holder_;
     req.instance = opt_.instance;
-    std::optional<lease_claim> c;
-    const lease_time give_up = opt_.now() + opt_.wait_for_id;
-    instance_watch watch;
-    for (;;) {
-      req.now = opt_.now();
-      req.deadline = req.now + (opt_.ttl - opt_.margin);
-      req.settled = req.now - opt_.safe_guard;
-      if (id_count > 1) req.skip_above = req.now + (opt_.max_wait - opt_.safe_guard);
-      {
-        std::lock_guard io(io_m_);
-        c = store_->claim(req);
-        if (!c && id_count > 1 && req.skip_above < req.now + opt_.max_wait) {
-          // No id that needs a wait within max_wait: take one whose deadline lies at most
-          // max_wait ahead (one let go a moment ago), and wait for it plus safe_guard.
-          req.skip_above = req.now + opt_.max_wait;
-          c = store_->claim(req);
-        }
-      }
-      if (c && c->held_by_instance) {
-        // The instance's id is held: wait for it to come free, unless its holder shows it lives.
-        watch.check(*this, *c, req.now);
-        lk.unlock();
-        opt_.sleep(std::max(std::chrono::milliseconds{1}, (opt_.ttl + opt_.safe_guard) / 20));
-        lk.lock();
-        continue;
-      }
-      if (c || req.now >= give_up) break;
-      // Every id is held: try again, each tenth of the time an id takes to come free.
-      lk.unlock();
-      opt_.sleep(std::clamp<std::chrono::milliseconds>(
-          (opt_.ttl + opt_.safe_guard) / 10, std::chrono::milliseconds{1}, give_up - req.now));
-      lk.lock();
-      if (claimed_)
-        detail::reject_worker("this lease already holds worker id " + std::to_string(id_) + " (" +
-                              where() + ")");
-    }
-    if (!c && id_count == 1)
-      detail::reject_worker("worker id 0 in namespace " + opt_.name_space +
-                            " is held by another process, or was let go less than safe_guard (" +
-                            std::to_string(opt_.safe_guard.count()) + " ms) ago (" + where() + ")");
-    if (!c)
-      detail::reject_worker(
-          "no free worker id in namespace " + opt_.name_space + ": all " +
-          std::to_string(id_count) +
-          " ids are leased, or were used further ahead of this clock than max_wait (" +
-          std::to_string(opt_.max_wait.count()) + " ms)" +
-          (opt_.wait_for_id.count() > 0
-               ? ", for wait_for_id (" + std::to_string(opt_.wait_for_id.count()) + " ms)"
-               : std::string()) +
-          " (" + where() + ")");
-    id_ = c->id;
-    previous_last_ = c->last;
-    lost_memory_at_ = c->lost_memory_at;
-    // Mint only above the previous holder's deadline plus the guard, and, when the store lost
-    // its memory, above any deadline it forgot (an empty optional is below every time).
-    std::optional<lease_time> after_record;
-    std::optional<lease_time> after_loss;
-    if (previous_last_) after_record = *previous_last_ + opt_.safe_guard;
-    if (lost_memory_at_) after_loss = *lost_memory_at_ + opt_.ttl + opt_.safe_guard;
-    not_after_ = std::max(after_record, after_loss);
-    // How far the previous holder's record lies ahead of this clock: up to `max_wait` is waited
-    // for (for the instance's own id, as long as its holder's last deadline can lie ahead), and
-    // then `safe_guard`, whatever its length. (Of several ids, the claims skipped those whose
-    // record lies further ahead.)
-    const std::chrono::milliseconds ahead =
-        previous_last_ ? *previous_last_ - opt_.now() : std::chrono::milliseconds{0};
-    const std::chrono::milliseconds may_wait =
-        c->own_instance ? opt_.max_wait + opt_.ttl : opt_.max_wait;
-    if (ahead > may_wait) {
-      try {
-        std::lock_guard io(io_m_);
-        store_->release(id_, holder_, *previous_last_);
-      } catch (const std::exception&) {  // it expires on its own
-      }
-      throw clock_backwards_error(
-          "flakeid: worker id " + std::to_string(id_) + " in namespace " + opt_.name_space +
-              " was last used up to Unix ms " +
-              std::to_string(detail::unix_ms_of(*previous_last_)) + ", " +
-              std::to_string(ahead.count()) + " ms ahead of this clock; the lease waits up to " +
-              std::to_string(may_wait.count()) + " ms for that, then safe_guard (" +
-              std::to_string(opt_.safe_guard.count()) + " ms)",
-          ahead);
-    }
+    const std::optional<lease_claim> c = claim_until_free(lk, req);
+    if (!c) throw_no_free_id(id_count);
+    const mint_after after = adopt(*c);
+    refuse_far_ahead(*c);
     claimed_ = true;
     deadline_ = req.deadline;
     fence_->deadline_unix_ms.store(detail::unix_ms_of(deadline_), std::memory_order_release);
     renewer_ = std::thread([this] { renew_loop(); });
     lk.unlock();
-    // Wait for the clock to pass `not_after_` (the renewer keeps the claim alive meanwhile).
-    // After a wait, renew at once: the generator starts on a deadline a full span ahead of the
-    // first tick it may mint, however long the wait and whenever the renewer last ran.
-    bool waited = false;
-    announce_wait(after_record, after_loss);
-    if (not_after_) {
-      constexpr std::chrono::milliseconds tick{1};
-      for (auto left = *not_after_ - opt_.now() + tick; left > std::chrono::milliseconds::zero();
-           left = *not_after_ - opt_.now() + tick) {
-        opt_.sleep(left);
-        waited = true;
-      }
-    }
-    for (int attempt = 0; std::exchange(waited, false) || !valid(); ++attempt) {
-      lk.lock();
-      if (lost_ || stop_)
-        detail::reject_worker("worker id " + std::to_string(id_) + " was lost while waiting (" +
-                              where() + ")");
-      if (attempt == 3) {
-        lk.unlock();
-        release();
-        throw lease_store_error("flakeid: worker id " + std::to_string(id_) +
-                                " could not be confirmed after waiting for the clock (" + where() +
-                                ")");
-      }
-      renew_now_ = true;
-      cv_.notify_all();
-      cv_.wait(lk, [&] { return !renew_now_ || stop_; });
-      lk.unlock();
-    }
+    announce_wait(after.record, after.loss);
+    confirm_after(wait_for_not_after(), lk);
     notify(lease_event::acquired,
            "worker id " + std::to_string(id_) + instance_text() + " (" + where() + ")");
     return id_;
@@ -389,6 +280,153 @@ class lease {
   [[nodiscard]] const std::string& holder() const noexcept { return holder_; }
 
  private:
+  // ---- the steps of acquire() ------------------------------------------------------------
+
+  void refuse_second_claim() const {
+    if (claimed_)
+      detail::reject_worker("this lease already holds worker id " + std::to_string(id_) + " (" +
+                            where() + ")");
+  }
+
+  /// One claim at `req.now`: the ids whose record needs no wait beyond `max_wait`, then (of
+  /// several ids) one let go a moment ago, whose deadline lies at most `max_wait` ahead.
+  std::optional<lease_claim> claim_once(claim_request& req) {
+    req.deadline = req.now + (opt_.ttl - opt_.margin);
+    req.settled = req.now - opt_.safe_guard;
+    if (req.count > 1) req.skip_above = req.now + (opt_.max_wait - opt_.safe_guard);
+    std::lock_guard io(io_m_);
+    std::optional<lease_claim> c = store_->claim(req);
+    if (!c && req.count > 1 && req.skip_above < req.now + opt_.max_wait) {
+      req.skip_above = req.now + opt_.max_wait;
+      c = store_->claim(req);
+    }
+    return c;
+  }
+
+  /// Claims until an id is had or `wait_for_id` has passed: every id held is tried again each
+  /// tenth of the time an id takes to come free; the instance's own id, held, is waited for
+  /// unless its holder shows it lives (`instance_in_use_error`). `lk` holds `m_` on entry and
+  /// on return.
+  std::optional<lease_claim> claim_until_free(std::unique_lock<std::mutex>& lk,
+                                              claim_request& req) {
+    const lease_time give_up = opt_.now() + opt_.wait_for_id;
+    instance_watch watch;
+    for (;;) {
+      req.now = opt_.now();
+      std::optional<lease_claim> c = claim_once(req);
+      if (c && c->held_by_instance) {
+        watch.check(*this, *c, req.now);
+        lk.unlock();
+        opt_.sleep(std::max(std::chrono::milliseconds{1}, (opt_.ttl + opt_.safe_guard) / 20));
+        lk.lock();
+        continue;
+      }
+      if (c || req.now >= give_up) return c;
+      lk.unlock();
+      opt_.sleep(std::clamp<std::chrono::milliseconds>(
+          (opt_.ttl + opt_.safe_guard) / 10, std::chrono::milliseconds{1}, give_up - req.now));
+      lk.lock();
+      refuse_second_claim();
+    }
+  }
+
+  [[noreturn]] void throw_no_free_id(std::uint64_t id_count) const {
+    if (id_count == 1)
+      detail::reject_worker("worker id 0 in namespace " + opt_.name_space +
+                            " is held by another process, or was let go less than safe_guard (" +
+                            std::to_string(opt_.safe_guard.count()) + " ms) ago (" + where() + ")");
+    detail::reject_worker(
+        "no free worker id in namespace " + opt_.name_space + ": all " + std::to_string(id_count) +
+        " ids are leased, or were used further ahead of this clock than max_wait (" +
+        std::to_string(opt_.max_wait.count()) + " ms)" +
+        (opt_.wait_for_id.count() > 0
+             ? ", for wait_for_id (" + std::to_string(opt_.wait_for_id.count()) + " ms)"
+             : std::string()) +
+        " (" + where() + ")");
+  }
+
+  /// What a holder mints above: the previous holder's record plus `safe_guard`, and a loss of
+  /// the store's memory plus `ttl + safe_guard` (an empty optional is below every time).
+  struct mint_after {
+    std::optional<lease_time> record;
+    std::optional<lease_time> loss;
+  };
+
+  /// Takes claim `c` as this lease's: its id, the previous record, the store's loss, and the
+  /// time after which it may mint (`not_after_`).
+  mint_after adopt(const lease_claim& c) {
+    id_ = c.id;
+    previous_last_ = c.last;
+    lost_memory_at_ = c.lost_memory_at;
+    mint_after after;
+    if (previous_last_) after.record = *previous_last_ + opt_.safe_guard;
+    if (lost_memory_at_) after.loss = *lost_memory_at_ + opt_.ttl + opt_.safe_guard;
+    not_after_ = std::max(after.record, after.loss);
+    return after;
+  }
+
+  /// Gives claim `c` back and throws `clock_backwards_error` when the previous holder's record
+  /// lies further ahead of this clock than the lease waits for: `max_wait` (for the instance's
+  /// own id, `max_wait + ttl`, as its holder's last deadline can lie ahead), then `safe_guard`.
+  /// (Of several ids, the claims skipped those whose record lies further ahead.)
+  void refuse_far_ahead(const lease_claim& c) {
+    const std::chrono::milliseconds ahead =
+        previous_last_ ? *previous_last_ - opt_.now() : std::chrono::milliseconds{0};
+    const std::chrono::milliseconds may_wait =
+        c.own_instance ? opt_.max_wait + opt_.ttl : opt_.max_wait;
+    if (ahead <= may_wait) return;
+    try {
+      std::lock_guard io(io_m_);
+      store_->release(id_, holder_, *previous_last_);
+    } catch (const std::exception&) {  // it expires on its own
+    }
+    throw clock_backwards_error(
+        "flakeid: worker id " + std::to_string(id_) + " in namespace " + opt_.name_space +
+            " was last used up to Unix ms " + std::to_string(detail::unix_ms_of(*previous_last_)) +
+            ", " + std::to_string(ahead.count()) +
+            " ms ahead of this clock; the lease waits up to " + std::to_string(may_wait.count()) +
+            " ms for that, then safe_guard (" + std::to_string(opt_.safe_guard.count()) + " ms)",
+        ahead);
+  }
+
+  /// Sleeps until the clock has passed `not_after_` (the renewer keeps the claim alive
+  /// meanwhile); returns whether it slept.
+  bool wait_for_not_after() {
+    bool waited = false;
+    if (!not_after_) return waited;
+    constexpr std::chrono::milliseconds tick{1};
+    for (auto left = *not_after_ - opt_.now() + tick; left > std::chrono::milliseconds::zero();
+         left = *not_after_ - opt_.now() + tick) {
+      opt_.sleep(left);
+      waited = true;
+    }
+    return waited;
+  }
+
+  /// Has the renewer confirm the claim until the fence is valid now, and at once after a wait,
+  /// so the generator starts on a deadline a full span ahead of the first tick it may mint,
+  /// however long the wait and whenever the renewer last ran. Three tries; then the id is
+  /// released and `lease_store_error` thrown. `lk` is unlocked on entry and on return.
+  void confirm_after(bool waited, std::unique_lock<std::mutex>& lk) {
+    for (int attempt = 0; std::exchange(waited, false) || !valid(); ++attempt) {
+      lk.lock();
+      if (lost_ || stop_)
+        detail::reject_worker("worker id " + std::to_string(id_) + " was lost while waiting (" +
+                              where() + ")");
+      if (attempt == 3) {
+        lk.unlock();
+        release();
+        throw lease_store_error("flakeid: worker id " + std::to_string(id_) +
+                                " could not be confirmed after waiting for the clock (" + where() +
+                                ")");
+      }
+      renew_now_ = true;
+      cv_.notify_all();
+      cv_.wait(lk, [&] { return !renew_now_ || stop_; });
+      lk.unlock();
+    }
+  }
+
   using steady = std::chrono::steady_clock;
 
   /// Reports `lease_event::waiting` when the claimed id may mint only more than a second from
