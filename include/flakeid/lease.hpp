@@ -490,6 +490,55 @@ class lease {
     }
   };
 
+  /// One renewal asking for deadline `wanted`: the store's answer, or nothing and the error's
+  /// message in `error`.
+  std::optional<renewal> send_renewal(lease_time wanted, std::string& error) {
+    try {
+      std::lock_guard io(io_m_);
+      return store_->renew(id_, holder_, wanted);
+    } catch (const std::exception& e) {
+      error = e.what();
+      return std::nullopt;
+    }
+  }
+
+  /// After a renewal without an answer: reports it, and once the deadline has passed, that
+  /// minting is suspended (once per suspension). `lk` holds `m_` on entry and on return.
+  void renewal_failed(std::unique_lock<std::mutex>& lk, const std::string& error, bool& suspended) {
+    const bool expired = opt_.now() >= deadline_;
+    lk.unlock();
+    notify(lease_event::renew_failed, error);
+    if (expired && !suspended)
+      notify(lease_event::suspended,
+             "worker id " + std::to_string(id_) + ": renewal not confirmed by its deadline");
+    lk.lock();
+    suspended = suspended || expired;
+  }
+
+  /// After a renewal answered `taken`: the fence goes down for good. `lk` as above.
+  void renewal_taken(std::unique_lock<std::mutex>& lk) {
+    lost_ = true;
+    fence_->deadline_unix_ms.store(INT64_MIN, std::memory_order_seq_cst);
+    lk.unlock();
+    notify(lease_event::lost,
+           "worker id " + std::to_string(id_) + " is no longer held (" + where() + ")");
+    lk.lock();
+  }
+
+  /// After the store confirmed deadline `wanted`: the fence moves up to it, and a suspended
+  /// lease resumes. `lk` as above.
+  void renewal_held(std::unique_lock<std::mutex>& lk, lease_time wanted, bool& suspended) {
+    if (wanted > deadline_) {
+      deadline_ = wanted;
+      fence_->deadline_unix_ms.store(detail::unix_ms_of(wanted), std::memory_order_release);
+    }
+    if (!suspended) return;
+    suspended = false;
+    lk.unlock();
+    notify(lease_event::resumed, "worker id " + std::to_string(id_));
+    lk.lock();
+  }
+
   void renew_loop() {
     const auto interval = opt_.ttl / 3;
     const auto retry = std::max(std::chrono::milliseconds{5}, opt_.ttl / 15);
@@ -507,50 +556,23 @@ class lease {
       // records it before it answers, and only then does the fence move up to it.
       const lease_time sent = opt_.now();
       const lease_time wanted = sent + (opt_.ttl - opt_.margin);
-      std::optional<renewal> r;
       std::string error;
-      try {
-        std::lock_guard io(io_m_);
-        r = store_->renew(id_, holder_, wanted);
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
+      const std::optional<renewal> r = send_renewal(wanted, error);
       lk.lock();
       if (asked) renew_now_ = false;
       cv_.notify_all();
       if (stop_) break;  // released meanwhile: the fence stays down
       if (!r) {
         next = steady::now() + retry;
-        const bool expired = opt_.now() >= deadline_;
-        lk.unlock();
-        notify(lease_event::renew_failed, error);
-        if (expired && !suspended)
-          notify(lease_event::suspended,
-                 "worker id " + std::to_string(id_) + ": renewal not confirmed by its deadline");
-        lk.lock();
-        suspended = suspended || expired;
+        renewal_failed(lk, error, suspended);
         continue;
       }
       if (*r == renewal::taken) {
-        lost_ = true;
-        fence_->deadline_unix_ms.store(INT64_MIN, std::memory_order_seq_cst);
-        lk.unlock();
-        notify(lease_event::lost,
-               "worker id " + std::to_string(id_) + " is no longer held (" + where() + ")");
-        lk.lock();
+        renewal_taken(lk);
         break;
       }
       next = steady::now() + interval;
-      if (wanted > deadline_) {
-        deadline_ = wanted;
-        fence_->deadline_unix_ms.store(detail::unix_ms_of(wanted), std::memory_order_release);
-      }
-      if (suspended) {
-        suspended = false;
-        lk.unlock();
-        notify(lease_event::resumed, "worker id " + std::to_string(id_));
-        lk.lock();
-      }
+      renewal_held(lk, wanted, suspended);
     }
     renew_now_ = false;
     cv_.notify_all();
