@@ -270,6 +270,29 @@ class postgres_lease_store final : public lease_store {
     return c;
   }
 
+  /// Adds the next id (one above the largest), held by `q.holder` until `ttl` from now with
+  /// deadline `d`, when it lies below `n`, and raises the count of ids ever created (the
+  /// table's own row) past it; an id below the count was created before: its row was deleted.
+  /// No row when every id below `n` exists or another session added the same id first.
+  result insert_next(const claim_request& q, const std::string& n, const std::string& d,
+                     const char* instance) {
+    std::vector<const char*> params{q.holder.c_str(), ttl_ms_.c_str(), n.c_str(), d.c_str()};
+    if (instance_column_) params.push_back(instance);
+    return exec(
+        "WITH m AS (SELECT last_unix_ms AS made FROM " + table_ +
+            " WHERE id = -1 FOR UPDATE), ins AS (INSERT INTO " + table_ +
+            " (id, holder, last_unix_ms, expires_at" + (instance_column_ ? ", instance" : "") +
+            ") SELECT COALESCE(MAX(id), -1) + 1, "
+            "$1, $4::bigint, now() + $2::bigint * interval '1 millisecond'" +
+            (instance_column_ ? ", $5" : "") + " FROM " + table_ +
+            " WHERE id >= 0 HAVING COALESCE(MAX(id), -1) + 1 < $3::bigint "
+            "ON CONFLICT (id) DO NOTHING RETURNING id), up AS (UPDATE " +
+            table_ + " t SET last_unix_ms = GREATEST(t.last_unix_ms, ins.id + 1) FROM ins " +
+            "WHERE t.id = -1) SELECT ins.id, NULL::bigint, " + born_and_now() +
+            ", (SELECT made FROM m) FROM ins",
+        params);
+  }
+
   /// A free id as usual, recording `q.instance` on it (NULL without one) when the table has
   /// the column.
   std::optional<lease_claim> claim_free(const claim_request& q) {
@@ -298,25 +321,7 @@ class postgres_lease_store final : public lease_store {
               (instance_column_ ? ", instance = $8" : "") +
               " FROM c WHERE t.id = c.id RETURNING t.id, c.last_unix_ms, " + born_and_now(),
           params);
-      if (PQntuples(r.get()) == 0) {
-        params = {q.holder.c_str(), ttl_ms_.c_str(), n.c_str(), d.c_str()};
-        if (instance_column_) params.push_back(instance);
-        // The new row, and the count of ids ever created (the table's own row) raised past
-        // it; an id below the count was created before: its row was deleted.
-        r = exec(
-            "WITH m AS (SELECT last_unix_ms AS made FROM " + table_ +
-                " WHERE id = -1 FOR UPDATE), ins AS (INSERT INTO " + table_ +
-                " (id, holder, last_unix_ms, expires_at" + (instance_column_ ? ", instance" : "") +
-                ") SELECT COALESCE(MAX(id), -1) + 1, "
-                "$1, $4::bigint, now() + $2::bigint * interval '1 millisecond'" +
-                (instance_column_ ? ", $5" : "") + " FROM " + table_ +
-                " WHERE id >= 0 HAVING COALESCE(MAX(id), -1) + 1 < $3::bigint "
-                "ON CONFLICT (id) DO NOTHING RETURNING id), up AS (UPDATE " +
-                table_ + " t SET last_unix_ms = GREATEST(t.last_unix_ms, ins.id + 1) FROM ins " +
-                "WHERE t.id = -1) SELECT ins.id, NULL::bigint, " + born_and_now() +
-                ", (SELECT made FROM m) FROM ins",
-            params);
-      }
+      if (PQntuples(r.get()) == 0) r = insert_next(q, n, d, instance);
       if (PQntuples(r.get()) == 1) {
         lease_claim c;
         c.id = static_cast<std::uint64_t>(number(r, 0));

@@ -357,35 +357,7 @@ class zookeeper_leaf_worker {
         detail::reject_worker(s_.where() + ": another flakeid process serves " + address +
                               " in Leaf's /snowflake/" + o_.name + " (its node flakeid-live/" +
                               address + " is held)");
-      for (const std::string& child : s_.children(forever)) {
-        const auto dash = child.rfind('-');
-        if (dash == std::string::npos || child.substr(0, dash) != address) continue;
-        const auto n = detail::parse_decimal<std::uint64_t>(child.substr(dash + 1));
-        if (!n) continue;
-        node_ = forever + "/" + child;
-        seq = *n;
-        const auto data = s_.get(node_);
-        if (data) reported = timestamp_of(data->first);
-        break;
-      }
-      if (node_.empty()) {
-        const std::string prefix = forever + "/" + address + "-";
-        const std::string json = data_json(now_ms());
-        std::string made(prefix.size() + 32, '\0');
-        const int rc = s_.check(zoo_create(s_.handle(), prefix.c_str(), json.data(),
-                                           static_cast<int>(json.size()), &ZOO_OPEN_ACL_UNSAFE,
-                                           ZOO_PERSISTENT_SEQUENTIAL, made.data(),
-                                           static_cast<int>(made.size())));
-        if (rc != ZOK)
-          throw detail::store_connection_error(s_.where() + ": create " + prefix + ": " +
-                                               zerror(rc));
-        made.resize(made.find('\0'));
-        node_ = made;
-        const auto n = detail::parse_decimal<std::uint64_t>(made.substr(made.rfind('-') + 1));
-        if (!n)
-          throw detail::store_connection_error(s_.where() + ": node " + made + " has no sequence");
-        seq = *n;
-      }
+      if (!find_node(forever, address, seq, reported)) seq = make_node(forever, address, now_ms());
     });
     const std::int64_t now = now_ms();
     if (reported != INT64_MIN && reported > now)
@@ -415,6 +387,45 @@ class zookeeper_leaf_worker {
   }
 
  private:
+  /// Finds this address's node among Leaf's `forever` nodes: sets `node_`, its sequence `seq`
+  /// and the timestamp it `reported`; false when there is none.
+  bool find_node(const std::string& forever, const std::string& address, std::uint64_t& seq,
+                 std::int64_t& reported) {
+    for (const std::string& child : s_.children(forever)) {
+      const auto dash = child.rfind('-');
+      if (dash == std::string::npos || child.substr(0, dash) != address) continue;
+      const auto n = detail::parse_decimal<std::uint64_t>(child.substr(dash + 1));
+      if (!n) continue;
+      node_ = forever + "/" + child;
+      seq = *n;
+      const auto data = s_.get(node_);
+      if (data) reported = timestamp_of(data->first);
+      return true;
+    }
+    return false;
+  }
+
+  /// Makes this address's node (persistent, sequential, as Leaf makes them) reporting `now_ms`:
+  /// sets `node_` and returns its sequence.
+  std::uint64_t make_node(const std::string& forever, const std::string& address,
+                          std::int64_t now_ms) {
+    const std::string prefix = forever + "/" + address + "-";
+    const std::string json = data_json(now_ms);
+    std::string made(prefix.size() + 32, '\0');
+    const int rc =
+        s_.check(zoo_create(s_.handle(), prefix.c_str(), json.data(), static_cast<int>(json.size()),
+                            &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT_SEQUENTIAL, made.data(),
+                            static_cast<int>(made.size())));
+    if (rc != ZOK)
+      throw detail::store_connection_error(s_.where() + ": create " + prefix + ": " + zerror(rc));
+    made.resize(made.find('\0'));
+    node_ = made;
+    const auto n = detail::parse_decimal<std::uint64_t>(made.substr(made.rfind('-') + 1));
+    if (!n)
+      throw detail::store_connection_error(s_.where() + ": node " + made + " has no sequence");
+    return *n;
+  }
+
   [[nodiscard]] std::string data_json(std::int64_t ms) const {
     return "{\"ip\":\"" + o_.ip + "\",\"port\":\"" + o_.port +
            "\",\"timestamp\":" + std::to_string(ms) + "}";

@@ -177,6 +177,36 @@ class mysql_lease_store final : public lease_store {
     return std::nullopt;
   }
 
+  /// Adds id `next` held by `holder` with deadline `d` and raises the count of ids ever
+  /// created (the table's own row, locked: inserts take turns) past it; an id below the count
+  /// was created before, and its row deleted. Nothing when another session added it first.
+  std::optional<lease_claim> insert_next(std::int64_t next, const std::string& holder,
+                                         const std::string& d, const std::string& instance) {
+    const std::string id = std::to_string(next);
+    try {
+      const mysql_answer count = conn_.exec("START TRANSACTION; SELECT last_unix_ms FROM " +
+                                            table_ + " WHERE id = -1 FOR UPDATE");
+      const std::optional<std::int64_t> made =
+          count.rows.empty() ? std::nullopt : mysql_number(count.rows[0].at(0), where());
+      const mysql_answer ins =
+          conn_.exec("INSERT IGNORE INTO " + table_ + " (id, holder, last_unix_ms, expires_ms" +
+                     (instance_column_ ? ", instance" : "") + ") VALUES (" + id + ", " + holder +
+                     ", " + d + ", " + mysql_now_ms + " + " + ttl_ms_ +
+                     (instance_column_ ? ", " + instance : std::string()) + ")");
+      if (ins.affected == 1) {
+        (void)conn_.exec("UPDATE " + table_ + " SET last_unix_ms = GREATEST(COALESCE(" +
+                         "last_unix_ms, 0), " + std::to_string(next + 1) +
+                         ") WHERE id = -1; COMMIT");
+        return answer(id, std::nullopt, !made || *made > next);
+      }
+      (void)conn_.exec("ROLLBACK");
+      return std::nullopt;
+    } catch (...) {
+      conn_.reset();  // the server rolls the transaction back
+      throw;
+    }
+  }
+
   /// A free id as usual, recording `q.instance` on it (NULL without one) when the table has
   /// the column.
   std::optional<lease_claim> claim_free(const claim_request& q) {
@@ -217,30 +247,7 @@ class mysql_lease_store final : public lease_store {
           conn_.exec("SELECT COALESCE(MAX(id), -1) + 1 FROM " + table_ + " WHERE id >= 0");
       const auto next = mysql_number(m.rows.at(0).at(0), where()).value_or(0);
       if (next >= static_cast<std::int64_t>(q.count)) return std::nullopt;
-      const std::string id = std::to_string(next);
-      try {
-        // The count of ids ever created (the table's own row), locked: inserts take turns. An
-        // id below it was created before, and its row deleted.
-        const mysql_answer count = conn_.exec("START TRANSACTION; SELECT last_unix_ms FROM " +
-                                              table_ + " WHERE id = -1 FOR UPDATE");
-        const std::optional<std::int64_t> made =
-            count.rows.empty() ? std::nullopt : mysql_number(count.rows[0].at(0), where());
-        const mysql_answer ins =
-            conn_.exec("INSERT IGNORE INTO " + table_ + " (id, holder, last_unix_ms, expires_ms" +
-                       (instance_column_ ? ", instance" : "") + ") VALUES (" + id + ", " + holder +
-                       ", " + d + ", " + mysql_now_ms + " + " + ttl_ms_ +
-                       (instance_column_ ? ", " + instance : std::string()) + ")");
-        if (ins.affected == 1) {
-          (void)conn_.exec("UPDATE " + table_ + " SET last_unix_ms = GREATEST(COALESCE(" +
-                           "last_unix_ms, 0), " + std::to_string(next + 1) +
-                           ") WHERE id = -1; COMMIT");
-          return answer(id, std::nullopt, !made || *made > next);
-        }
-        (void)conn_.exec("ROLLBACK");
-      } catch (...) {
-        conn_.reset();  // the server rolls the transaction back
-        throw;
-      }
+      if (auto added = insert_next(next, holder, d, instance)) return added;
       // Another session added the same id first: try again.
     }
     return std::nullopt;

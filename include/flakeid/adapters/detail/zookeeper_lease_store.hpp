@@ -96,6 +96,54 @@ class zookeeper_lease_store final : public lease_store {
     (void)s_.multi(ops);
   }
 
+  /// The instance's index node (in `index`), and the id it names when that id's record names
+  /// the instance too (otherwise the index is stale: another lease took the id since).
+  std::optional<std::pair<std::uint64_t, znode>> own_id(const claim_request& q,
+                                                        const std::string& index_path,
+                                                        std::optional<znode>& index) {
+    index = s_.get(index_path);
+    const auto id = index ? parse_decimal<std::uint64_t>(index->first) : std::nullopt;
+    if (!id || *id >= q.count) return std::nullopt;
+    auto rec = s_.get(instance_path(*id));
+    if (!rec || rec->first != q.instance) return std::nullopt;
+    return std::pair{*id, std::move(*rec)};
+  }
+
+  /// An id that nobody holds, with its record and the record's version.
+  struct candidate {
+    std::uint64_t id;
+    std::optional<std::int64_t> last;
+    int version;
+  };
+
+  /// The ids below `q.count` that nobody holds and whose record lies at most `q.skip_above`,
+  /// in order of preference: settled ones first (by id), then by the earliest record. `next`
+  /// becomes one above the largest id ever recorded.
+  std::vector<candidate> free_ids(const claim_request& q, std::uint64_t& next) {
+    const auto held = s_.children(root_ + "/held");
+    std::vector<candidate> free;
+    for (const std::string& name : s_.children(root_ + "/last")) {
+      const auto id = parse_decimal<std::uint64_t>(name);
+      if (!id) continue;
+      next = std::max(next, *id + 1);
+      if (*id >= q.count || std::find(held.begin(), held.end(), name) != held.end()) continue;
+      const auto node = s_.get(root_ + "/last/" + name);
+      if (!node) continue;
+      const auto last = parse_decimal<std::int64_t>(node->first);
+      if (last && *last > unix_ms_of(q.skip_above)) continue;
+      free.push_back({*id, last, node->second.version});
+    }
+    const std::int64_t settled = unix_ms_of(q.settled);
+    std::sort(free.begin(), free.end(), [&](const candidate& x, const candidate& y) {
+      const auto key = [&](const candidate& c) {
+        const bool waits = c.last && *c.last > settled;
+        return std::pair{waits, waits ? *c.last : 0};
+      };
+      return std::pair{key(x), x.id} < std::pair{key(y), y.id};
+    });
+    return free;
+  }
+
   /// One try of `claim` (see `claim_request`); a lost answer throws `zookeeper_answer_lost`.
   std::optional<lease_claim> claim_once(const claim_request& q) {
     // A claim of this call whose answer was lost may have been applied: then this session
@@ -113,47 +161,15 @@ class zookeeper_lease_store final : public lease_store {
       // too (otherwise the index is stale: another lease took the id since).
       std::optional<znode> index;
       std::optional<std::pair<std::uint64_t, znode>> own;
-      if (named) {
-        index = s_.get(index_path);
-        const auto id = index ? parse_decimal<std::uint64_t>(index->first) : std::nullopt;
-        if (id && *id < q.count) {
-          auto rec = s_.get(instance_path(*id));
-          if (rec && rec->first == q.instance) own.emplace(*id, std::move(*rec));
-        }
-      }
+      if (named) own = own_id(q, index_path, index);
       if (own) {
         const own_result r = claim_own(q, own->first, own->second, index_path, *index);
         if (r.claim) return r.claim;
         if (r.retry) continue;
         // Its deadline node is missing: claim as usual.
       }
-      const auto held = s_.children(root_ + "/held");
-      struct candidate {
-        std::uint64_t id;
-        std::optional<std::int64_t> last;
-        int version;
-      };
-      std::vector<candidate> free;
       std::uint64_t next = 0;
-      for (const std::string& name : s_.children(root_ + "/last")) {
-        const auto id = parse_decimal<std::uint64_t>(name);
-        if (!id) continue;
-        next = std::max(next, *id + 1);
-        if (*id >= q.count || std::find(held.begin(), held.end(), name) != held.end()) continue;
-        const auto node = s_.get(root_ + "/last/" + name);
-        if (!node) continue;
-        const auto last = parse_decimal<std::int64_t>(node->first);
-        if (last && *last > unix_ms_of(q.skip_above)) continue;
-        free.push_back({*id, last, node->second.version});
-      }
-      const std::int64_t settled = unix_ms_of(q.settled);
-      std::sort(free.begin(), free.end(), [&](const candidate& x, const candidate& y) {
-        const auto key = [&](const candidate& c) {
-          const bool waits = c.last && *c.last > settled;
-          return std::pair{waits, waits ? *c.last : 0};
-        };
-        return std::pair{key(x), x.id} < std::pair{key(y), y.id};
-      });
+      const std::vector<candidate> free = free_ids(q, next);
       const std::string d = std::to_string(unix_ms_of(q.deadline));
       bool lost_race = false;
       for (const candidate& c : free) {
