@@ -50,7 +50,12 @@ int run_range(context& c, std::span<const std::string> argv) {
   const flakeid::id_bounds b = checked_range(c, l, from, to);
   const std::string lo = std::to_string(b.lo);
   const std::string hi = std::to_string(b.hi);
-  const std::string predicate = column + " >= " + lo + " AND " + column + " < " + hi;
+  // An upper bound past 2^63 - 1 (a layout's last tick) does not fit a BIGINT: the predicate
+  // then names the largest ID itself.
+  const bool past_bigint = b.hi > static_cast<std::uint64_t>(INT64_MAX);
+  const std::string predicate =
+      column + " >= " + lo + " AND " + column +
+      (past_bigint ? " <= " + std::to_string(b.hi - 1) : " < " + hi);
   record_writer w(f);
   if (f == format::text) {
     w.line("[" + lo + ", " + hi + ")");

@@ -128,6 +128,11 @@ expect_out(range_unix_ms "${day_2024}" range 1704067200000 1704153600000)
 expect_out(range_column
   "[1741610183685046272, 1741610183685046272)\ntweet_id >= 1741610183685046272 AND tweet_id < 1741610183685046272\n"
   range 2024-01-01 2024-01-01 --column tweet_id)
+# The layout's last tick: the bound past 2^63 - 1 would not fit a BIGINT, so the predicate names
+# the largest ID.
+expect_out(range_last_tick
+  "[9223372036850581504, 9223372036854775808)\nid >= 9223372036850581504 AND id <= 9223372036854775807\n"
+  range 2080-07-10T17:30:30.208Z 2080-07-10T17:30:30.209Z)
 
 # ---- gen ---------------------------------------------------------------------------------------
 run(gen -n 5 --worker 3 --datacenter 1)
