@@ -11,12 +11,9 @@
 ///
 /// Every store makes leases with `store.lease(options)`:
 ///   memory_store       one process (flakeid/store/memory.hpp).
-///   file_store         host-local lock files held with flock (flakeid/store/file.hpp); also
-///                      `file_lease`, the same in the host-wide default directory.
-///   redis_store        Redis (flakeid/adapters/redis.hpp, target flakeid::redis); also
-///                      `redis_lease`.
-///   postgres_store     PostgreSQL (flakeid/adapters/postgres.hpp, target flakeid::postgres);
-///                      also `postgres_lease`.
+///   file_store         host-local lock files held with flock (flakeid/store/file.hpp).
+///   redis_store        Redis (flakeid/adapters/redis.hpp, target flakeid::redis).
+///   postgres_store     PostgreSQL (flakeid/adapters/postgres.hpp, target flakeid::postgres).
 ///   clock_guard_file   no store, a fixed id: remembers the last minted timestamp across
 ///                      restarts (flakeid/clock_guard.hpp).
 ///
@@ -46,8 +43,8 @@
 /// past its deadline and gets `lease_lost_error`, not IDs. One background thread renews every
 /// `ttl / 3` and reports events. A forked child never mints on its parent's lease.
 ///
-///     flakeid::file_lease lease;                       // declare the lease first: it
-///     flakeid::classic_snowflake<> gen{lease};         // outlives the generator
+///     auto lease = flakeid::file_store{flakeid::default_lease_directory()}.lease();
+///     flakeid::classic_snowflake<> gen{lease};  // declared after the lease: it outlives gen
 ///     std::uint64_t id = gen.next_id();
 
 #include <unistd.h>
@@ -159,9 +156,6 @@ struct lease_options {
   std::string instance{};
   /// Reads the time the generator mints with (empty: the system clock).
   std::function<lease_time()> now{};
-  /// Deprecated (use `now`; removed in the next minor release): the same in Unix ms. Used
-  /// only when `now` is empty.
-  std::function<std::int64_t()> now_ms{};
   /// Waits on that clock (empty: `std::this_thread::sleep_for`).
   std::function<void(std::chrono::milliseconds)> sleep{};
   /// Called from the renewal thread (and from `acquire`/`release`) on every change.
@@ -308,11 +302,10 @@ inline lease_time system_lease_time() noexcept {
   return std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
 }
 
-/// The clock of a lease with options `o`: `o.now`, else the deprecated `o.now_ms`, else the
-/// system clock. Stores that keep time themselves (the memory store) read this one too.
+/// The clock of a lease with options `o`: `o.now`, else the system clock. Stores that keep
+/// time themselves (the memory store) read this one too.
 inline std::function<lease_time()> lease_clock(const lease_options& o) {
   if (o.now) return o.now;
-  if (o.now_ms) return [f = o.now_ms] { return lease_time_of(f()); };
   return &system_lease_time;
 }
 
@@ -588,11 +581,6 @@ class lease {
     if (born_.forked()) return std::nullopt;
     return detail::lease_time_or_none(fence_->deadline_unix_ms.load(std::memory_order_acquire));
   }
-  /// Deprecated: `deadline()` in Unix ms, INT64_MIN for none.
-  [[deprecated("use deadline(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
-  deadline_unix_ms() const noexcept {
-    return fence_->deadline_unix_ms.load(std::memory_order_acquire);
-  }
   /// Whether the id is no longer this lease's (the lease stays down).
   [[nodiscard]] bool lost() const {
     if (born_.forked()) return true;
@@ -604,22 +592,11 @@ class lease {
     std::lock_guard lk(m_);
     return previous_last_;
   }
-  /// Deprecated: `previous_last()` in Unix ms, INT64_MIN for none.
-  [[deprecated(
-      "use previous_last(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
-  previous_last_unix_ms() const {
-    return detail::unix_ms_or_min(previous_last());
-  }
   /// The generator mints only in ticks that start after this: the previous deadline plus
   /// `safe_guard`, or a store's loss of memory plus `ttl + safe_guard`; empty: no bound.
   [[nodiscard]] std::optional<lease_time> not_after() const {
     std::lock_guard lk(m_);
     return not_after_;
-  }
-  /// Deprecated: `not_after()` in Unix ms, INT64_MIN for none.
-  [[deprecated("use not_after(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
-  not_after_unix_ms() const {
-    return detail::unix_ms_or_min(not_after());
   }
   /// The fence shared with the generator.
   [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept { return fence_; }

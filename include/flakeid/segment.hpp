@@ -23,7 +23,7 @@
 /// `store/file.hpp` in the core, `adapters/redis.hpp` and `adapters/postgres.hpp` with their own
 /// CMake targets.
 ///
-///     flakeid::memory_segment_store store;
+///     flakeid::memory_store store;
 ///     flakeid::segment_chain_generator gen{store.distributor("orders"), {.step = 1000}};
 ///     std::uint64_t id = gen.next_id();  // 1, then 2, 3 ...
 ///
@@ -803,7 +803,7 @@ consteval bool check_segment_params() {
 /// Fork: in a child forked after the generator was made, every call throws
 /// `forked_process_error` before it takes a lock or reads the parent's segment.
 ///
-///     flakeid::memory_segment_store store;
+///     flakeid::memory_store store;
 ///     flakeid::segment_generator gen{store.distributor("invoices"), {.step = 100}};
 ///     gen.next_id();  // 1
 template <class Distributor, class Clock = wall_clock>

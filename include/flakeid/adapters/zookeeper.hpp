@@ -341,7 +341,7 @@ class zookeeper_leaf_worker {
       detail::reject_worker("this Leaf worker was assigned already (" + node_ + ")");
     const std::string address = o_.ip + ":" + o_.port;
     const std::string forever = "/snowflake/" + o_.name + "/forever";
-    const auto now_ms = [] {
+    const auto wall_ms = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(
                  std::chrono::system_clock::now().time_since_epoch())
           .count();
@@ -370,7 +370,7 @@ class zookeeper_leaf_worker {
       }
       if (node_.empty()) {
         const std::string prefix = forever + "/" + address + "-";
-        const std::string json = data_json(now_ms());
+        const std::string json = data_json(wall_ms());
         std::string made(prefix.size() + 32, '\0');
         const int rc = s_.check(zoo_create(s_.handle(), prefix.c_str(), json.data(),
                                            static_cast<int>(json.size()), &ZOO_OPEN_ACL_UNSAFE,
@@ -387,7 +387,7 @@ class zookeeper_leaf_worker {
         seq = *n;
       }
     });
-    const std::int64_t now = now_ms();
+    const std::int64_t now = wall_ms();
     if (reported != INT64_MIN && reported > now)
       throw clock_backwards_error(
           "flakeid: " + s_.where() + " " + node_ + " holds a timestamp " +
