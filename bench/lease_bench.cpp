@@ -19,7 +19,7 @@
 // the part that comes from the renewal running on the machine at all, and "leased / beside" the
 // part that comes from the fence on the generator's hot path.
 //
-// The lease is flakeid::redis_lease's store wrapped in one that times each renewal: the run also
+// The lease is a redis_store lease's store wrapped in one that times each renewal: the run also
 // reports the interval between renewals, their round trips, how late the renewal thread woke,
 // how many answers came after the deadline the renewal before had set (ttl - margin = 24 ms
 // after its send), and the calls the fence refused meanwhile (lease_lost_error; they are not
@@ -444,7 +444,7 @@ int run(const options& o) {
   for (int round = 0; round < o.rounds; ++round) {
     alternate(fixed_a, none, fixed_b, none, phase, t, overhead, [] {});
     try {
-      // A redis_lease, with its store's renewals timed.
+      // A redis_store lease, with its store's renewals timed.
       std::vector<renewal_log::call>& log = renewals.rounds.emplace_back();
       flakeid::lease lease{
           std::make_unique<timed_store>(std::make_unique<flakeid::detail::redis_lease_store>(
@@ -492,7 +492,7 @@ int run(const options& o) {
 
   std::printf(
       "lease_bench: next_id() latency in ns, %s-timed (timer overhead %.1f ns subtracted; %s)\n"
-      "layout 41 ts / 5 worker / 17 seq (ms); redis_lease on %s, ttl 30 ms (renewed every "
+      "layout 41 ts / 5 worker / 17 seq (ms); redis_store lease on %s, ttl 30 ms (renewed every "
       "10 ms)\n%d rounds of %d ms per phase; load average %s\n\n",
       t.tsc ? "TSC" : "steady-clock", static_cast<double>(overhead) * t.ns_per_tick, t.why.c_str(),
       server.address().c_str(), o.rounds, o.phase_ms, load.c_str());

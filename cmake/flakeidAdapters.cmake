@@ -15,8 +15,6 @@
 #   flakeid::zookeeper include/flakeid/adapters/zookeeper.hpp (zookeeper_store: leases on
 #                      ephemeral znodes, segments); the ZooKeeper C client
 #                      (libzookeeper-mt-dev)
-# The headers of the names before the stores (redis_lease.hpp, postgres_segment.hpp ...) forward
-# to these for one release.
 # Their shared connection code is in include/flakeid/adapters/detail/.
 # FLAKEID_REDIS_FOUND / FLAKEID_REDIS_TLS_FOUND / FLAKEID_POSTGRES_FOUND / FLAKEID_MYSQL_FOUND
 # tell whether each target exists.
@@ -66,8 +64,7 @@ if(FLAKEID_REDIS_FOUND)
     READY "TARGET flakeid::hiredis_client"
     PC_REQUIRES hiredis
     LINK flakeid::flakeid flakeid::hiredis_client
-    HEADERS redis.hpp redis_lease.hpp redis_segment.hpp redis_options.hpp
-            detail/redis_connection.hpp)
+    HEADERS redis.hpp redis_options.hpp detail/redis_connection.hpp)
 else()
   message(STATUS "flakeid: hiredis not found; flakeid::redis is not built")
 endif()
@@ -102,7 +99,7 @@ if(FLAKEID_POSTGRES_FOUND)
     READY "TARGET flakeid::libpq_client"
     PC_REQUIRES libpq
     LINK flakeid::flakeid flakeid::libpq_client
-    HEADERS postgres.hpp postgres_lease.hpp postgres_segment.hpp detail/postgres_connection.hpp)
+    HEADERS postgres.hpp detail/postgres_connection.hpp)
 else()
   message(STATUS "flakeid: libpq not found; flakeid::postgres is not built")
 endif()

@@ -134,10 +134,6 @@ constexpr bool check_generator() {
     static_assert(!noexcept(std::declval<G&>().next_id()));
     static_assert(!noexcept(std::declval<G&>().next_ids(std::span<std::uint64_t>{})));
   }
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // next_id_at, kept one release
-  static_assert(!noexcept(std::declval<G&>().next_id_at(G::layout().epoch())));
-#pragma GCC diagnostic pop
   static_assert(!std::is_copy_constructible_v<G> && !std::is_copy_assignable_v<G>);
   return true;
 }

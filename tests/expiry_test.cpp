@@ -122,10 +122,8 @@ TYPED_TEST(expiry_test, past_the_end_and_before_the_epoch_fail) {
     EXPECT_LE(L.extract(first, field_kind::timestamp), 1U);
     EXPECT_LE(L.decompose(first).timestamp, early.now());
   }
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // next_id_at, kept one release
-  EXPECT_THROW((void)gen.next_id_at(L.expires_at() + 1ms), flakeid::timestamp_overflow_error);
-#pragma GCC diagnostic pop
+  clock.set(L.expires_at() + 1ms);
+  EXPECT_THROW((void)mint(gen), flakeid::timestamp_overflow_error);
 }
 
 TYPED_TEST(expiry_test, time_left) {

@@ -38,7 +38,7 @@ struct shared_dir {
   shared_dir& operator=(const shared_dir&) = delete;
   ~shared_dir() { std::filesystem::remove_all(parent); }
   std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) const {
-    return std::make_unique<flakeid::file_lease>(o, dir);
+    return lease_from(flakeid::file_store{dir, store_options_of(o)}, o);
   }
 };
 
@@ -53,7 +53,7 @@ pid_t spawn_holder(const std::string& dir, const flakeid::lease_options& o, std:
   ::close(stop[1]);  // only the parent holds the write end: its close is the EOF
   int code = 3;
   try {
-    flakeid::file_lease l{o, dir};
+    auto l = flakeid::file_store{dir, store_options_of(o)}.lease(o);
     const auto id = static_cast<unsigned char>(l.acquire(count));
     wall_gen gen{held(l)};
     for (std::uint64_t n = 0;; n += 16) {
@@ -256,7 +256,7 @@ TEST(file_lease_directory_test, another_user_cannot_make_two_holders_share_an_id
   EXPECT_EQ(as_nobody([&] {
               auto behind = o;
               behind.use_clock(clock_at_wall(-1h));
-              flakeid::file_lease l{behind, d.dir};
+              auto l = flakeid::file_store{d.dir, store_options_of(behind)}.lease(behind);
               return "id " + std::to_string(l.acquire(2));
             }),
             "id 0");

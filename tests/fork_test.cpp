@@ -431,9 +431,9 @@ TEST(fork_test, forked_child_chain_answers_while_its_worker_is_inside_a_memory_s
 
 TEST(fork_test, forked_child_lease_refuses_and_its_destruction_leaves_the_parent_holding) {
   temp_dir dir{"lease"};
-  flakeid::lease_options o;
-  o.name_space = "fork";
-  auto held = std::make_unique<flakeid::file_lease>(o, dir.path);
+  const flakeid::file_store store{dir.path, {.name_space = "fork"}};
+  // A lease does not move: the prvalue initializes the one on the heap in place.
+  auto held = std::unique_ptr<flakeid::lease>(new flakeid::lease(store.lease()));
   flakeid::classic_snowflake<> gen{*held};
   const std::uint64_t parent_id = held->id();
   std::vector<std::uint64_t> parent{gen.next_id()};
@@ -447,7 +447,7 @@ TEST(fork_test, forked_child_lease_refuses_and_its_destruction_leaves_the_parent
     } catch (const flakeid::worker_id_error&) {
     }
     held.reset();  // leaves the parent's lock file and renewal thread alone
-    flakeid::file_lease own{o, dir.path};
+    auto own = store.lease();
     return std::to_string(own.acquire(1024)) + ";" + out;
   });
   EXPECT_FALSE(r.hung) << "the child's lease waited for the parent's renewal thread";
@@ -462,7 +462,7 @@ TEST(fork_test, forked_child_lease_refuses_and_its_destruction_leaves_the_parent
   EXPECT_TRUE(held->valid());
   parent.push_back(gen.next_id());
   EXPECT_GT(parent[1], parent[0]);
-  flakeid::file_lease other{o, dir.path};
+  auto other = store.lease();
   EXPECT_NE(other.acquire(1024), parent_id);
 }
 

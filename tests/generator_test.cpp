@@ -1,6 +1,6 @@
 // Every generator (and its _st variant) under a clock the test drives: exact IDs at the first
-// tick, across tick boundaries, on sequence exhaustion, in batches, for a given time, and at
-// both ends of the layout's time range.
+// tick, across tick boundaries, on sequence exhaustion, in batches, for a given time (with a
+// backfill minter on the same node), and at both ends of the layout's time range.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,26 +86,31 @@ TYPED_TEST(generator_test, next_ids_gives_the_ids_of_repeated_next_id) {
   EXPECT_EQ(got[40], C::id(start_ms + 3, C::next_start(C::first_seq + 39)));
 }
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // next_id_at, kept one release
-TYPED_TEST(generator_test, next_id_at_uses_the_given_time_and_its_own_counter) {
+// IDs for a given time come from a backfill minter on the generator's node: the given tick, and
+// a sequence of the minter's own, per tick.
+TYPED_TEST(generator_test, a_backfill_minter_on_its_node_mints_at_the_given_time) {
   using C = TypeParam;
   typename C::rig r;
+  constexpr bool has_datacenter = C::layout.has(flakeid::field_kind::datacenter);
+  flakeid::backfill_minter<C::layout> minter{flakeid::datacenter_id{has_datacenter ? 1U : 0U},
+                                             flakeid::worker_id{7}};
+  const auto at = [&minter](ms_time when) {
+    if constexpr (requires { C::key; }) {
+      return minter.next_id_at(when, C::key);
+    } else {
+      return minter.next_id_at(when);
+    }
+  };
   const ms_time t = start_time - hours{24 * 30};
   const std::int64_t t_ms = t.time_since_epoch().count();
-  std::uint64_t key = 0;
-  if constexpr (requires { C::key; }) key = C::key;
-  EXPECT_EQ(r.gen.next_id_at(t, key), C::id(t_ms, 0));
-  EXPECT_EQ(r.gen.next_id_at(t, key), C::id(t_ms, 1));
-  EXPECT_EQ(r.gen.next_id_at(t + 1ms, key), C::id(t_ms + 1, 2));
-  EXPECT_THROW((void)r.gen.next_id_at(C::layout.epoch() - 1ms, key),
-               flakeid::timestamp_overflow_error);
-  EXPECT_THROW((void)r.gen.next_id_at(C::layout.expires_at() + 1ms, key),
-               flakeid::timestamp_overflow_error);
-  // The clock-driven sequence is untouched.
+  EXPECT_EQ(at(t), C::id(t_ms, 0));
+  EXPECT_EQ(at(t), C::id(t_ms, 1));
+  EXPECT_EQ(at(t + 1ms), C::id(t_ms + 1, 0));
+  EXPECT_THROW((void)at(C::layout.epoch() - 1ms), flakeid::timestamp_overflow_error);
+  EXPECT_THROW((void)at(C::layout.expires_at() + 1ms), flakeid::timestamp_overflow_error);
+  // The generator's clock-driven sequence is its own.
   EXPECT_EQ(C::mint(r), C::id(start_ms, C::first_seq));
 }
-#pragma GCC diagnostic pop
 
 TYPED_TEST(generator_test, refuses_to_mint_before_the_epoch) {
   using C = TypeParam;

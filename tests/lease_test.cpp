@@ -10,9 +10,9 @@
 #include <condition_variable>
 #include <filesystem>
 #include <flakeid/clock_guard.hpp>
-#include <flakeid/file_lease.hpp>
 #include <flakeid/flakeid.hpp>
 #include <flakeid/lease.hpp>
+#include <flakeid/store/file.hpp>
 #include <flakeid/striped.hpp>
 #include <fstream>
 #include <functional>
@@ -227,15 +227,7 @@ TEST(lease_fence_test, gene_generator_is_refused_from_its_deadline) {
   EXPECT_EQ(gene_manual::decompose(id).timestamp.time_since_epoch().count(), deadline - 1);
   clk.advance(1ms);
   EXPECT_THROW((void)gen.next_id(12345), flakeid::lease_lost_error);
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // next_id_at, kept one release
-  EXPECT_THROW((void)gen.next_id_at(
-                   gene_manual::layout().time_at(gene_manual::layout().ticks_at(
-                       flakeid::manual_clock::time_point{std::chrono::milliseconds{deadline}})),
-                   7),
-               flakeid::lease_lost_error)
-      << "a back-filled ID is fenced too";
-#pragma GCC diagnostic pop
+  EXPECT_THROW((void)gen.next_id(7), flakeid::lease_lost_error) << "every gene is fenced";
 }
 
 TEST(lease_fence_test, striped_stripes_share_the_fence) {
@@ -791,7 +783,6 @@ TEST(lease_instance_test, names_are_checked_and_shown_in_events_and_the_source) 
 }
 
 static_assert(flakeid::worker_id_source<flakeid::lease>);
-static_assert(flakeid::worker_id_source<flakeid::file_lease>);
 static_assert(flakeid::worker_id_source<flakeid::clock_guard_file>);
 
 // ---- file lease -------------------------------------------------------------------------
@@ -800,7 +791,7 @@ struct file_backend {
   std::string dir = make_temp_dir("flakeid-lease");
   ~file_backend() { std::filesystem::remove_all(dir); }
   std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
-    return std::make_unique<flakeid::file_lease>(o, dir);
+    return lease_from(flakeid::file_store{dir, store_options_of(o)}, o);
   }
 };
 
@@ -850,7 +841,7 @@ TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
       (void)!::read(go[0], &c, 1);  // EOF: start
       std::string r;
       {
-        flakeid::file_lease l{o, b.dir};
+        auto l = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
         try {
           r = "id " + std::to_string(l.acquire(32));
         } catch (const std::exception& e) {
@@ -971,7 +962,8 @@ TEST(file_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
 }
 
 TEST(file_lease_test, an_unusable_directory_is_a_clear_error) {
-  flakeid::file_lease l{quick_options("nodir"), "/nonexistent/flakeid"};
+  const auto o = quick_options("nodir");
+  auto l = flakeid::file_store{"/nonexistent/flakeid", store_options_of(o)}.lease(o);
   try {
     (void)l.acquire(4);
     FAIL() << "acquired in a directory that does not exist";
@@ -988,13 +980,14 @@ TEST(file_lease_test, releases_at_destruction_and_splits_the_id_into_datacenter_
   o.safe_guard = 0ms;
   flakeid::worker_assignment first;
   {
-    std::vector<std::unique_ptr<flakeid::file_lease>> held;
-    for (int i = 0; i < 33; ++i) held.push_back(std::make_unique<flakeid::file_lease>(o, b.dir));
+    const flakeid::file_store store{b.dir, store_options_of(o)};
+    std::vector<std::unique_ptr<flakeid::lease>> held;
+    for (int i = 0; i < 33; ++i) held.push_back(lease_from(store, o));
     for (int i = 0; i < 32; ++i) (void)held[static_cast<std::size_t>(i)]->acquire(32);
     first = held[32]->assign(flakeid::layouts::twitter);  // id 32: datacenter 1, worker 0
     EXPECT_EQ(first.node, (flakeid::node_id{1, 0}));
   }
-  flakeid::file_lease again{o, b.dir};
+  auto again = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
   EXPECT_LT(again.acquire(64), 33U);
 }
 
@@ -1059,7 +1052,8 @@ TEST(file_lease_test, processes_with_different_environments_and_users_take_disti
         try {
           auto o = quick_options(ns);
           o.instance = e.instance;
-          flakeid::file_lease l{o};
+          auto l =
+              flakeid::file_store{flakeid::default_lease_directory(), store_options_of(o)}.lease(o);
           r = "id " + std::to_string(l.acquire(32)) + " uid " + std::to_string(::geteuid());
           (void)!::write(fds[1], r.data(), r.size());
           ::close(fds[1]);
@@ -1108,14 +1102,15 @@ TEST(file_lease_test, refuses_a_symlink_and_a_world_writable_directory_without_s
   ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
   ASSERT_EQ(::symlink(target.c_str(), (dir + "/flakeid-" + ns + "-0.lease").c_str()), 0);
   {
-    flakeid::file_lease l{quick_options(ns), dir};
+    auto l = flakeid::file_store{dir, store_options_of(quick_options(ns))}.lease(quick_options(ns));
     EXPECT_THROW((void)l.acquire(1), flakeid::lease_store_error);
   }
   EXPECT_EQ(read_file(target), "precious\n") << "nothing written through the link";
   const std::string open_dir = b.dir + "/open";
   ASSERT_EQ(::mkdir(open_dir.c_str(), 0777), 0);
   ASSERT_EQ(::chmod(open_dir.c_str(), 0777), 0);
-  flakeid::file_lease l{quick_options(ns), open_dir};
+  auto l =
+      flakeid::file_store{open_dir, store_options_of(quick_options(ns))}.lease(quick_options(ns));
   try {
     (void)l.acquire(1);
     FAIL() << "used a directory anyone can swap files in";
@@ -1150,12 +1145,12 @@ TEST(file_lease_test, a_stopped_holder_keeps_its_id_until_it_is_killed) {
   ::kill(a, SIGSTOP);
   std::this_thread::sleep_for(o.ttl + o.safe_guard + 200ms);
   {
-    flakeid::file_lease l{o, b.dir};
+    auto l = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
     EXPECT_THROW((void)l.acquire(1), flakeid::worker_id_error) << "held while stopped";
   }
   ::kill(a, SIGKILL);
   ::waitpid(a, nullptr, 0);
-  flakeid::file_lease l{o, b.dir};
+  auto l = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
   EXPECT_EQ(l.acquire(1), 0U) << "free the moment its holder died";
   std::vector<std::uint64_t> b_ids;
   {
@@ -1183,7 +1178,7 @@ TEST(file_lease_test, a_lease_file_deleted_under_its_holder_causes_no_duplicate)
 TEST(file_lease_test, a_forked_child_never_mints_on_its_parents_lease) {
   file_backend b;
   auto o = quick_options(unique_ns("fork"));
-  flakeid::file_lease parent_lease{o, b.dir};
+  auto parent_lease = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
   wall_gen gen{parent_lease};
   std::vector<std::uint64_t> parent_ids;
   for (int i = 0; i < 1000; ++i) parent_ids.push_back(gen.next_id());
@@ -1201,7 +1196,8 @@ TEST(file_lease_test, a_forked_child_never_mints_on_its_parents_lease) {
     }
     if (code == 0) {
       try {
-        flakeid::file_lease own{o, b.dir};  // the child's own lease: another id
+        // The child's own lease: another id.
+        auto own = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
         wall_gen child_gen{own};
         for (int i = 0; i < 20'000; ++i) {
           const std::uint64_t id = next_id_through_late_renewals(child_gen, own);
@@ -1235,37 +1231,6 @@ flakeid::lease_options guard_options(const flakeid::manual_clock& clk) {
   o.max_wait = 1000ms;
   o.use_clock(clk);
   return o;
-}
-
-// The names in Unix ms that `lease_time` replaced still work for one release (deprecated).
-TEST(clock_guard_test, the_names_in_unix_ms_before_lease_time_still_work) {
-  auto store = std::make_unique<scripted_store>();
-  const auto s = store->s;
-  flakeid::manual_clock clk = clock_at_wall(-1h);  // an hour from the system clock's reading
-  const std::int64_t t0 = ms_of(clk);
-  s->recorded = t0 - 150;  // the previous holder's deadline, settled before now
-  flakeid::lease_options o = engine_options();
-  o.use_clock(clk);
-  o.now = nullptr;  // the clock only through the deprecated option
-  o.now_ms = [&clk] { return ms_of(clk); };
-  flakeid::lease l{std::move(store), o};
-  file_backend b;
-  flakeid::clock_guard_file guard{b.dir + "/state", flakeid::fixed_node{flakeid::worker_id{7}},
-                                  guard_options(clk)};
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-  EXPECT_EQ(l.deadline_unix_ms(), INT64_MIN);
-  EXPECT_EQ(l.previous_last_unix_ms(), INT64_MIN);
-  EXPECT_EQ(l.acquire(1), 3U);
-  EXPECT_EQ(l.deadline_unix_ms(), t0 + 240) << "claim time on the now_ms clock + ttl - margin";
-  EXPECT_EQ(l.previous_last_unix_ms(), t0 - 150);
-  EXPECT_EQ(l.not_after_unix_ms(), t0 - 50);
-  EXPECT_EQ(guard.recorded_unix_ms(), INT64_MIN);
-#pragma GCC diagnostic pop
-  EXPECT_EQ(l.deadline(), flakeid::lease_time{std::chrono::milliseconds{t0 + 240}});
-  EXPECT_EQ(l.previous_last(), flakeid::lease_time{std::chrono::milliseconds{t0 - 150}});
-  EXPECT_EQ(l.not_after(), flakeid::lease_time{std::chrono::milliseconds{t0 - 50}});
-  EXPECT_FALSE(guard.recorded().has_value());
 }
 
 TEST(clock_guard_test, a_restart_after_the_clock_moved_back_waits_or_refuses) {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include <flakeid/segment.hpp>
-#include <flakeid/segment_stores.hpp>
+#include <flakeid/store/file.hpp>
 
 #include "fork_child.hpp"
 
@@ -54,7 +54,7 @@ template <class Gen, class Options>
                                 const std::filesystem::path& out, Options opts) {
   int rc = 0;
   try {
-    flakeid::file_segment_store store{store_dir};
+    flakeid::file_store store{store_dir};
     std::vector<std::uint64_t> ids(ids_per_process);
     {
       Gen gen{store.distributor("orders"), opts};
@@ -112,7 +112,7 @@ std::uint64_t run_forked(const temp_dir& dir, Options opts) {
   std::sort(all.begin(), all.end());
   EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "an ID was handed out twice";
   EXPECT_EQ(all.size(), std::size_t{processes} * ids_per_process);
-  return flakeid::file_segment_store{dir.path / "store"}.current("orders");
+  return flakeid::file_store{dir.path / "store"}.current("orders");
 }
 
 /// What a child killed mid-run handed out, in memory shared with the parent.
@@ -164,7 +164,7 @@ TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      flakeid::file_segment_store store{dir.path};
+      flakeid::file_store store{dir.path};
       auto draw = [&](auto& gen) {
         for (std::uint64_t c = 0;; ++c) {
           if (c == shared_log::capacity) {
@@ -194,7 +194,7 @@ TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
     const std::uint64_t n = log->count.load(std::memory_order_acquire);
     ASSERT_GE(n, kill_after[run]) << "run " << run << " was too slow";
     // Everything the dead process handed out lies below what the store has on disk.
-    const std::uint64_t on_disk = flakeid::file_segment_store{dir.path}.current("orders");
+    const std::uint64_t on_disk = flakeid::file_store{dir.path}.current("orders");
     const std::uint64_t before =
         handed_out.empty() ? 0 : *std::max_element(handed_out.begin(), handed_out.end());
     for (std::uint64_t i = 0; i < n; ++i) {
@@ -207,7 +207,7 @@ TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
 
   // A new process (here: this one) goes on above every number handed out before the crashes.
   const std::uint64_t before = *std::max_element(handed_out.begin(), handed_out.end());
-  flakeid::file_segment_store store{dir.path};
+  flakeid::file_store store{dir.path};
   flakeid::segment_chain_generator<flakeid::file_distributor> gen{store.distributor("orders"),
                                                                   {.step = 500}};
   for (int i = 0; i < 10'000; ++i) {
@@ -226,7 +226,7 @@ TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
 // lock and no ID is handed out twice.
 TEST(segment_process_test, pre_fork_server_forked_child_rebuilds_and_never_repeats_an_id) {
   temp_dir dir("seg_prefork");
-  flakeid::file_segment_store store{dir.path};
+  flakeid::file_store store{dir.path};
   flakeid::segment_chain_generator<flakeid::file_distributor> chain{
       store.distributor("orders"), {.step = 100, .min_ahead = 2, .max_ahead = 8}};
   flakeid::segment_generator<flakeid::file_distributor> plain{store.distributor("orders"), 50};

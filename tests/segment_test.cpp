@@ -165,7 +165,7 @@ using sys_ms = sys_time<milliseconds>;
 // ---- stores --------------------------------------------------------------------------------
 
 TEST(segment_store_test, memory_counter_hands_out_ranges_above_zero) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   auto d = store.distributor("orders");
   EXPECT_EQ(d.next_max_id(100), 100u);  // owns 1..100
   EXPECT_EQ(d.next_max_id(100), 200u);
@@ -182,7 +182,7 @@ TEST(segment_store_test, memory_counter_hands_out_ranges_above_zero) {
 }
 
 TEST(segment_store_test, memory_counter_refuses_to_wrap) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   auto d = store.distributor("big");
   (void)d.next_max_id(UINT64_MAX - 5);
   try {
@@ -200,7 +200,7 @@ TEST(segment_store_test, memory_counter_refuses_to_wrap) {
 
 TEST(segment_store_test, file_counter_is_durable_text) {
   temp_dir dir;
-  flakeid::file_segment_store store{dir.path / "ids"};
+  flakeid::file_store store{dir.path / "ids"};
   auto d = store.distributor("orders@20250318");
   EXPECT_EQ(d.next_max_id(5), 5u);
   EXPECT_EQ(d.next_max_id(5), 10u);
@@ -211,14 +211,14 @@ TEST(segment_store_test, file_counter_is_durable_text) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "00000000000000000010\n");
   // A second store object (another process would do the same) continues the counter.
-  flakeid::file_segment_store again{dir.path / "ids"};
+  flakeid::file_store again{dir.path / "ids"};
   EXPECT_EQ(again.distributor("orders@20250318").next_max_id(1), 11u);
   EXPECT_EQ(d.store_name(), "file:" + (dir.path / "ids").string());
 }
 
 TEST(segment_store_test, file_counters_that_may_expire_are_removed_once_idle_too_long) {
   temp_dir dir;
-  flakeid::file_segment_store store{dir.path};
+  flakeid::file_store store{dir.path};
   auto day = store.distributor("d@20250318");
   day.expire_after(24h);
   EXPECT_EQ(day.next_max_id(10), 10U);
@@ -261,7 +261,7 @@ TEST(segment_store_test, file_counters_that_may_expire_are_removed_once_idle_too
 
 TEST(segment_store_test, file_names_cannot_escape_the_directory) {
   temp_dir dir;
-  flakeid::file_segment_store store{dir.path};
+  flakeid::file_store store{dir.path};
   EXPECT_EQ(store.distributor("a/b").path().filename(), "a%2Fb.segment");
   EXPECT_EQ(store.distributor("..").path().filename(), "%2E..segment");
   EXPECT_EQ(store.distributor("x y").path().filename(), "x%20y.segment");
@@ -271,7 +271,7 @@ TEST(segment_store_test, file_names_cannot_escape_the_directory) {
 
 TEST(segment_store_test, file_with_garbage_is_an_error_naming_it) {
   temp_dir dir;
-  flakeid::file_segment_store store{dir.path};
+  flakeid::file_store store{dir.path};
   auto d = store.distributor("orders");
   std::ofstream(d.path()) << "twelve\n";
   try {
@@ -301,7 +301,7 @@ TEST(segment_store_test, file_in_a_missing_directory_names_the_errno) {
 // ---- segment_generator ---------------------------------------------------------------------
 
 TEST(segment_generator_test, step_one_takes_every_id_from_the_store) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator gen{store.distributor("n"), 1};
   EXPECT_EQ(gen.next_id(), 1u);
   EXPECT_EQ(gen.next_id(), 2u);
@@ -311,7 +311,7 @@ TEST(segment_generator_test, step_one_takes_every_id_from_the_store) {
 }
 
 TEST(segment_generator_test, serves_segments_in_order_and_calls_the_store_per_segment) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator gen{store.distributor("n"), {.step = 10}};
   EXPECT_EQ(store.calls(), 0u) << "the constructor must not call the store";
   for (std::uint64_t want = 1; want <= 25; ++want) EXPECT_EQ(gen.next_id(), want);
@@ -323,7 +323,7 @@ TEST(segment_generator_test, serves_segments_in_order_and_calls_the_store_per_se
 }
 
 TEST(segment_generator_test, two_generators_on_one_counter_never_overlap) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator a{store.distributor("n"), 10};
   flakeid::segment_generator b{store.distributor("n"), 10};
   EXPECT_EQ(a.next_id(), 1u);
@@ -337,7 +337,7 @@ TEST(segment_generator_test, two_generators_on_one_counter_never_overlap) {
 }
 
 TEST(segment_generator_test, bad_options_throw_naming_the_range) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   try {
     flakeid::segment_generator gen{store.distributor("n"), 0};
     FAIL() << "no throw";
@@ -369,7 +369,7 @@ TEST(segment_generator_test, a_store_that_goes_back_is_refused) {
 }
 
 TEST(segment_generator_test, store_failure_is_wrapped_and_retried) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   test_distributor d{store.distributor("orders")};
   auto& ctl = d.ctl();
   flakeid::segment_generator gen{d, 10};
@@ -392,7 +392,7 @@ TEST(segment_generator_test, store_failure_is_wrapped_and_retried) {
 }
 
 TEST(segment_generator_test, close_hands_out_nothing_more) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator gen{store.distributor("orders"), 10};
   EXPECT_EQ(gen.next_id(), 1u);
   gen.close();
@@ -412,7 +412,7 @@ TEST(segment_generator_test, close_hands_out_nothing_more) {
 
 TEST(segment_generator_test, expired_segment_is_skipped) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}}};
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator gen{store.distributor("n"), {.step = 100, .ttl = 1s}, clock};
   EXPECT_EQ(gen.next_id(), 1u);
   clock.advance(999ms);
@@ -424,7 +424,7 @@ TEST(segment_generator_test, expired_segment_is_skipped) {
 }
 
 TEST(segment_generator_test, four_threads_get_distinct_increasing_ids) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator gen{store.distributor("n"), 37};
   constexpr std::size_t threads = 4;
   constexpr std::size_t per_thread = 50'000;
@@ -459,7 +459,7 @@ TEST(segment_generator_test, four_threads_get_distinct_increasing_ids) {
 // ---- segment_chain_generator ---------------------------------------------------------------
 
 TEST(segment_chain_test, serves_increasing_ids_from_prefetched_segments) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("n"),
                                        {.step = 100, .min_ahead = 3, .max_ahead = 8}};
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
@@ -471,7 +471,7 @@ TEST(segment_chain_test, serves_increasing_ids_from_prefetched_segments) {
 }
 
 TEST(segment_chain_test, the_caller_never_calls_the_store_while_segments_are_prefetched) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   test_distributor d{store.distributor("n")};
   auto& ctl = d.ctl();
   flakeid::segment_chain_generator gen{d, {.step = 100, .min_ahead = 4, .max_ahead = 4}};
@@ -486,7 +486,7 @@ TEST(segment_chain_test, the_caller_never_calls_the_store_while_segments_are_pre
 }
 
 TEST(segment_chain_test, the_worker_fetches_the_missing_segments_in_one_store_call) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   test_distributor d{store.distributor("batch")};
   // No caller yet: the worker alone fills the chain, 8 segments of 100, with one call.
   flakeid::segment_chain_generator gen{
@@ -500,7 +500,7 @@ TEST(segment_chain_test, the_worker_fetches_the_missing_segments_in_one_store_ca
 }
 
 TEST(segment_chain_test, store_failure_drains_the_chain_then_fails_then_resumes) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   test_distributor d{store.distributor("orders")};
   auto& ctl = d.ctl();
   flakeid::segment_chain_generator gen{
@@ -539,7 +539,7 @@ TEST(segment_chain_test, store_failure_drains_the_chain_then_fails_then_resumes)
 }
 
 TEST(segment_chain_test, hungry_callers_double_the_prefetch_and_calm_shrinks_it) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   test_distributor d{store.distributor("n")};
   d.ctl().delay_us = 200;
   flakeid::segment_chain_generator gen{
@@ -559,7 +559,7 @@ TEST(segment_chain_test, hungry_callers_double_the_prefetch_and_calm_shrinks_it)
 }
 
 TEST(segment_chain_test, four_threads_get_distinct_increasing_ids) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("n"),
                                        {.step = 64, .min_ahead = 2, .max_ahead = 32}};
   constexpr std::size_t threads = 4;
@@ -590,7 +590,7 @@ TEST(segment_chain_test, short_runs_switch_under_eight_threads_without_a_repeat)
   // every run here holds a few IDs (step 1), so nearly every call finds the copy of a
   // run the position has left, and the callers that move on rewrite it, racing each other.
   // A copy put back or torn would hand out an ID twice or one off the stride.
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_chain_generator gen{
       store.distributor("n"),
       {.step = 1, .min_ahead = 2, .max_ahead = 64, .stride = 3, .remainder = 1}};
@@ -613,7 +613,7 @@ TEST(segment_chain_test, a_long_store_outage_never_carries_the_position_into_a_s
   // claim adds to the offset in the position word. Were the offset let grow into the
   // generation bits above it, a claim would land in the run's second segment, already served,
   // and hand its IDs out again. Here a block is 2^19 IDs, so some 8,190 failing calls would.
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   test_distributor d{store.distributor("n")};
   test_distributor::control& ctl = d.ctl();
   constexpr std::uint64_t step = std::uint64_t{1} << 20;
@@ -651,7 +651,7 @@ TEST(segment_chain_test, a_long_store_outage_never_carries_the_position_into_a_s
 
 TEST(segment_chain_test, a_thread_block_holds_at_most_2_to_the_20_ids) {
   // One claim takes at most 2^20 IDs, whatever thread_block asks (see the test above).
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   constexpr std::uint64_t step = std::uint64_t{1} << 22;
   flakeid::segment_chain_generator gen{store.distributor("n"),
                                        {.step = step, .thread_block = step}};
@@ -663,7 +663,7 @@ TEST(segment_chain_test, a_thread_block_holds_at_most_2_to_the_20_ids) {
 }
 
 TEST(segment_chain_test, thread_blocks_give_distinct_ids_increasing_per_thread) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("blocks"),
                                        {.step = 1000, .min_ahead = 4, .thread_block = 64}};
   constexpr std::size_t threads = 4;
@@ -732,7 +732,7 @@ class stepper {
 }  // namespace
 
 TEST(segment_chain_test, a_thread_block_doubles_while_other_threads_claim_and_halves_alone) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("adaptive"),
                                        {.step = 1000, .thread_block = 8}};
   stepper other;
@@ -765,7 +765,7 @@ TEST(segment_chain_test, a_thread_block_doubles_while_other_threads_claim_and_ha
 }
 
 TEST(segment_chain_test, a_thread_block_is_not_served_after_close) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("closing"),
                                        {.step = 100, .thread_block = 50}};
   EXPECT_EQ(gen.next_id(), 1u);  // takes 1..50 for this thread
@@ -775,7 +775,7 @@ TEST(segment_chain_test, a_thread_block_is_not_served_after_close) {
 }
 
 TEST(segment_chain_test, a_thread_block_larger_than_a_segment_is_rejected) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   try {
     flakeid::segment_chain_generator gen{store.distributor("x"), {.step = 10, .thread_block = 11}};
     FAIL() << "no exception";
@@ -785,7 +785,7 @@ TEST(segment_chain_test, a_thread_block_larger_than_a_segment_is_rejected) {
 }
 
 TEST(segment_chain_test, close_stops_the_worker_and_the_generator) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("orders"),
                                        {.step = 10, .min_ahead = 2, .max_ahead = 2}};
   EXPECT_GE(gen.next_id(), 1u);
@@ -800,7 +800,7 @@ TEST(segment_chain_test, close_stops_the_worker_and_the_generator) {
 
 TEST(segment_chain_test, expired_prefetched_segments_are_skipped) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}}};
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_chain_generator gen{
       store.distributor("n"), {.step = 10, .min_ahead = 2, .max_ahead = 2, .ttl = 1s}, clock};
   const std::uint64_t first = gen.next_id();
@@ -816,7 +816,7 @@ TEST(segment_chain_test, expired_prefetched_segments_are_skipped) {
 
 TEST(grouped_segment_test, daily_counter_restarts_at_one_after_midnight) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min + 59s + 998ms};
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::grouped_segment_generator gen{
       store.distributor("orders"), flakeid::group_period::day, {.step = 10}, clock};
   EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 1}));
@@ -839,7 +839,7 @@ TEST(grouped_segment_test, daily_counter_restarts_at_one_after_midnight) {
 TEST(grouped_segment_test, daily_counter_in_a_file_store_restarts_after_midnight) {
   temp_dir dir;
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 12 / 31}} + 23h + 59min + 59s + 999ms};
-  flakeid::file_segment_store store{dir.path};
+  flakeid::file_store store{dir.path};
   {
     flakeid::grouped_segment_generator gen{
         store.distributor("inv"), flakeid::group_period::day, {.step = 5}, clock};
@@ -857,7 +857,7 @@ TEST(grouped_segment_test, daily_counter_in_a_file_store_restarts_after_midnight
 
 TEST(grouped_segment_test, month_year_and_utc_offset) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 16h};  // 2025-03-19 00:00 at UTC+8
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::grouped_segment_generator monthly{
       store.distributor("m"), flakeid::group_period::month, {}, clock};
   flakeid::grouped_segment_generator yearly{
@@ -988,7 +988,7 @@ TEST(grouped_segment_test, formats) {
 
 TEST(grouped_segment_test, four_threads_across_midnight_never_repeat) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min + 59s};
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::grouped_segment_generator gen{
       store.distributor("o"), flakeid::group_period::day, {.step = 16}, clock};
   std::vector<std::vector<flakeid::grouped_id>> got(4);
@@ -1011,7 +1011,7 @@ TEST(grouped_segment_test, four_threads_across_midnight_never_repeat) {
 // Step 1 switches segments on every ID, so the slots of the ring are reused all the time and a
 // preempted caller's slot is often overwritten before it reads it: it must retry, not repeat.
 TEST(segment_generator_test, step_one_under_four_threads_reuses_slots_safely) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator plain{store.distributor("p"), 1};
   flakeid::segment_chain_generator chain{store.distributor("c"),
                                          {.step = 1, .min_ahead = 8, .max_ahead = 64}};
@@ -1038,8 +1038,8 @@ TEST(segment_generator_test, step_one_under_four_threads_reuses_slots_safely) {
 // ---- stride and remainder: interleaved numbers -------------------------------------------
 
 TEST(segment_stride_test, two_stores_interleave_odd_and_even_numbers) {
-  flakeid::memory_segment_store east;
-  flakeid::memory_segment_store west;
+  flakeid::memory_store east;
+  flakeid::memory_store west;
   flakeid::segment_generator odd{east.distributor("orders"),
                                  {.step = 3, .stride = 2, .remainder = 1}};
   flakeid::segment_generator even{west.distributor("orders"),
@@ -1063,7 +1063,7 @@ TEST(segment_stride_test, two_stores_interleave_odd_and_even_numbers) {
 TEST(segment_stride_test, different_strides_on_one_counter_take_disjoint_ranges) {
   // Every user takes whole ranges of the counter (step * stride numbers), so a plain generator,
   // a strided one and a bare store call (another service on the same counter) never meet.
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator plain{store.distributor("n"), {.step = 10}};
   flakeid::segment_generator strided{store.distributor("n"),
                                      {.step = 4, .stride = 3, .remainder = 2}};
@@ -1090,7 +1090,7 @@ TEST(segment_stride_test, different_strides_on_one_counter_take_disjoint_ranges)
 }
 
 TEST(segment_stride_test, batches_and_the_chain_keep_the_remainder) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator gen{store.distributor("g"), {.step = 4, .stride = 10, .remainder = 7}};
   std::vector<std::uint64_t> batch(6);
   gen.next_ids(batch);
@@ -1110,7 +1110,7 @@ TEST(segment_stride_test, batches_and_the_chain_keep_the_remainder) {
 }
 
 TEST(segment_stride_test, thread_blocks_step_by_the_stride) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_chain_generator gen{
       store.distributor("blocks"),
       {.step = 100, .min_ahead = 2, .stride = 4, .remainder = 3, .thread_block = 8}};
@@ -1134,7 +1134,7 @@ TEST(segment_stride_test, thread_blocks_step_by_the_stride) {
 
 TEST(segment_stride_test, grouped_counters_keep_the_remainder_in_every_period) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min};
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::grouped_segment_generator gen{store.distributor("orders"),
                                          flakeid::group_period::day,
                                          {.step = 2, .stride = 2, .remainder = 1},
@@ -1149,7 +1149,7 @@ TEST(segment_stride_test, grouped_counters_keep_the_remainder_in_every_period) {
 }
 
 TEST(segment_stride_test, bad_stride_or_remainder_throws_naming_the_range) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   const auto message = [&](flakeid::segment_options o) -> std::string {
     try {
       flakeid::segment_generator gen{store.distributor("n"), o};
@@ -1177,7 +1177,7 @@ TEST(segment_stride_test, bad_stride_or_remainder_throws_naming_the_range) {
 
 TEST(segment_stride_test, the_largest_step_and_stride_do_not_overflow) {
   // 2^31 IDs per segment, 2^16 apart: one segment spans 2^47 numbers of the counter.
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator gen{
       store.distributor("wide"),
       {.step = flakeid::max_segment_step, .stride = flakeid::max_segment_stride, .remainder = 5}};
@@ -1189,7 +1189,7 @@ TEST(segment_stride_test, the_largest_step_and_stride_do_not_overflow) {
 // ---- start: a counter that begins above existing rows -----------------------------------
 
 TEST(segment_start_test, a_fresh_counter_is_raised_to_start_once) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator gen{store.distributor("orders"), {.step = 10, .start = 1001}};
   for (std::uint64_t want = 1001; want <= 1010; ++want) EXPECT_EQ(gen.next_id(), want);
   // (0, 10] was taken and skipped, the counter raised to 1000, then (1000, 1010] taken.
@@ -1200,7 +1200,7 @@ TEST(segment_start_test, a_fresh_counter_is_raised_to_start_once) {
 }
 
 TEST(segment_start_test, a_counter_above_start_is_used_as_it_is) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   EXPECT_EQ(store.distributor("orders").next_max_id(5000), 5000u);
   flakeid::segment_generator gen{store.distributor("orders"), {.step = 10, .start = 1001}};
   EXPECT_EQ(gen.next_id(), 5001u);
@@ -1208,7 +1208,7 @@ TEST(segment_start_test, a_counter_above_start_is_used_as_it_is) {
 }
 
 TEST(segment_start_test, a_range_across_start_is_skipped_without_raising) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   EXPECT_EQ(store.distributor("orders").next_max_id(995), 995u);
   flakeid::segment_generator gen{store.distributor("orders"), {.step = 10, .start = 1001}};
   EXPECT_EQ(gen.next_id(), 1006u);  // (995, 1005] reaches past 1000: skipped, no raise
@@ -1216,7 +1216,7 @@ TEST(segment_start_test, a_range_across_start_is_skipped_without_raising) {
 }
 
 TEST(segment_start_test, start_with_a_stride_takes_the_first_number_with_the_remainder) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_generator gen{store.distributor("orders"),
                                  {.step = 5, .start = 1001, .stride = 2, .remainder = 0}};
   std::vector<std::uint64_t> ids(7);
@@ -1225,7 +1225,7 @@ TEST(segment_start_test, start_with_a_stride_takes_the_first_number_with_the_rem
 }
 
 TEST(segment_start_test, a_chain_starts_at_start_without_gaps) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("n"),
                                        {.step = 100, .min_ahead = 3, .start = 1'000'001}};
   std::vector<std::uint64_t> ids(1000);
@@ -1235,7 +1235,7 @@ TEST(segment_start_test, a_chain_starts_at_start_without_gaps) {
 
 TEST(segment_start_test, every_period_of_a_grouped_counter_starts_at_start) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}} + 23h + 59min};
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   flakeid::grouped_segment_generator gen{
       store.distributor("orders"), flakeid::group_period::day, {.step = 5, .start = 100}, clock};
   EXPECT_EQ(gen.next().to_string(), "20250318-0100");
@@ -1254,7 +1254,7 @@ TEST(segment_start_test, a_store_that_does_not_raise_the_counter_is_refused) {
 }
 
 TEST(segment_start_test, bad_start_throws_naming_the_range) {
-  flakeid::memory_segment_store store;
+  flakeid::memory_store store;
   for (const std::uint64_t start : {std::uint64_t{0}, flakeid::max_segment_start + 1})
     flakeid_test::expect_error<flakeid::invalid_option_error>(
         [&] {

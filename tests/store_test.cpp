@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <flakeid/detail/server_store.hpp>
 #include <flakeid/flakeid.hpp>
-#include <flakeid/segment_stores.hpp>  // the names before memory_store and file_store
 #include <limits>
 #include <optional>
 #include <string>
@@ -271,8 +270,6 @@ TEST(memory_store_test, copies_share_counters_and_leases) {
   auto b = copy.lease(slow_lease(clk));
   EXPECT_EQ(a.assign(flakeid::layouts::twitter).node, (flakeid::node_id{0, 0}));
   EXPECT_EQ(b.assign(flakeid::layouts::twitter).node, (flakeid::node_id{0, 1}));
-  static_assert(std::is_same_v<flakeid::memory_segment_store, flakeid::memory_store>,
-                "the name before memory_store still names it");
 }
 
 // ---- file store -----------------------------------------------------------------------------
@@ -296,11 +293,6 @@ TEST(file_store_test, one_directory_holds_lock_files_and_counters) {
   EXPECT_EQ(store.distributor("orders").next_max_id(10), 20U);
   EXPECT_EQ(store.current("orders"), 20U);
   EXPECT_TRUE(std::filesystem::is_regular_file(dir / "orders.segment"));
-  // The name before file_store makes its directory at once, as it always did.
-  const std::filesystem::path old_dir = dir.parent_path() / "segments";
-  const flakeid::file_segment_store old{old_dir};
-  EXPECT_TRUE(std::filesystem::is_directory(old_dir));
-  EXPECT_EQ(old.distributor("orders").next_max_id(3), 3U);
   std::filesystem::remove_all(dir.parent_path());
 }
 

@@ -30,9 +30,9 @@ bench_result run_threads(unsigned threads, const bench_window& window, const Mak
     ms length;
     wall::time_point t0{};
     void start() {
-      const std::int64_t now_ms =
+      const std::int64_t wall_ms =
           std::chrono::duration_cast<ms>(wall::now().time_since_epoch()).count();
-      const std::int64_t since = now_ms - w.epoch_ms;
+      const std::int64_t since = wall_ms - w.epoch_ms;
       const std::int64_t first_tick = (since >= 0 ? since / w.tick_ms : 0) + 1;
       t0 = wall::time_point{ms{w.epoch_ms + first_tick * w.tick_ms}};
       std::this_thread::sleep_until(t0);

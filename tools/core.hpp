@@ -60,7 +60,7 @@ struct context {
   streams& io;
   std::string command;  // "parse", "sql"; empty before a command is known
   bool quiet = false;
-  std::optional<std::int64_t> now_ms;
+  std::optional<std::int64_t> now_cache;  // "now", once read (see times.cpp)
 
   [[nodiscard]] std::string prefix() const {
     return command.empty() ? std::string("flakeid: ") : "flakeid " + command + ": ";

@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include <flakeid/file_lease.hpp>
 #include <flakeid/lease.hpp>
+#include <flakeid/store/file.hpp>
 #include <flakeid/worker_id.hpp>
 
 namespace flakeid_cli {
@@ -112,19 +112,23 @@ struct default_node {
 default_node default_worker(const context& c, const flakeid::layout& l) {
   if (std::getenv("FLAKEID_WORKER_ID") != nullptr)
     return {flakeid::env_worker_id{}.assign(l), nullptr};
+  flakeid::store_options where;
+  if (const char* ns = std::getenv("FLAKEID_LEASE_NAMESPACE"); ns != nullptr && *ns != '\0')
+    where.name_space = ns;
+  const char* dir = std::getenv("FLAKEID_LEASE_DIR");
   flakeid::lease_options options;
   // A claim that must wait over a second (a new lease directory, a store that may have lost its
   // records) says so, with how long and why, before the wait.
   options.on_event = [&c](flakeid::lease_event e, const std::string& detail) {
     if (e == flakeid::lease_event::waiting) c.note(detail);
   };
-  if (const char* ns = std::getenv("FLAKEID_LEASE_NAMESPACE"); ns != nullptr && *ns != '\0')
-    options.name_space = ns;
-  const char* dir = std::getenv("FLAKEID_LEASE_DIR");
   try {
-    auto lease = std::make_shared<flakeid::file_lease>(
-        options, (dir != nullptr && *dir != '\0') ? std::filesystem::path(dir)
-                                                  : flakeid::default_lease_directory());
+    const flakeid::file_store store{(dir != nullptr && *dir != '\0')
+                                        ? std::filesystem::path(dir)
+                                        : flakeid::default_lease_directory(),
+                                    where};
+    // A lease does not move: the prvalue initializes the shared one in place.
+    std::shared_ptr<flakeid::lease> lease{new flakeid::lease(store.lease(options))};
     default_node d{lease->assign(l), nullptr};
     d.keep = lease;
     return d;

@@ -22,7 +22,8 @@
 #include <vector>
 
 #include <flakeid/segment.hpp>
-#include <flakeid/segment_stores.hpp>
+#include <flakeid/store/file.hpp>
+#include <flakeid/store/memory.hpp>
 #if defined(FLAKEID_HAS_REDIS)
 #include <flakeid/adapters/redis.hpp>
 #endif

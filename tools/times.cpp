@@ -85,22 +85,22 @@ std::optional<std::int64_t> parse_offset(std::string_view s) {
 }
 
 /// "now": FLAKEID_NOW when set (a UTC time or Unix milliseconds), else the system clock.
-std::int64_t now_ms(context& c) {
-  if (c.now_ms) return *c.now_ms;
-  if (c.io.sandbox) return *(c.now_ms = sandbox_now_ms);
+std::int64_t current_ms(context& c) {
+  if (c.now_cache) return *c.now_cache;
+  if (c.io.sandbox) return *(c.now_cache = sandbox_now_ms);
   if (const char* e = std::getenv("FLAKEID_NOW"); e != nullptr && *e != '\0') {
     const std::string_view text = e;
     std::uint64_t ms = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
     if (ec == std::errc{} && end == text.data() + text.size() &&
         ms <= static_cast<std::uint64_t>(max_time_ms))
-      return *(c.now_ms = static_cast<std::int64_t>(ms));
-    if (const auto iso = parse_iso(text)) return *(c.now_ms = *iso);
+      return *(c.now_cache = static_cast<std::int64_t>(ms));
+    if (const auto iso = parse_iso(text)) return *(c.now_cache = *iso);
     fail("FLAKEID_NOW " + quote(text) +
          " is neither a UTC time (2024-01-01T00:00:00Z) nor Unix milliseconds");
   }
   using namespace std::chrono;
-  return *(c.now_ms =
+  return *(c.now_cache =
                time_point_cast<milliseconds>(system_clock::now()).time_since_epoch().count());
 }
 
@@ -129,7 +129,7 @@ read_time_result read_time(context& c, std::string_view what, std::string_view t
   if (text.starts_with("now") && text.size() > 3) offset = parse_offset(text.substr(3));
   if (!text.empty() && (text[0] == '-' || text[0] == '+')) offset = parse_offset(text);
   if (offset) {
-    const std::int64_t t = now_ms(c) + *offset;
+    const std::int64_t t = current_ms(c) + *offset;
     if (t < min_time_ms || t > max_time_ms)
       fail(std::string(what) + " " + quote(text) + " is outside years 0000 to 9999");
     return {at(t), {}};

@@ -7,7 +7,6 @@
 //   FLAKEID_REDIS_ADDRESS=127.0.0.1:6379 ./example_lease_worker
 //   ./example_lease_worker
 #include <cstdlib>
-#include <flakeid/file_lease.hpp>
 #include <flakeid/flakeid.hpp>
 #include <iostream>
 #include <memory>
@@ -15,17 +14,18 @@
 #include <string>
 
 #ifdef FLAKEID_EXAMPLE_HAVE_REDIS
-#include <flakeid/adapters/redis_lease.hpp>
+#include <flakeid/adapters/redis.hpp>
 #endif
 
 int main() {
+  const flakeid::store_options where{.name_space = "example"};
   flakeid::lease_options options;
-  options.name_space = "example";
   options.ttl = std::chrono::seconds{6};  // renewed every 2 s in the background
   options.on_event = [](flakeid::lease_event e, const std::string& detail) {
     std::cerr << "lease " << to_string(e) << ": " << detail << '\n';
   };
 
+  // A lease does not move: each store's `lease()` initializes the one on the heap in place.
   std::unique_ptr<flakeid::lease> lease;
   const char* url = std::getenv("FLAKEID_REDIS_URL");
   const char* address = std::getenv("FLAKEID_REDIS_ADDRESS");
@@ -33,8 +33,8 @@ int main() {
   if (address != nullptr && *address != '\0') {
 #ifdef FLAKEID_EXAMPLE_HAVE_REDIS
     try {  // messages name user, host, port and db, never the password
-      lease =
-          std::make_unique<flakeid::redis_lease>(flakeid::redis_options::parse(address), options);
+      const flakeid::redis_store store{flakeid::redis_options::parse(address), where};
+      lease.reset(new flakeid::lease(store.lease(options)));
     } catch (const std::invalid_argument& e) {
       std::cerr << e.what() << '\n';
       return 2;
@@ -44,7 +44,8 @@ int main() {
     return 1;
 #endif
   } else {
-    lease = std::make_unique<flakeid::file_lease>(options);  // /dev/shm/flakeid
+    const flakeid::file_store store{flakeid::default_lease_directory(), where};  // /dev/shm/flakeid
+    lease.reset(new flakeid::lease(store.lease(options)));
   }
 
   try {

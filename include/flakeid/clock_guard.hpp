@@ -112,11 +112,6 @@ class clock_guard_file {
   }
   /// The timestamp the state held at start; empty: a new guard.
   [[nodiscard]] std::optional<lease_time> recorded() const { return lease_.previous_last(); }
-  /// Deprecated: `recorded()` in Unix ms, INT64_MIN for a new guard.
-  [[deprecated("use recorded(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
-  recorded_unix_ms() const {
-    return detail::unix_ms_or_min(recorded());
-  }
   /// Writes the last timestamp and unlocks the file (also done by the destructor).
   void release() noexcept {
     lead_->released.store(true, std::memory_order_release);  // the release reads the clock
@@ -166,7 +161,6 @@ class clock_guard_file {
       if (f == nullptr || lead->released.load(std::memory_order_acquire)) return clock();
       return clock() + std::chrono::milliseconds{f->lead_ms.load(std::memory_order_acquire)};
     };
-    o.now_ms = nullptr;
     return o;
   }
 

@@ -84,8 +84,3 @@ struct std::formatter<flakeid::id_parts, char> : std::formatter<std::string_view
   }
 };
 #endif
-
-// Deprecated: `#define FLAKEID_FMT` before the first include; include <flakeid/fmt.hpp>.
-#if defined(FLAKEID_FMT) && __has_include(<fmt/format.h>)
-#include "fmt.hpp"
-#endif

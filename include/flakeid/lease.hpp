@@ -12,8 +12,7 @@
 ///
 /// Every store makes leases with `store.lease(options)`:
 ///   memory_store       one process (flakeid/store/memory.hpp).
-///   file_store         host-local lock files held with flock (flakeid/store/file.hpp); also
-///                      `file_lease`, the same in the host-wide default directory.
+///   file_store         host-local lock files held with flock (flakeid/store/file.hpp).
 ///   redis_store        Redis (flakeid/adapters/redis.hpp, target flakeid::redis).
 ///   postgres_store     PostgreSQL (flakeid/adapters/postgres.hpp, target flakeid::postgres).
 ///   mysql_store        MySQL and MariaDB (flakeid/adapters/mysql.hpp, target flakeid::mysql).
@@ -47,8 +46,8 @@
 /// past its deadline and gets `lease_lost_error`, not IDs. One background thread renews every
 /// `ttl / 3` and reports events. A forked child never mints on its parent's lease.
 ///
-///     flakeid::file_lease lease;                       // declare the lease first: it
-///     flakeid::classic_snowflake<> gen{lease};         // outlives the generator
+///     auto lease = flakeid::file_store{flakeid::default_lease_directory()}.lease();
+///     flakeid::classic_snowflake<> gen{lease};  // declared after the lease: it outlives gen
 ///     std::uint64_t id = gen.next_id();
 
 #include <algorithm>
@@ -238,11 +237,6 @@ class lease {
     if (born_.forked()) return std::nullopt;
     return detail::lease_time_or_none(fence_->deadline_unix_ms.load(std::memory_order_acquire));
   }
-  /// Deprecated: `deadline()` in Unix ms, INT64_MIN for none.
-  [[deprecated("use deadline(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
-  deadline_unix_ms() const noexcept {
-    return fence_->deadline_unix_ms.load(std::memory_order_acquire);
-  }
   /// Whether the id is no longer this lease's (the lease stays down).
   [[nodiscard]] bool lost() const {
     if (born_.forked()) return true;
@@ -254,22 +248,11 @@ class lease {
     std::lock_guard lk(m_);
     return previous_last_;
   }
-  /// Deprecated: `previous_last()` in Unix ms, INT64_MIN for none.
-  [[deprecated(
-      "use previous_last(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
-  previous_last_unix_ms() const {
-    return detail::unix_ms_or_min(previous_last());
-  }
   /// The generator mints only in ticks that start after this: the previous deadline plus
   /// `safe_guard`, or a store's loss of memory plus `ttl + safe_guard`; empty: no bound.
   [[nodiscard]] std::optional<lease_time> not_after() const {
     std::lock_guard lk(m_);
     return not_after_;
-  }
-  /// Deprecated: `not_after()` in Unix ms, INT64_MIN for none.
-  [[deprecated("use not_after(), a std::optional<flakeid::lease_time>")]] [[nodiscard]] std::int64_t
-  not_after_unix_ms() const {
-    return detail::unix_ms_or_min(not_after());
   }
   /// The fence shared with the generator.
   [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept { return fence_; }

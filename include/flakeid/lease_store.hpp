@@ -107,9 +107,6 @@ struct lease_options {
   std::string instance{};
   /// Reads the time the generator mints with (empty: the system clock).
   std::function<lease_time()> now{};
-  /// Deprecated (use `now`; removed in the next minor release): the same in Unix ms. Used
-  /// only when `now` is empty.
-  std::function<std::int64_t()> now_ms{};
   /// Waits on that clock (empty: `std::this_thread::sleep_for`).
   std::function<void(std::chrono::milliseconds)> sleep{};
   /// Called from the renewal thread (and from `acquire`/`release`) on every change.
@@ -256,11 +253,10 @@ inline lease_time system_lease_time() noexcept {
   return std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
 }
 
-/// The clock of a lease with options `o`: `o.now`, else the deprecated `o.now_ms`, else the
-/// system clock. Stores that keep time themselves (the memory store) read this one too.
+/// The clock of a lease with options `o`: `o.now`, else the system clock. Stores that keep
+/// time themselves (the memory store) read this one too.
 inline std::function<lease_time()> lease_clock(const lease_options& o) {
   if (o.now) return o.now;
-  if (o.now_ms) return [f = o.now_ms] { return lease_time_of(f()); };
   return &system_lease_time;
 }
 

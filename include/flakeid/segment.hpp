@@ -27,7 +27,7 @@
 /// `store/file.hpp` in the core; `adapters/redis.hpp`, `adapters/postgres.hpp`,
 /// `adapters/mysql.hpp` and `adapters/zookeeper.hpp` with their own CMake targets.
 ///
-///     flakeid::memory_segment_store store;
+///     flakeid::memory_store store;
 ///     flakeid::segment_chain_generator gen{store.distributor("orders"), {.step = 1000}};
 ///     std::uint64_t id = gen.next_id();  // 1, then 2, 3 ...
 ///

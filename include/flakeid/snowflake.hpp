@@ -53,11 +53,6 @@
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 
-/// Deprecated, kept one release: a bundle no longer says whether it needs a gene (the layout
-/// does); this is `P` itself.
-template <class P>
-using gene_policies_of [[deprecated("flakeid: gene_policies_of<P> is P: use P")]] = P;
-
 /// The snowflake engine: IDs of layout `L` from clock `Clock` under `Policies`.
 ///
 /// Requirements (checked with a message that says the fix): `L` has the timestamp as its most
@@ -215,21 +210,6 @@ class basic_snowflake {
         "flakeid: this generator's layout has no gene field: call next_ids(out) without a key");
     born_.check(forked_what);
     fill(out, key & gene_mask);
-  }
-
-  /// Deprecated, to go after one release: use `flakeid::backfill_minter` (backfill.hpp), whose
-  /// sequence is kept per tick and never repeats. This one takes `t`'s tick and the next value
-  /// of one counter shared by all ticks, so two calls for one tick repeat an ID once
-  /// `ids_per_tick()` calls came between them, and its IDs can equal `next_id()`'s.
-  /// Throws `timestamp_overflow_error` for `t` outside the layout's range.
-  [[nodiscard,
-    deprecated("flakeid: next_id_at can repeat IDs: use flakeid::backfill_minter")]] std::uint64_t
-  next_id_at(time_point t, std::uint64_t key = 0) {
-    born_.check(forked_what);
-    const std::uint64_t tick = L.ticks_at(t);
-    check_fence(tick);
-    const std::uint64_t seq = at_counter_.fetch_add(1, std::memory_order_relaxed) & seq_max;
-    return make_id(tick, seq, key & gene_mask);
   }
 
   /// The layout.
@@ -627,7 +607,6 @@ class basic_snowflake {
   std::shared_ptr<lease_fence> fence_;
   const lease_fence* fence_ptr_ = nullptr;  // fence_, or a fence without a deadline
   std::string source_;
-  typename Policies::threading::template word<std::uint64_t> at_counter_{0};
   std::uint64_t instance_ = uses_blocks ? detail::next_block_owner() : 0;
   alignas(64) std::array<word, gene_count> states_{};
   // Set while a thread spins to the next tick's start (see `wait_for_tick`); on a line of its

@@ -31,7 +31,8 @@ class mysql_auth_test : public secrets_stay_hidden {
 /// A lease and a segment counter reached at `uri` work; returns the lease's `where()`.
 std::string expect_works(const std::string& uri, const std::string& stem) {
   const std::string ns = unique_ns(stem);
-  flakeid::mysql_lease lease{uri, recorded(ns)};
+  const auto o = recorded(ns);
+  auto lease = flakeid::mysql_store{uri, store_options_of(o)}.lease(o);
   EXPECT_EQ(lease.acquire(8), 0U);
   seen().add(lease.where());
   const flakeid::mysql_store store{uri, patient(ns)};
@@ -42,7 +43,7 @@ std::string expect_works(const std::string& uri, const std::string& stem) {
 }
 
 std::string lease_error(const std::string& uri) {
-  return flakeid_test::lease_error<flakeid::mysql_lease>(uri, recorded(unique_ns("refused")));
+  return flakeid_test::lease_error<flakeid::mysql_store>(uri, recorded(unique_ns("refused")));
 }
 
 std::string uri_of(const mariadb_server& db, const std::string& user, const std::string& pw,

@@ -1,4 +1,4 @@
-// MySQL/MariaDB leases (mysql_store.lease(), mysql_lease) against a real MariaDB server
+// MySQL/MariaDB leases (mysql_store.lease()) against a real MariaDB server
 // (mariadb-install-db + mariadbd, commits durable) started for each test.
 #include <flakeid/adapters/mysql.hpp>
 
@@ -139,8 +139,8 @@ TEST_F(mysql_lease_test, twins_race_for_one_instance) { twins_race_for_one_insta
 
 TEST_F(mysql_lease_test, a_layout_with_22_worker_bits_adds_rows_as_they_are_used) {
   auto o = quick_options(unique_ns("wide"));
-  flakeid::mysql_lease first{b.server.uri(), o};
-  flakeid::mysql_lease second{b.server.uri(), o};
+  auto first = flakeid::mysql_store{b.server.uri(), store_options_of(o)}.lease(o);
+  auto second = flakeid::mysql_store{b.server.uri(), store_options_of(o)}.lease(o);
   EXPECT_EQ(first.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 0}));
   EXPECT_EQ(second.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 1}));
   flakeid::detail::mysql_connection raw{flakeid::mysql_address::parse(b.server.uri()), patient_ms,
@@ -156,7 +156,7 @@ TEST_F(mysql_lease_test, release_records_the_last_timestamp_and_frees_the_row) {
   auto o = quick_options(unique_ns("release"));
   std::string holder_row;
   {
-    flakeid::mysql_lease l{b.server.uri(), o};
+    auto l = flakeid::mysql_store{b.server.uri(), store_options_of(o)}.lease(o);
     EXPECT_EQ(l.acquire(4), 0U);
     EXPECT_NE(l.where().find("mysql 127.0.0.1:"), std::string::npos) << l.where();
   }
@@ -226,7 +226,9 @@ TEST(mysql_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeou
   const int port = free_port();
   auto o = quick_options("unreachable");
   o.connect_timeout = 500ms;
-  flakeid::mysql_lease l{"mysql://app:S3cr3tPw@127.0.0.1:" + std::to_string(port) + "/shop", o};
+  auto l = flakeid::mysql_store{"mysql://app:S3cr3tPw@127.0.0.1:" + std::to_string(port) + "/shop",
+                                store_options_of(o)}
+               .lease(o);
   try {
     (void)l.acquire(32);
     FAIL() << "acquired from nowhere";

@@ -66,9 +66,9 @@ TEST_F(mysql_segment_test, a_table_from_before_expiry_gains_the_column) {
   auto d = b.store(ns, patient).distributor("d@20250318");
   d.expire_after(1h);
   EXPECT_EQ(d.next_max_id(10), 50U);
-  const std::string now_ms = flakeid::detail::mysql_now_ms;
+  const std::string server_now = flakeid::detail::mysql_now_ms;
   EXPECT_EQ(b.raw()
-                .exec("SELECT expires_ms > " + now_ms + ", expires_ms <= " + now_ms +
+                .exec("SELECT expires_ms > " + server_now + ", expires_ms <= " + server_now +
                       " + 3600000 FROM " + table + " WHERE `key` = 'd@20250318'")
                 .rows.at(0),
             (std::vector<std::optional<std::string>>{"1", "1"}));

@@ -1,8 +1,7 @@
 // PostgreSQL as it is deployed: a password (scram-sha-256 in pg_hba.conf) and ssl=on with
 // sslmode=verify-full against a CA made at test time, against real clusters (see
 // test_servers.hpp). Every message the adapters produce here is checked for the passwords.
-#include <flakeid/adapters/postgres_lease.hpp>
-#include <flakeid/adapters/postgres_segment.hpp>
+#include <flakeid/adapters/postgres.hpp>
 
 #include "lease_scenarios.hpp"
 #include "secret_messages.hpp"
@@ -29,18 +28,19 @@ class postgres_auth_test : public secrets_stay_hidden {
 /// A lease and a segment counter reached with `conninfo` work.
 void expect_works(const std::string& conninfo, const std::string& stem) {
   const std::string ns = unique_ns(stem);
-  flakeid::postgres_lease lease{conninfo, recorded(ns)};
+  const auto o = recorded(ns);
+  auto lease = flakeid::postgres_store{conninfo, store_options_of(o)}.lease(o);
   EXPECT_EQ(lease.acquire(8), 0U);
   seen().add(lease.where());
-  flakeid::postgres_segment_store store{
-      conninfo, {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
+  flakeid::postgres_store store{conninfo,
+                                {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
   auto d = store.distributor("orders");
   seen().add(std::string(d.store_name()));
   EXPECT_EQ(d.next_max_id(5), 5U);
 }
 
 std::string lease_error(const std::string& conninfo) {
-  return flakeid_test::lease_error<flakeid::postgres_lease>(conninfo,
+  return flakeid_test::lease_error<flakeid::postgres_store>(conninfo,
                                                             recorded(unique_ns("refused")));
 }
 
@@ -68,7 +68,7 @@ TEST_F(postgres_auth_test, password_right_works_wrong_or_none_is_a_clear_error) 
   }
   const std::string none = lease_error(replace(pg.conninfo(), " password=" + password, ""));
   EXPECT_EQ(none.substr(0, head.size()), head) << none;
-  flakeid::postgres_segment_store store{
+  flakeid::postgres_store store{
       replace(pg.uri(), password, wrong_password),
       {.name_space = "refused", .connect_timeout = 30s, .io_timeout = 30s}};
   const std::string m = error_of([&] { (void)store.distributor("orders").next_max_id(1); });
@@ -92,11 +92,10 @@ TEST_F(postgres_auth_test, malformed_connection_strings_are_redacted) {
   EXPECT_EQ(lease_error("host=127.0.0.1 password=" + password + " colour=blue"),
             "flakeid: invalid PostgreSQL connection string: invalid connection option "
             "\"colour\"");
-  EXPECT_EQ(error_of([&] {
-              flakeid::postgres_segment_store s{"postgresql://u:S3cr%ZZtPw@db.internal/app"};
-            }),
-            "flakeid: invalid PostgreSQL connection string: invalid percent-encoded token: "
-            "\"***\"");
+  EXPECT_EQ(
+      error_of([&] { flakeid::postgres_store s{"postgresql://u:S3cr%ZZtPw@db.internal/app"}; }),
+      "flakeid: invalid PostgreSQL connection string: invalid percent-encoded token: "
+      "\"***\"");
   EXPECT_EQ(flakeid::detail::redact("a S3cr%ZZtPw b", flakeid::detail::postgres_secrets(
                                                           "postgresql://u:S3cr%ZZtPw@h/d")),
             "a *** b");
@@ -154,7 +153,8 @@ TEST_F(postgres_password_forms_test, no_piece_of_the_password_reaches_a_message)
         "postgresql://u@127.0.0.1:" + p + "/app?password=Zq9%27%20Xk7"}) {
     const std::string m = lease_error(c);
     EXPECT_EQ(m.substr(0, head.size()), head) << c << ": " << m;
-    flakeid::postgres_lease lease{c, recorded(unique_ns("forms"))};
+    const auto o = recorded(unique_ns("forms"));
+    auto lease = flakeid::postgres_store{c, store_options_of(o)}.lease(o);
     EXPECT_EQ(lease.where(), "postgresql 127.0.0.1:" + p + " user u db app");
     seen().add(lease.where());
   }

@@ -1,4 +1,4 @@
-// PostgreSQL leases (postgres_store.lease(), postgres_lease) against a real PostgreSQL cluster (initdb + pg_ctl) started for each test.
+// PostgreSQL leases (postgres_store.lease()) against a real PostgreSQL cluster (initdb + pg_ctl) started for each test.
 #include <flakeid/adapters/postgres.hpp>
 
 #include "lease_scenarios.hpp"
@@ -124,7 +124,7 @@ TEST_F(postgres_ssl_lease_test, refuses_while_server_is_down_and_resumes) {
 TEST_F(postgres_lease_test, assigns_datacenter_and_worker_from_the_layout) {
   auto o = quick_options(unique_ns("layout"));
   o.max_ids = 64;
-  flakeid::postgres_lease a{b.server.conninfo(), o};
+  auto a = flakeid::postgres_store{b.server.conninfo(), store_options_of(o)}.lease(o);
   const flakeid::worker_assignment x = a.assign(flakeid::layouts::twitter);
   EXPECT_EQ(x.node, (flakeid::node_id{0, 0}));
   EXPECT_NE(x.source.find("postgresql 127.0.0.1:"), std::string::npos) << x.source;
@@ -133,8 +133,8 @@ TEST_F(postgres_lease_test, assigns_datacenter_and_worker_from_the_layout) {
 TEST_F(postgres_lease_test, a_layout_with_22_worker_bits_adds_rows_as_they_are_used) {
   // The baidu layout has 2^22 worker ids: a claim adds the next row, not millions of them.
   auto o = quick_options(unique_ns("wide"));
-  flakeid::postgres_lease first{b.server.conninfo(), o};
-  flakeid::postgres_lease second{b.server.conninfo(), o};
+  auto first = flakeid::postgres_store{b.server.conninfo(), store_options_of(o)}.lease(o);
+  auto second = flakeid::postgres_store{b.server.conninfo(), store_options_of(o)}.lease(o);
   EXPECT_EQ(first.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 0}));
   EXPECT_EQ(second.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 1}));
   EXPECT_EQ(b.server.query("SELECT count(*) FROM flakeid_lease_" + o.name_space + " WHERE id >= 0"),
@@ -166,7 +166,10 @@ TEST(postgres_lease_unreachable, fails_with_a_clear_error_within_the_connect_tim
   const int port = free_port();
   auto o = quick_options("unreachable");
   o.connect_timeout = 500ms;
-  flakeid::postgres_lease l{"host=127.0.0.1 port=" + std::to_string(port) + " user=x dbname=x", o};
+  auto l =
+      flakeid::postgres_store{"host=127.0.0.1 port=" + std::to_string(port) + " user=x dbname=x",
+                              store_options_of(o)}
+          .lease(o);
   try {
     (void)l.acquire(32);
     FAIL() << "acquired from nowhere";

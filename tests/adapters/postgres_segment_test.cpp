@@ -1,7 +1,6 @@
 // postgres_distributor against a real PostgreSQL cluster (initdb + pg_ctl, commits durable)
 // started for each test (see test_servers.hpp).
 #include <flakeid/adapters/postgres.hpp>
-#include <flakeid/adapters/postgres_segment.hpp>  // the names before postgres_store, still in use below
 
 #include "expect_error.hpp"
 #include "segment_scenarios.hpp"
@@ -139,20 +138,18 @@ TEST(postgres_segment_unreachable, fails_within_the_connect_timeout_naming_the_s
   const std::string where = "postgresql 127.0.0.1:" + std::to_string(port) + " user x db x";
   unreachable(
       [&](std::chrono::milliseconds t) {
-        return flakeid::postgres_segment_store{
-            // the name before postgres_store
+        return flakeid::postgres_store{
             "host=127.0.0.1 port=" + std::to_string(port) + " user=x dbname=x",
             {.name_space = "unreachable", .connect_timeout = t, .io_timeout = t}};
       },
       where);
 }
 
-TEST(postgres_segment_options, bad_options_throw) {
-  EXPECT_THROW(flakeid::postgres_segment_store("host=127.0.0.1 bogus"), std::invalid_argument);
-  EXPECT_THROW(flakeid::postgres_segment_store("", {.name_space = "x\"; DROP TABLE t; --"}),
+TEST(postgres_store_options, bad_options_throw) {
+  EXPECT_THROW(flakeid::postgres_store("host=127.0.0.1 bogus"), std::invalid_argument);
+  EXPECT_THROW(flakeid::postgres_store("", {.name_space = "x\"; DROP TABLE t; --"}),
                std::invalid_argument);
-  EXPECT_THROW(flakeid::postgres_segment_store("", {.connect_timeout = 0ms}),
-               std::invalid_argument);
+  EXPECT_THROW(flakeid::postgres_store("", {.connect_timeout = 0ms}), std::invalid_argument);
   expect_error<flakeid::invalid_option_error>(
       [] { flakeid::postgres_store("", {.io_timeout = -5ms}); },
       "flakeid: segment store io_timeout of -5 ms is too short: use 0 (the default) or more");

@@ -1,8 +1,7 @@
 // Redis as it is deployed: requirepass, an ACL user, db numbers, a Unix socket and TLS (with a
 // CA and certificates made at test time), against real redis-servers (see test_servers.hpp).
 // Every message the adapters produce here is checked for the passwords.
-#include <flakeid/adapters/redis_lease.hpp>
-#include <flakeid/adapters/redis_segment.hpp>
+#include <flakeid/adapters/redis.hpp>
 
 #include "lease_scenarios.hpp"
 #include "secret_messages.hpp"
@@ -31,11 +30,11 @@ class redis_auth_test : public secrets_stay_hidden {
 /// A lease and a segment counter on `server` work.
 void expect_works(const flakeid::redis_options& server, const std::string& stem) {
   const std::string ns = unique_ns(stem);
-  flakeid::redis_lease lease{server, recorded(ns)};
+  const auto o = recorded(ns);
+  auto lease = flakeid::redis_store{server, store_options_of(o)}.lease(o);
   EXPECT_EQ(lease.acquire(32), 0U);
   seen().add(lease.where());
-  flakeid::redis_segment_store store{server,
-                                     {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
+  flakeid::redis_store store{server, {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
   auto d = store.distributor("orders");
   seen().add(std::string(d.store_name()));
   EXPECT_EQ(d.next_max_id(5), 5U);
@@ -44,7 +43,8 @@ void expect_works(const flakeid::redis_options& server, const std::string& stem)
 
 /// What `acquire` throws on `server`.
 std::string lease_error(const flakeid::redis_options& server) {
-  flakeid::redis_lease lease{server, recorded(unique_ns("refused"))};
+  const auto o = recorded(unique_ns("refused"));
+  auto lease = flakeid::redis_store{server, store_options_of(o)}.lease(o);
   return error_of([&] { (void)lease.acquire(32); });
 }
 
@@ -64,8 +64,8 @@ TEST_F(redis_auth_test, requirepass_right_password_works_wrong_or_none_is_a_clea
           "disabled.");
   EXPECT_EQ(lease_error(s.options()),
             "flakeid: redis " + s.address() + ": NOAUTH Authentication required.");
-  flakeid::redis_segment_store store{"redis://:" + wrong_password + "@" + s.address(),
-                                     {.name_space = "refused"}};
+  flakeid::redis_store store{"redis://:" + wrong_password + "@" + s.address(),
+                             {.name_space = "refused"}};
   EXPECT_EQ(error_of([&] { (void)store.distributor("orders").next_max_id(1); }),
             "flakeid: segment store redis " + s.address() +
                 " namespace refused, key 'orders': next_max_id(1) failed: cannot log in to "
@@ -100,21 +100,21 @@ TEST_F(redis_auth_test, db_numbers_isolate_namespaces) {
   s.start();
   const std::string base = "redis://:" + password + "@" + s.address();
   const std::string ns = unique_ns("db");
-  flakeid::redis_segment_store one{base + "/1",
-                                   {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
-  flakeid::redis_segment_store two{base + "/2?timeout=30s",
-                                   {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
+  flakeid::redis_store one{base + "/1",
+                           {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
+  flakeid::redis_store two{base + "/2?timeout=30s",
+                           {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
   EXPECT_EQ(one.where(), "redis " + s.address() + " db 1");
   EXPECT_EQ(one.distributor("orders").next_max_id(5), 5U);
   EXPECT_EQ(two.distributor("orders").next_max_id(7), 7U);
   EXPECT_EQ(one.current("orders"), 5U);
   EXPECT_EQ(two.current("orders"), 7U);
-  flakeid::redis_segment_store zero{base,
-                                    {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
+  flakeid::redis_store zero{base, {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
   EXPECT_EQ(zero.current("orders"), 0U);
 
-  flakeid::redis_lease a{base + "/1", recorded(ns)};
-  flakeid::redis_lease b{base + "/2", recorded(ns)};
+  const auto o = recorded(ns);
+  auto a = flakeid::redis_store{base + "/1", store_options_of(o)}.lease(o);
+  auto b = flakeid::redis_store{base + "/2", store_options_of(o)}.lease(o);
   EXPECT_EQ(a.acquire(4), 0U);
   EXPECT_EQ(b.acquire(4), 0U);  // another db: the same id is free there
   EXPECT_EQ(a.where(), "redis " + s.address() + " db 1");
@@ -146,7 +146,8 @@ TEST_F(redis_auth_test, a_changed_password_shows_in_lease_events_without_it) {
   auto o = s.options();
   o.password = password;
   {
-    flakeid::redis_lease lease{o, recorded(unique_ns("events"))};
+    const auto lo = recorded(unique_ns("events"));
+    auto lease = flakeid::redis_store{o, store_options_of(lo)}.lease(lo);
     EXPECT_EQ(lease.acquire(4), 0U);
     flakeid::detail::redis_connection admin{o, 30000ms, 30000ms};
     (void)admin.command({"CONFIG", "SET", "requirepass", wrong_password});
@@ -203,7 +204,7 @@ TEST_F(redis_auth_test, malformed_addresses_are_clear_errors_without_the_passwor
   EXPECT_EQ(parse_error("http://:" + password + "@cache"),
             "flakeid: invalid Redis address 'http://:***@cache': scheme 'http' is not redis, "
             "rediss or unix");
-  EXPECT_EQ(error_of([&] { flakeid::redis_lease l{"redis://:" + password + "@::1:6379"}; }),
+  EXPECT_EQ(error_of([&] { (void)flakeid::redis_store{"redis://:" + password + "@::1:6379"}; }),
             "flakeid: invalid Redis address 'redis://:***@::1:6379': an IPv6 address must be "
             "written in brackets, as [::1]:6379");
   ::unsetenv("FLAKEID_TEST_REDIS_URL");
@@ -323,7 +324,7 @@ TEST(redis_auth_test, tls_was_built) {
 }
 
 TEST(redis_options, tls_without_flakeid_redis_tls_is_a_clear_error) {
-  EXPECT_THROW(flakeid::redis_lease{"rediss://127.0.0.1:6380"}, std::invalid_argument);
+  EXPECT_THROW((void)flakeid::redis_store{"rediss://127.0.0.1:6380"}, std::invalid_argument);
 }
 
 #endif

@@ -1,4 +1,4 @@
-// Redis leases (redis_store.lease(), redis_lease) against a real redis-server started for each test (see test_servers.hpp).
+// Redis leases (redis_store.lease()) against a real redis-server started for each test (see test_servers.hpp).
 #include <flakeid/adapters/redis.hpp>
 
 #include <mutex>
@@ -92,8 +92,8 @@ TEST_F(redis_tls_lease_test, a_live_twin_is_refused) { a_live_twin_is_refused(b)
 
 TEST_F(redis_lease_test, assigns_datacenter_and_worker_from_the_layout) {
   auto o = quick_options(unique_ns("layout"));
-  flakeid::redis_lease a{b.server.address(), o};
-  flakeid::redis_lease c{b.server.address(), o};
+  auto a = flakeid::redis_store{b.server.address(), store_options_of(o)}.lease(o);
+  auto c = flakeid::redis_store{b.server.address(), store_options_of(o)}.lease(o);
   const flakeid::worker_assignment x = a.assign(flakeid::layouts::twitter);
   const flakeid::worker_assignment y = c.assign(flakeid::layouts::twitter);
   EXPECT_EQ(x.node, (flakeid::node_id{0, 0}));
@@ -104,8 +104,8 @@ TEST_F(redis_lease_test, assigns_datacenter_and_worker_from_the_layout) {
 TEST_F(redis_lease_test, namespaces_do_not_share_ids) {
   auto o = quick_options(unique_ns("ns_a"));
   auto p = quick_options(unique_ns("ns_b"));
-  flakeid::redis_lease a{b.server.address(), o};
-  flakeid::redis_lease c{b.server.address(), p};
+  auto a = flakeid::redis_store{b.server.address(), store_options_of(o)}.lease(o);
+  auto c = flakeid::redis_store{b.server.address(), store_options_of(p)}.lease(p);
   EXPECT_EQ(a.acquire(1), 0U);
   EXPECT_EQ(c.acquire(1), 0U);
 }
@@ -282,7 +282,7 @@ TEST(redis_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeou
   const int port = free_port();  // nothing listens there
   auto o = quick_options("unreachable");
   o.connect_timeout = 500ms;
-  flakeid::redis_lease l{"127.0.0.1:" + std::to_string(port), o};
+  auto l = flakeid::redis_store{"127.0.0.1:" + std::to_string(port), store_options_of(o)}.lease(o);
   try {
     (void)l.acquire(32);
     FAIL() << "acquired from nowhere";

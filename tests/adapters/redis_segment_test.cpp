@@ -1,7 +1,6 @@
 // redis_distributor against a real redis-server (append-only, fsync always) started for each
 // test (see test_servers.hpp).
 #include <flakeid/adapters/redis.hpp>
-#include <flakeid/adapters/redis_segment.hpp>  // the names before redis_store, still in use below
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -408,15 +407,14 @@ TEST(redis_segment_unreachable, fails_within_the_connect_timeout_naming_the_stor
   const std::string where = "redis 127.0.0.1:" + std::to_string(port);
   unreachable(
       [&](std::chrono::milliseconds t) {
-        return flakeid::redis_segment_store{
-            // the name before redis_store
+        return flakeid::redis_store{
             "127.0.0.1:" + std::to_string(port),
             {.name_space = "unreachable", .connect_timeout = t, .io_timeout = t}};
       },
       where);
 }
 
-TEST(redis_segment_options, bad_options_throw) {
+TEST(redis_store_options, bad_options_throw) {
   EXPECT_THROW(flakeid::redis_store("127.0.0.1:x"), flakeid::invalid_option_error);
   expect_error<flakeid::invalid_option_error>(
       [] { flakeid::redis_store("127.0.0.1:6379", {.name_space = "a b"}); },

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "lease_scenarios.hpp"
+
 namespace flakeid_test {
 
 /// Every exception message, `where()` and lease event text seen by the tests of this file.
@@ -98,12 +100,13 @@ std::string error_of(F f) {
   return {};
 }
 
-/// The message a `Lease{address, o}` fails with, in its constructor or in `acquire(8)`
-/// (recorded); fails the test when there is none.
-template <class Lease, class Address>
+/// The message a lease with options `o` of a `Store{address, store_options_of(o)}` fails with,
+/// in the store's constructor, the lease's or `acquire(8)` (recorded); fails the test when there
+/// is none.
+template <class Store, class Address>
 std::string lease_error(const Address& address, const flakeid::lease_options& o) {
   try {
-    Lease lease{address, o};
+    auto lease = Store{address, store_options_of(o)}.lease(o);
     return error_of([&] { (void)lease.acquire(8); });
   } catch (const std::exception& e) {
     seen().add(e.what());

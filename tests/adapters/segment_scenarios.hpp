@@ -3,7 +3,7 @@
 // stops and starts its server. Shared by the Redis and PostgreSQL tests.
 //
 //   struct backend {
-//     using store_type = ...;                      // redis_segment_store, postgres_segment_store
+//     using store_type = ...;                      // redis_store, postgres_store
 //     store_type store(const std::string& ns, std::chrono::milliseconds timeout);
 //     void stop(); void start();
 //   };
@@ -20,7 +20,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <flakeid/segment.hpp>
-#include <flakeid/segment_stores.hpp>
+#include <flakeid/store/file.hpp>
+#include <flakeid/store/memory.hpp>
 #include <functional>
 #include <new>
 #include <span>

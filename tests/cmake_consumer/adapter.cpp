@@ -4,18 +4,16 @@
 #include <cstdio>
 
 #if defined(FLAKEID_CONSUMER_REDIS) || defined(FLAKEID_CONSUMER_REDIS_TLS)
-#include <flakeid/adapters/redis_lease.hpp>
-#include <flakeid/adapters/redis_segment.hpp>
-using lease = flakeid::redis_lease;
+#include <flakeid/adapters/redis.hpp>
+using store = flakeid::redis_store;
 #elif defined(FLAKEID_CONSUMER_POSTGRES)
-#include <flakeid/adapters/postgres_lease.hpp>
-#include <flakeid/adapters/postgres_segment.hpp>
-using lease = flakeid::postgres_lease;
+#include <flakeid/adapters/postgres.hpp>
+using store = flakeid::postgres_store;
 #endif
 
 int main(int argc, char** argv) {
   if (argc > 1) {
-    lease l{argv[1], flakeid::lease_options{}};
+    auto l = store{argv[1]}.lease();
     std::printf("%s\n", l.where().c_str());
   }
   return 0;

@@ -36,7 +36,7 @@ if(KIND STREQUAL "install_only")
        -DFLAKEID_USE_FILE_SETS=OFF)
   step("cmake --install without a build" "${CMAKE_COMMAND}" --install "${WORK_DIR}/flakeid"
        --prefix "${WORK_DIR}/prefix")
-  foreach(f IN ITEMS include/flakeid/flakeid.hpp include/flakeid/adapters/redis_lease.hpp
+  foreach(f IN ITEMS include/flakeid/flakeid.hpp include/flakeid/adapters/redis.hpp
                      share/cmake/flakeid/flakeidConfig.cmake share/doc/flakeid/LICENSE
                      share/pkgconfig/flakeid.pc)
     if(NOT EXISTS "${WORK_DIR}/prefix/${f}")

@@ -1,6 +1,6 @@
 // expect: the distributor needs 'Distributor with_key
 #include <flakeid/segment.hpp>
-#include <flakeid/segment_stores.hpp>
+#include <flakeid/store/memory.hpp>
 
 #include <cstdint>
 #include <string_view>

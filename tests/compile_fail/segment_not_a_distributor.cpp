@@ -1,6 +1,6 @@
 // expect: Distributor must model flakeid::segment_distributor
 #include <flakeid/segment.hpp>
-#include <flakeid/segment_stores.hpp>
+#include <flakeid/store/memory.hpp>
 
 // Control: the library's own store meets the concept, so the failure comes from the store
 // under test.

@@ -18,7 +18,7 @@
 /// server's host:port, user and database, never the password. Tables need InnoDB (row locks,
 /// transactions) and MySQL 8.0.1+ or MariaDB 10.6+ (`SKIP LOCKED`).
 ///
-/// ## Leases (`store.lease()`, or `mysql_lease`)
+/// ## Leases (`store.lease()`)
 ///
 /// One table per namespace, created on first use, with a row per id that has ever been used.
 /// Times are the server's, in Unix milliseconds:
@@ -124,15 +124,6 @@ enum class mysql_table {
   flakeid,  ///< `flakeid_segment_<namespace>`, created on first use
   leaf,     ///< Leaf's `leaf_alloc` (rows inserted by its operators)
   cosid,    ///< CosId's `cosid` (a missing row is inserted at 0)
-};
-
-/// A worker-id lease in MySQL or MariaDB at `address` (see the file comment).
-class mysql_lease : public lease {
- public:
-  explicit mysql_lease(const mysql_address& address, lease_options options = {})
-      : lease(std::make_unique<detail::mysql_lease_store>(address, options), options) {}
-  explicit mysql_lease(std::string_view uri, lease_options options = {})
-      : mysql_lease(mysql_address::parse(uri), std::move(options)) {}
 };
 
 /// A counter of a `mysql_store` in one of the tables of `mysql_table`, with its own connection

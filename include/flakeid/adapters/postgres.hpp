@@ -14,7 +14,7 @@
 /// `store_options`); a request that runs out drops the connection (no transaction is left
 /// open), and the next one reconnects. Messages name the server's host:port, never a password.
 ///
-/// ## Leases (`store.lease()`, or `postgres_lease`)
+/// ## Leases (`store.lease()`)
 ///
 /// One table per namespace, created on first use, with a row per id that has ever been used:
 ///
@@ -53,7 +53,7 @@
 /// COLUMN IF NOT EXISTS`, which needs the table's owner); until then claims without an
 /// instance record none.
 ///
-///     flakeid::postgres_lease lease{"host=db.internal dbname=app user=app"};
+///     auto lease = flakeid::postgres_store{"host=db.internal dbname=app user=app"}.lease();
 ///     flakeid::classic_snowflake<> gen{lease};
 ///
 /// Failures throw `lease_store_error`.
@@ -396,14 +396,6 @@ class postgres_lease_store final : public lease_store {
 
 }  // namespace detail
 
-/// A worker-id lease in PostgreSQL reached with libpq connection string `conninfo` (see the
-/// file comment).
-class postgres_lease : public lease {
- public:
-  explicit postgres_lease(const std::string& conninfo, lease_options options = {})
-      : lease(std::make_unique<detail::postgres_lease_store>(conninfo, options), options) {}
-};
-
 /// A counter of a `postgres_store`, with its own connection (opened on the first call).
 /// A copy opens a connection of its own to the same counter.
 ///
@@ -620,10 +612,6 @@ class postgres_store {
   std::string conninfo_;
   store_options options_;
 };
-
-/// The names before `postgres_store`, kept for one release.
-using postgres_segment_store = postgres_store;
-using postgres_segment_options = store_options;
 
 }  // namespace FLAKEID_ABI_NAMESPACE
 }  // namespace flakeid

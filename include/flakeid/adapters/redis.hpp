@@ -15,7 +15,7 @@
 /// `store_options`); a failed or timed-out request drops the connection and the next one
 /// reconnects. Messages name user, host, port and db, never the password.
 ///
-/// ## Leases (`store.lease()`, or `redis_lease`)
+/// ## Leases (`store.lease()`)
 ///
 /// Keys, under the namespace `ns` (the hash tag keeps them in one slot):
 ///
@@ -54,9 +54,9 @@
 /// is an `allkeys-*` policy, which may evict `last:` and `epoch`: `lease_store_error` naming
 /// the policy (`noeviction` and `volatile-*` are accepted: only tokens carry a TTL).
 ///
-///     flakeid::redis_lease lease{"127.0.0.1:6379"};
-///     flakeid::redis_lease managed{"rediss://app:s3cret@cache.internal:6380/2"};
-///     flakeid::redis_lease from_env{flakeid::redis_options::from_env()};  // FLAKEID_REDIS_URL
+///     auto lease = flakeid::redis_store{"127.0.0.1:6379"}.lease();
+///     auto managed = flakeid::redis_store{"rediss://app:s3cret@cache.internal:6380/2"}.lease();
+///     auto from_env = flakeid::redis_store{flakeid::redis_options::from_env()}.lease();
 ///     flakeid::classic_snowflake<> gen{lease};
 ///
 /// Throws `lease_store_error` when Redis cannot be reached within `connect_timeout`, refuses
@@ -372,20 +372,6 @@ class redis_lease_store final : public lease_store {
 
 }  // namespace detail
 
-/// A worker-id lease in Redis (see the file comment).
-class redis_lease : public lease {
- public:
-  /// The server of `server` (address, login, db, TLS); its timeouts, when set, take the place
-  /// of `options.connect_timeout` and `options.io_timeout`. Does not connect. Throws
-  /// `invalid_option_error` when `server` asks for TLS and it was not built in.
-  explicit redis_lease(redis_options server, lease_options options = {})
-      : lease(std::make_unique<detail::redis_lease_store>(std::move(server), options), options) {}
-  /// The server at `address`: a `redis://`, `rediss://` or `unix://` URI, or `host[:port]` (see
-  /// `redis_options::parse`, which throws `invalid_option_error`).
-  explicit redis_lease(const std::string& address, lease_options options = {})
-      : redis_lease(redis_options::parse(address), std::move(options)) {}
-};
-
 /// A counter of a `redis_store`, with its own connection (opened on the first call).
 /// A copy opens a connection of its own to the same counter.
 ///
@@ -648,10 +634,6 @@ class redis_store {
   redis_options server_;
   store_options options_;
 };
-
-/// The names before `redis_store`, kept for one release.
-using redis_segment_store = redis_store;
-using redis_segment_options = store_options;
 
 }  // namespace FLAKEID_ABI_NAMESPACE
 }  // namespace flakeid

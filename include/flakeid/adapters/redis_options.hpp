@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file adapters/redis_options.hpp
-/// `redis_options`: where a Redis server is and how to log in, shared by `redis_lease` and
-/// `redis_segment_store` (CMake target `flakeid::redis`; TLS needs `flakeid::redis_tls`).
+/// `redis_options`: where a Redis server is and how to log in, for `redis_store`'s leases and
+/// counters (CMake target `flakeid::redis`; TLS needs `flakeid::redis_tls`).
 ///
 /// Three ways to say it, all giving the same struct:
 ///

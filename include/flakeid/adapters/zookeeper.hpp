@@ -341,7 +341,7 @@ class zookeeper_leaf_worker {
       detail::reject_worker("this Leaf worker was assigned already (" + node_ + ")");
     const std::string address = o_.ip + ":" + o_.port;
     const std::string forever = "/snowflake/" + o_.name + "/forever";
-    const auto now_ms = [] {
+    const auto wall_ms = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(
                  std::chrono::system_clock::now().time_since_epoch())
           .count();
@@ -357,9 +357,9 @@ class zookeeper_leaf_worker {
         detail::reject_worker(s_.where() + ": another flakeid process serves " + address +
                               " in Leaf's /snowflake/" + o_.name + " (its node flakeid-live/" +
                               address + " is held)");
-      if (!find_node(forever, address, seq, reported)) seq = make_node(forever, address, now_ms());
+      if (!find_node(forever, address, seq, reported)) seq = make_node(forever, address, wall_ms());
     });
-    const std::int64_t now = now_ms();
+    const std::int64_t now = wall_ms();
     if (reported != INT64_MIN && reported > now)
       throw clock_backwards_error(
           "flakeid: " + s_.where() + " " + node_ + " holds a timestamp " +
@@ -405,12 +405,12 @@ class zookeeper_leaf_worker {
     return false;
   }
 
-  /// Makes this address's node (persistent, sequential, as Leaf makes them) reporting `now_ms`:
+  /// Makes this address's node (persistent, sequential, as Leaf makes them) reporting `at_ms`:
   /// sets `node_` and returns its sequence.
   std::uint64_t make_node(const std::string& forever, const std::string& address,
-                          std::int64_t now_ms) {
+                          std::int64_t at_ms) {
     const std::string prefix = forever + "/" + address + "-";
-    const std::string json = data_json(now_ms);
+    const std::string json = data_json(at_ms);
     std::string made(prefix.size() + 32, '\0');
     const int rc =
         s_.check(zoo_create(s_.handle(), prefix.c_str(), json.data(), static_cast<int>(json.size()),

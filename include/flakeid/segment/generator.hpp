@@ -31,7 +31,7 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 /// Fork: in a child forked after the generator was made, every call throws
 /// `forked_process_error` before it takes a lock or reads the parent's segment.
 ///
-///     flakeid::memory_segment_store store;
+///     flakeid::memory_store store;
 ///     flakeid::segment_generator gen{store.distributor("invoices"), {.step = 100}};
 ///     gen.next_id();  // 1
 template <class Distributor, class Clock = wall_clock>

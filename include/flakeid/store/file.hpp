@@ -11,9 +11,9 @@
 ///     flakeid::classic_snowflake<> gen{lease};
 ///     flakeid::segment_chain_generator ids{store.distributor("orders")};  // orders.segment
 ///
-/// **Leases** (`file_lease` is the same with the host-wide default directory): one lock file per
-/// id, `flakeid-<namespace>-<id>.lease`, held with `flock`, so the kernel releases it when its
-/// process dies. The default directory, `/dev/shm/flakeid`, is the same for every process and
+/// **Leases**: one lock file per id, `flakeid-<namespace>-<id>.lease`, held with `flock`, so the
+/// kernel releases it when its process dies. The host-wide directory for leases,
+/// `default_lease_directory()` (`/dev/shm/flakeid`), is the same for every process and
 /// user of the host: a tmpfs that `PrivateTmp=`, `TMPDIR` and `XDG_RUNTIME_DIR` do not change,
 /// and that a reboot, when no holder can be alive, empties. A lease creates its directory with
 /// mode 1777 (like /tmp: everyone may add files, nobody may remove another user's). A lock file
@@ -79,22 +79,13 @@
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 
-/// The default directory of `file_lease`: `/dev/shm/flakeid`, the same for every process and
-/// user of the host whatever their environment (see the file comment).
+/// The host-wide directory for leases, `/dev/shm/flakeid`: the same for every process and user
+/// of the host whatever their environment (see the file comment).
+///
+///     auto lease = flakeid::file_store{flakeid::default_lease_directory()}.lease();
 [[nodiscard]] inline std::filesystem::path default_lease_directory() {
   return {"/dev/shm/flakeid"};
 }
-
-/// A worker-id lease held with `flock` on a lock file per id in `directory` (see the file
-/// comment). Processes that share ids must use the same directory and namespace.
-/// Throws `lease_store_error` (from `acquire`/`assign`) when the directory or a file cannot be
-/// opened, or fails the checks above.
-class file_lease : public lease {
- public:
-  explicit file_lease(const lease_options& options = {},
-                      std::filesystem::path directory = default_lease_directory())
-      : lease(std::make_unique<detail::file_lease_store>(std::move(directory), options), options) {}
-};
 
 namespace detail {
 
@@ -188,7 +179,7 @@ inline void sweep_expired_segments(const std::filesystem::path& dir) noexcept {
 
 }  // namespace detail
 
-/// A counter of a `file_segment_store`: the file `<directory>/<key>.segment`, holding the
+/// A counter of a `file_store`: the file `<directory>/<key>.segment`, holding the
 /// counter as 20 decimal digits. Cheap to copy; copies (in any process) advance the same file.
 ///
 /// `next_max_id(step)` opens the file, takes an exclusive `flock`, reads the counter, writes
@@ -341,7 +332,7 @@ class file_store {
   /// The options.
   [[nodiscard]] const store_options& options() const noexcept { return options_; }
 
- protected:
+ private:
   /// Makes the directory with its parents; `segment_store_error` when it cannot.
   void make_directory() const {
     std::error_code ec;
@@ -351,18 +342,8 @@ class file_store {
                                 "cannot create the directory: " + ec.message());
   }
 
- private:
   std::filesystem::path dir_;
   store_options options_;
-};
-
-/// The name before `file_store`, kept for one release: segment counters in `directory`, which
-/// the constructor makes (throwing `segment_store_error` when it cannot).
-class file_segment_store : public file_store {
- public:
-  explicit file_segment_store(std::filesystem::path directory) : file_store(std::move(directory)) {
-    make_directory();
-  }
 };
 
 }  // namespace FLAKEID_ABI_NAMESPACE

@@ -332,8 +332,5 @@ class memory_store {
   store_options options_;
 };
 
-/// The name before `memory_store` (it has no lease yet); kept for one release.
-using memory_segment_store = memory_store;
-
 }  // namespace FLAKEID_ABI_NAMESPACE
 }  // namespace flakeid

@@ -3,7 +3,7 @@
 #pragma once
 /// \file adapters/detail/postgres_connection.hpp
 /// Internal: one libpq connection with bounded connect and statement times, shared by the
-/// PostgreSQL adapters (`postgres_lease`, `postgres_distributor`), and the redaction that keeps
+/// PostgreSQL adapters (`postgres_store`'s leases, `postgres_distributor`), and the redaction that keeps
 /// the password out of every message they make. Not part of the public API.
 
 #include <libpq-fe.h>

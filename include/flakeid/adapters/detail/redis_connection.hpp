@@ -3,9 +3,9 @@
 #pragma once
 /// \file adapters/detail/redis_connection.hpp
 /// Internal: one connection to Redis with bounded connect and I/O timeouts, AUTH and SELECT,
-/// shared by the Redis adapters (`redis_lease`, `redis_distributor`). Plain TCP and Unix sockets
-/// go through hiredis; TLS through `redis_tls.hpp` when `FLAKEID_REDIS_TLS` is defined (CMake
-/// target `flakeid::redis_tls`). Not part of the public API.
+/// shared by the Redis adapters (`redis_store`'s leases, `redis_distributor`). Plain TCP and
+/// Unix sockets go through hiredis; TLS through `redis_tls.hpp` when `FLAKEID_REDIS_TLS` is
+/// defined (CMake target `flakeid::redis_tls`). Not part of the public API.
 
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
