@@ -10,7 +10,7 @@ another; the median CPU time of each (user + system time of the compiler and its
 other work on the machine disturbs far less than wall time) is reported with its ratio to the
 bare one, measured in the same run. It also counts the lines each unit has after preprocessing
 and lists the heavy standard headers it pulls in, so a header that creeps into the engine's
-include path shows up.
+include path shows up. Last, it counts the lines of flakeid's own headers per layer (LAYERS).
 """
 import argparse
 import os
@@ -29,6 +29,21 @@ UNITS = [
     ("<flakeid/flakeid.hpp>", "#include <flakeid/flakeid.hpp>\n"
      "flakeid::classic_snowflake<> g{flakeid::worker_id{1}};\n"
      "unsigned long long f() { return g.next_id(); }\n"),
+]
+# The layers of include/flakeid, for the line counts: each header goes to the first layer with a
+# pattern that its path (relative to include/flakeid) starts with; the rest are "other".
+LAYERS = [
+    ("core engine", ("version.hpp", "errors.hpp", "layout.hpp", "layouts.hpp", "policies.hpp",
+                     "clock.hpp", "tsc_clock.hpp", "worker_id.hpp", "detail/civil_time.hpp",
+                     "detail/text_util.hpp", "detail/fork_guard.hpp")),
+    ("generators", ("snowflake", "striped", "backfill")),
+    ("leases", ("lease", "host_worker_id", "clock_guard", "file_lease")),
+    ("segments", ("segment",)),
+    ("stores", ("store/", "detail/server_store", "detail/posix_file", "detail/lease_directory",
+                "detail/uri")),
+    ("adapters", ("adapters/",)),
+    ("text/sql", ("text.hpp", "format.hpp", "fmt.hpp", "sql.hpp", "layout_spec.hpp")),
+    ("umbrella", ("flakeid.hpp",)),
 ]
 HEAVY = ("filesystem", "fstream", "random", "thread", "regex", "iostream", "format", "mutex",
          "condition_variable", "future")
@@ -62,6 +77,22 @@ def heavy_headers(cxx, include, src):
     return sorted(found)
 
 
+def layer_lines(include):
+    root = os.path.join(include, "flakeid")
+    lines = {name: [0, 0] for name, _ in LAYERS + [("other", ())]}
+    for top, _, files in os.walk(root):
+        for f in files:
+            if not f.endswith(".hpp"):
+                continue
+            path = os.path.join(top, f)
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            layer = next((name for name, pats in LAYERS if rel.startswith(pats)), "other")
+            with open(path, encoding="utf-8") as h:
+                lines[layer][0] += sum(1 for _ in h)
+            lines[layer][1] += 1
+    return [(name, n, k) for name, (n, k) in lines.items() if k > 0]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
@@ -91,6 +122,9 @@ def main():
              "|---|---:|---:|---:|---|"]
     for name, t, pp, heavy in rows:
         lines.append(f"| {name} | {t:.2f} s | {t / base:.1f}x | {pp} | {', '.join(heavy) or '-'} |")
+    lines += ["", "| layer | headers | lines |", "|---|---:|---:|"]
+    for name, n, k in layer_lines(args.include):
+        lines.append(f"| {name} | {k} | {n} |")
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.markdown:
