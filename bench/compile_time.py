@@ -5,10 +5,10 @@
 
     python3 bench/compile_time.py [--cxx g++] [--runs 7] [--include include] [--markdown out.md]
 
-Each translation unit is compiled to an object file (-std=c++20 -O2) `--runs` times, one after
-another; the median CPU time of each (user + system time of the compiler and its children, which
-other work on the machine disturbs far less than wall time) is reported with its ratio to the
-bare one, measured in the same run. It also counts the lines each unit has after preprocessing
+Each translation unit is compiled to an object file (-std=c++20 -O2) `--runs` times, the units
+taking turns; the median CPU time of each (user + system time of the compiler and its children,
+which other work on the machine disturbs far less than wall time) is reported with its ratio to
+the bare one, measured in the same run. It also counts the lines each unit has after preprocessing
 and lists the heavy standard headers it pulls in, so a header that creeps into the engine's
 include path shows up. Last, it counts the lines of flakeid's own headers per layer (LAYERS).
 """
@@ -104,13 +104,20 @@ def main():
         sys.exit("compile_time.py: --runs must be at least 1")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        units = []
         for i, (name, code) in enumerate(UNITS):
             src = os.path.join(tmp, f"unit{i}.cpp")
             with open(src, "w", encoding="utf-8") as f:
                 f.write(code)
             obj = os.path.join(tmp, f"unit{i}.o")
             compile_once(args.cxx, args.include, src, obj)  # warm the file cache
-            times = [compile_once(args.cxx, args.include, src, obj) for _ in range(args.runs)]
+            units.append((name, src, obj, []))
+        # Round-robin, so that other work starting or stopping on the machine during the run
+        # weighs on every unit alike and the ratios hold.
+        for _ in range(args.runs):
+            for _, src, obj, times in units:
+                times.append(compile_once(args.cxx, args.include, src, obj))
+        for name, src, _, times in units:
             rows.append((name, statistics.median(times), preprocessed_lines(args.cxx, args.include, src),
                          heavy_headers(args.cxx, args.include, src)))
     version = subprocess.run([args.cxx, "--version"], capture_output=True, text=True).stdout
