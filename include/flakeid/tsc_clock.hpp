@@ -71,12 +71,13 @@ inline bool cpu_has_invariant_tsc() noexcept {
 /// unsynchronised between cores and moved to another source, so do we. True where the file
 /// does not exist.
 inline bool kernel_trusts_tsc() noexcept {
+  // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): closed below
   std::FILE* f =
       std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
   if (f == nullptr) return true;
   char name[64] = {};
   const bool read = std::fgets(name, sizeof name, f) != nullptr;
-  (void)std::fclose(f);
+  (void)std::fclose(f);  // NOLINT(cppcoreguidelines-owning-memory)
   return read && (std::strcmp(name, "tsc\n") == 0 || std::strcmp(name, "tsc") == 0);
 }
 
@@ -141,7 +142,9 @@ inline tsc_state calibrate_tsc() {
     return s;
   }
   const double ns_per_tick = static_cast<double>(ns_b - ns_a) / static_cast<double>(tsc_b - tsc_a);
-  s.mult = static_cast<std::uint64_t>(ns_per_tick * 4294967296.0 + 0.5);  // rounded; positive
+  const double mult = ns_per_tick * 4294967296.0;  // positive: rounded half up below
+  const auto whole = static_cast<std::uint64_t>(mult);
+  s.mult = whole + (mult - static_cast<double>(whole) >= 0.5 ? 1U : 0U);
   s.tsc0 = tsc_b;
   s.ns0 = ns_b;
   s.info.uses_tsc = true;
