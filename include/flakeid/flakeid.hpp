@@ -31,6 +31,8 @@
 
 #if !defined(_WIN32)
 #include "clock_guard.hpp"
+#include "host_worker_id.hpp"
 #include "lease.hpp"
 #include "store/file.hpp"
+#include "store/memory_lease.hpp"
 #endif

@@ -20,16 +20,15 @@
 /// 500 ppm; `fast_tick_clock::drift()` reports how far the result has moved from the wall clock.
 
 #include <chrono>
-#include <cmath>
 #include <cstdint>
-#include <thread>
 #include <type_traits>
 
+// The TSC is read with the compiler's built-ins (`__builtin_ia32_rdtsc`, `__builtin_ia32_rdtscp`)
+// rather than through <x86intrin.h>, which brings every vector intrinsic with it.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
-#include <x86intrin.h>
-#include <fstream>
-#include <string>
+#include <cstdio>
+#include <cstring>
 #define FLAKEID_HAS_TSC 1
 #else
 #define FLAKEID_HAS_TSC 0
@@ -71,24 +70,27 @@ inline bool cpu_has_invariant_tsc() noexcept {
 /// On Linux, whether the kernel's clock source is the TSC: if the kernel found the TSC
 /// unsynchronised between cores and moved to another source, so do we. True where the file
 /// does not exist.
-inline bool kernel_trusts_tsc() {
-  std::ifstream f("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-  if (!f) return true;
-  std::string name;
-  f >> name;
-  return name == "tsc";
+inline bool kernel_trusts_tsc() noexcept {
+  // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): closed below
+  std::FILE* f =
+      std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  if (f == nullptr) return true;
+  char name[64] = {};
+  const bool read = std::fgets(name, sizeof name, f) != nullptr;
+  (void)std::fclose(f);  // NOLINT(cppcoreguidelines-owning-memory)
+  return read && (std::strcmp(name, "tsc\n") == 0 || std::strcmp(name, "tsc") == 0);
 }
 
 /// The TSC (`rdtsc`): about half the cost of `rdtscp`, but the CPU may execute it before
 /// earlier loads are done, so the reading can be a few nanoseconds older than a value loaded
 /// just before it.
-inline std::uint64_t read_tsc() noexcept { return __rdtsc(); }
+inline std::uint64_t read_tsc() noexcept { return __builtin_ia32_rdtsc(); }
 
 /// The TSC once every earlier instruction is done and every earlier load is globally visible
 /// (`rdtscp`).
 inline std::uint64_t read_tsc_fenced() noexcept {
   unsigned aux = 0;
-  return __rdtscp(&aux);
+  return __builtin_ia32_rdtscp(&aux);
 }
 #endif
 
@@ -133,14 +135,16 @@ inline tsc_state calibrate_tsc() {
   std::uint64_t tsc_a = 0;
   std::uint64_t tsc_b = 0;
   pair(ns_a, tsc_a);
-  std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  detail::sleep_for(std::chrono::milliseconds{10});
   pair(ns_b, tsc_b);
   if (tsc_b <= tsc_a || ns_b <= ns_a) {
     s.info.reason = "the TSC did not advance during calibration; using steady_clock";
     return s;
   }
   const double ns_per_tick = static_cast<double>(ns_b - ns_a) / static_cast<double>(tsc_b - tsc_a);
-  s.mult = static_cast<std::uint64_t>(std::llround(ns_per_tick * 4294967296.0));
+  const double mult = ns_per_tick * 4294967296.0;  // positive: rounded half up below
+  const auto whole = static_cast<std::uint64_t>(mult);
+  s.mult = whole + (mult - static_cast<double>(whole) >= 0.5 ? 1U : 0U);
   s.tsc0 = tsc_b;
   s.ns0 = ns_b;
   s.info.uses_tsc = true;

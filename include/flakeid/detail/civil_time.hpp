@@ -167,17 +167,29 @@ constexpr bool parse_iso_instant(std::string_view s, std::int64_t& unix_ms,
   return true;
 }
 
+/// The buffer `format_utc_into` writes to: room for the longest text and its terminating 0.
+inline constexpr std::size_t utc_text_size = 48;
+
+/// `format_utc` written into `buf`, which it returns: no `std::string`, so the messages built
+/// on a generator's path stay cheap to compile.
+inline const char* format_utc_into(char (&buf)[utc_text_size], std::int64_t unix_ms) noexcept {
+  constexpr std::int64_t first_ms = -12'687'428 * std::int64_t{86'400'000};  // -32767-01-01
+  constexpr std::int64_t end_ms = 11'248'738 * std::int64_t{86'400'000};     // 32768-01-01
+  if (unix_ms < first_ms || unix_ms >= end_ms) {
+    (void)std::snprintf(buf, utc_text_size, "unix ms %lld", static_cast<long long>(unix_ms));
+    return buf;
+  }
+  const civil_time t = civil_from_ms(unix_ms);
+  (void)std::snprintf(buf, utc_text_size, "%04d-%02u-%02uT%02u:%02u:%02u.%03uZ", t.year, t.month,
+                      t.day, t.hour, t.minute, t.second, t.millisecond);
+  return buf;
+}
+
 /// `2010-11-04T01:42:54.657Z` for a count of Unix milliseconds; outside the years -32767 to 32767,
 /// where a calendar date would overflow, `unix ms <count>`.
 inline std::string format_utc(std::int64_t unix_ms) {
-  constexpr std::int64_t first_ms = -12'687'428 * std::int64_t{86'400'000};  // -32767-01-01
-  constexpr std::int64_t end_ms = 11'248'738 * std::int64_t{86'400'000};     // 32768-01-01
-  if (unix_ms < first_ms || unix_ms >= end_ms) return "unix ms " + std::to_string(unix_ms);
-  const civil_time t = civil_from_ms(unix_ms);
-  char buf[48];
-  (void)std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02u:%02u:%02u.%03uZ", t.year, t.month,
-                      t.day, t.hour, t.minute, t.second, t.millisecond);
-  return buf;
+  char buf[utc_text_size];
+  return format_utc_into(buf, unix_ms);
 }
 
 inline std::string format_utc(std::chrono::sys_time<std::chrono::milliseconds> tp) {

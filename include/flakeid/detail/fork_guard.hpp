@@ -17,6 +17,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -60,10 +61,14 @@ inline std::uint64_t install_fork_handler() noexcept {
 }
 
 /// Throws `forked_process_error` for `what` ("this segment generator").
+/// (Written with snprintf: every generator compiles it, and std::string arithmetic is slow to.)
 [[noreturn]] inline void throw_forked(std::string_view what) {
-  throw forked_process_error("flakeid: " + std::string(what) +
-                             " was made before fork() and belongs to the parent process: "
-                             "rebuild it in the child");
+  char msg[1024];
+  (void)std::snprintf(msg, sizeof msg,
+                      "flakeid: %.*s was made before fork() and belongs to the parent process: "
+                      "rebuild it in the child",
+                      static_cast<int>(what.size()), what.data());
+  throw forked_process_error(msg);
 }
 
 /// The fork generation an object was born in. A copy keeps its original's birth.
