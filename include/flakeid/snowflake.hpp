@@ -26,7 +26,6 @@
 /// reading, or after a wait.) Threads that wait for the next tick do not all spin: one spins
 /// to the tick's start, the others sleep to it.
 
-#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -225,7 +224,8 @@ class basic_snowflake {
   /// The start of the newest tick this generator has used (or reserved), across all genes.
   [[nodiscard]] time_point last_tick_time() const noexcept {
     std::uint64_t t = 0;
-    for (const auto& w : states_) t = std::max(t, w.load(std::memory_order_acquire) >> state_shift);
+    for (const auto& w : states_)
+      t = detail::larger(t, w.load(std::memory_order_acquire) >> state_shift);
     return L.time_at(t);
   }
 
@@ -431,7 +431,7 @@ class basic_snowflake {
         now = read_tick<true>(now_ms);
       }
       // Overshoots of threads racing to the end of a tick lie above seq_max: used up.
-      const std::uint64_t seq = std::min(base & state_seq_mask, seq_max);
+      const std::uint64_t seq = detail::smaller(base & state_seq_mask, seq_max);
       std::uint64_t tick = 0;
       std::uint64_t first = 0;
       if (now > last) {
@@ -457,7 +457,7 @@ class basic_snowflake {
       }
       // The time fence, on the tick that goes into the ID (read, borrowed or held).
       check_fence(tick);
-      const std::uint64_t count = std::min(want, seq_max - first + 1);
+      const std::uint64_t count = detail::smaller(want, seq_max - first + 1);
       if (w.compare_exchange_weak(old, pack(tick, first + count - 1), std::memory_order_acq_rel,
                                   std::memory_order_acquire)) {
         if (fence_ && tick != last) publish(tick);
@@ -482,7 +482,7 @@ class basic_snowflake {
         const std::uint64_t t = wait_for_tick(last, backwards::max_step_ms + tick_ms);
         if (t >= last) return t > last ? t : last;
         detail::throw_backwards(
-            std::max<std::int64_t>(1, behind_ms(last, detail::unix_ms(clock_.now()))),
+            detail::larger<std::int64_t>(1, behind_ms(last, detail::unix_ms(clock_.now()))),
             backwards::max_step_ms);
       }
     }
@@ -497,7 +497,7 @@ class basic_snowflake {
                           epoch_ms + static_cast<std::int64_t>(span_ms));
     if constexpr (ahead_ticks > 0) {
       if (last + 1 <= now + ahead_ticks) return last + 1;
-      return std::max(last + 1, wait_for_tick(last + 1 - ahead_ticks, -1));
+      return detail::larger(last + 1, wait_for_tick(last + 1 - ahead_ticks, -1));
     } else {
       return wait_for_tick(last + 1, -1);
     }
@@ -543,9 +543,9 @@ class basic_snowflake {
                                                                    detail::snowflake_block_ways];
       *e = block_entry{instance_, 0, 1, 0, 1};
     } else if (e->next > e->end && e->tick == now) {
-      e->want = std::min(e->want * 2, block_max);
+      e->want = detail::smaller(e->want * 2, block_max);
     } else {
-      e->want = std::max<std::uint64_t>(e->want / 2, 1);
+      e->want = detail::larger<std::uint64_t>(e->want / 2, 1);
       give_back(*e);
     }
     e->next = 1;  // nothing left to serve until the reservation succeeds

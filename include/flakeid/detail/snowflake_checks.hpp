@@ -6,8 +6,10 @@
 /// says the fix), and the errors it throws for a clock gone back and a lease fence that is down.
 
 #include <chrono>
+#include <climits>
+#include <cstddef>
 #include <cstdint>
-#include <string>
+#include <cstdio>
 #include "../clock.hpp"
 #include "../errors.hpp"
 #include "../layout.hpp"
@@ -20,21 +22,45 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
 
+/// `std::min` and `std::max` of two values, without `<algorithm>` on the generator's path.
+template <class T>
+[[nodiscard]] constexpr T smaller(T a, T b) noexcept {
+  return b < a ? b : a;
+}
+template <class T>
+[[nodiscard]] constexpr T larger(T a, T b) noexcept {
+  return a < b ? b : a;
+}
+
+// The generator's own errors, written with snprintf into a buffer (std::string arithmetic here
+// would be compiled into every generator).
 [[noreturn]] inline void throw_backwards(std::int64_t step_ms, std::int64_t bound_ms) {
-  std::string msg = "flakeid: clock moved back by " + std::to_string(step_ms) + " ms";
-  msg += bound_ms > 0 ? "; the policy tolerates up to " + std::to_string(bound_ms) + " ms"
-                      : "; the policy tolerates no step back";
+  char msg[160];
+  if (bound_ms > 0)
+    (void)std::snprintf(msg, sizeof msg,
+                        "flakeid: clock moved back by %lld ms; the policy tolerates up to %lld ms",
+                        static_cast<long long>(step_ms), static_cast<long long>(bound_ms));
+  else
+    (void)std::snprintf(msg, sizeof msg,
+                        "flakeid: clock moved back by %lld ms; the policy tolerates no step back",
+                        static_cast<long long>(step_ms));
   throw clock_backwards_error(msg, std::chrono::milliseconds{step_ms});
 }
 [[noreturn]] inline void throw_lease_lost(std::int64_t ts_ms, std::int64_t deadline_ms) {
-  std::string msg = "flakeid: the worker-id lease does not cover timestamp " +
-                    std::to_string(ts_ms) + " (Unix ms): ";
-  msg += deadline_ms == INT64_MIN
-             ? std::string(
-                   "the lease was released or lost, or this is a forked child; take a "
-                   "new lease")
-             : "it holds until " + std::to_string(deadline_ms) +
-                   " and its renewal is not confirmed; minting stops until it is";
+  char msg[256];
+  const int n = std::snprintf(
+      msg, sizeof msg, "flakeid: the worker-id lease does not cover timestamp %lld (Unix ms): ",
+      static_cast<long long>(ts_ms));
+  const std::size_t at = n > 0 ? static_cast<std::size_t>(n) : 0;
+  if (deadline_ms == INT64_MIN)
+    (void)std::snprintf(msg + at, sizeof msg - at, "%s",
+                        "the lease was released or lost, or this is a forked child; take a new "
+                        "lease");
+  else
+    (void)std::snprintf(msg + at, sizeof msg - at,
+                        "it holds until %lld and its renewal is not confirmed; minting stops "
+                        "until it is",
+                        static_cast<long long>(deadline_ms));
   throw lease_lost_error(msg);
 }
 /// The fence of a generator that needs none: no deadline.
