@@ -4,6 +4,7 @@
 """Compile time of flakeid's headers next to a bare <atomic> + <chrono> translation unit.
 
     python3 bench/compile_time.py [--cxx g++] [--runs 7] [--include include] [--markdown out.md]
+    python3 bench/compile_time.py --layers   # lines per layer only (.ci/header-check)
 
 Each translation unit is compiled to an object file (-std=c++20 -O2) `--runs` times, the units
 taking turns; the median CPU time of each (user + system time of the compiler and its children,
@@ -36,8 +37,9 @@ LAYERS = [
     ("core engine", ("version.hpp", "errors.hpp", "layout.hpp", "layouts.hpp", "policies.hpp",
                      "clock.hpp", "tsc_clock.hpp", "worker_id.hpp", "detail/civil_time.hpp",
                      "detail/text_util.hpp", "detail/fork_guard.hpp")),
-    ("generators", ("snowflake", "striped", "backfill")),
-    ("leases", ("lease", "host_worker_id", "clock_guard", "file_lease")),
+    ("generators", ("snowflake", "striped", "backfill", "detail/snowflake_checks",
+                    "detail/thread_blocks")),
+    ("leases", ("lease", "host_worker_id", "clock_guard")),
     ("segments", ("segment",)),
     ("stores", ("store/", "detail/server_store", "detail/posix_file", "detail/lease_directory",
                 "detail/uri")),
@@ -99,7 +101,13 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--include", default=os.path.join(os.path.dirname(__file__), "..", "include"))
     ap.add_argument("--markdown")
+    ap.add_argument("--layers", action="store_true",
+                    help="print only the lines per layer, 'layer<TAB>headers<TAB>lines', and exit")
     args = ap.parse_args()
+    if args.layers:
+        for name, n, k in layer_lines(args.include):
+            print(f"{name}\t{k}\t{n}")
+        return
     if args.runs < 1:
         sys.exit("compile_time.py: --runs must be at least 1")
     rows = []
