@@ -2,8 +2,14 @@
 // Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file flakeid.hpp
-/// The umbrella header: everything in flakeid's core (the adapters for Redis and PostgreSQL
-/// have their own headers and targets).
+/// The umbrella header: everything in flakeid's core, with its two stores, `memory_store` and
+/// `file_store`, and the worker-id sources `fixed_node`, `env_worker_id`,
+/// `statefulset_ordinal`, `private_ipv4_node`, `host_pid_guess`, `lease` and
+/// `clock_guard_file`. The other four stores have their own headers and CMake targets:
+/// `redis_store` (adapters/redis.hpp, `flakeid::redis`), `postgres_store` (adapters/postgres.hpp,
+/// `flakeid::postgres`), `mysql_store` with the worker-id source `mysql_worker_node`
+/// (adapters/mysql.hpp, `flakeid::mysql`) and `zookeeper_store` with `zookeeper_leaf_worker`
+/// (adapters/zookeeper.hpp, `flakeid::zookeeper`).
 ///
 /// On Windows it brings the portable core: layouts, codec, text, SQL, clocks, generators, the
 /// back-fill minter, segment generators with the memory store's counters, and the worker-id
