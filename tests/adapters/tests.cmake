@@ -60,6 +60,9 @@ function(flakeid_server_program exe)
                               "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/test_servers.hpp" ${arg_PCH})
   endif()
   gtest_discover_tests(${exe} DISCOVERY_TIMEOUT 120 TEST_LIST ${exe}_TESTS)
+  if(TARGET thread_tests)
+    add_dependencies(thread_tests ${exe})
+  endif()
   # Labels and timeouts are set after discovery, from the list it made (gtest_discover_tests
   # splits a list-valued property given to it into separate words, so "lease;server" given there
   # is lost).
