@@ -1,5 +1,5 @@
-# Lease and segment-store tests against real servers (redis-server; initdb + pg_ctl), one
-# program per adapter and feature.
+# Lease, segment-store and SQL tests against real servers (redis-server; initdb + pg_ctl;
+# mariadbd; zookeeper), one program per backend.
 # Included (deferred) from cmake/flakeidAdapters.cmake once the core tests are set up. An adapter whose client
 # library was not found gets a stand-in test that fails, unless FLAKEID_ALLOW_SKIP_SERVERS=1.
 find_package(GTest QUIET)
@@ -10,30 +10,83 @@ else()
 endif()
 include(GoogleTest)
 
-# flakeid_label_discovered(<exe> <labels>): labels for the tests gtest_discover_tests found in
-# <exe>, set after discovery from the list it made (gtest_discover_tests splits a list-valued
-# property given to it into separate words, so "lease;server" given there is lost).
-function(flakeid_label_discovered exe labels)
-  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake"
-       "if(${exe}_TESTS)\n  set_tests_properties(\${${exe}_TESTS} PROPERTIES LABELS \"${labels}\")\nendif()\n")
-  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES
-               "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake")
+# The server tests are one test program per backend (redis_tests, postgres_tests, mysql_tests,
+# zookeeper_tests), each built from several of the files in this directory. A file's tests keep
+# the labels and the timeout it had as a program of its own: they are set by GoogleTest suite,
+# after discovery, from the suites found in the file's TEST/TEST_F lines (a suite's name belongs
+# to one file).
+
+# flakeid_server_sources(<exe> <name> <labels> <timeout>): adds tests/adapters/<name>.cpp to the
+# backend program <exe>; its tests get <labels> and a timeout of <timeout> seconds (a guard
+# against a hang only).
+function(flakeid_server_sources exe name labels timeout)
+  set(src "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.cpp")
+  set_property(GLOBAL APPEND PROPERTY FLAKEID_SERVER_SOURCES_${exe} "${src}")
+  file(STRINGS "${src}" lines REGEX "^(TEST|TEST_F|TEST_P|TYPED_TEST)\\(")
+  set(suites "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^[A-Z_]+\\( *([A-Za-z0-9_]+)")
+      list(APPEND suites "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES suites)
+  if(NOT suites)
+    message(FATAL_ERROR "tests/adapters/${name}.cpp: no TEST or TEST_F line found")
+  endif()
+  get_property(known GLOBAL PROPERTY FLAKEID_SERVER_SUITES_${exe})
+  foreach(suite IN LISTS suites)
+    if(suite IN_LIST known)
+      message(FATAL_ERROR "tests/adapters/${name}.cpp: the suite ${suite} is in another file of "
+                          "${exe} too; give each file suites of its own")
+    endif()
+    set_property(GLOBAL APPEND PROPERTY FLAKEID_SERVER_SUITES_${exe} "${suite}")
+    set_property(GLOBAL APPEND_STRING PROPERTY FLAKEID_SERVER_LABELS_${exe}
+                 "set(flakeid_labels_${suite} \"${labels}\")\nset(flakeid_timeout_${suite} ${timeout})\n")
+  endforeach()
 endfunction()
 
-# flakeid_server_test(<name> <labels> <libraries>...): one test program against real servers,
-# each test bounded by ${flakeid_server_test_timeout} seconds (120 unless set), a guard against
-# a hang only.
-function(flakeid_server_test name labels)
-  if(NOT DEFINED flakeid_server_test_timeout)
-    set(flakeid_server_test_timeout 120)
+# flakeid_server_program(<exe> <pch-headers> LINK <libraries>...): the backend program of the
+# files given to flakeid_server_sources, with a precompiled header of its own (GoogleTest, the
+# servers' helper and the backend's headers), and its tests' labels and timeouts.
+function(flakeid_server_program exe)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "PCH;LINK")
+  get_property(sources GLOBAL PROPERTY FLAKEID_SERVER_SOURCES_${exe})
+  add_executable(${exe} ${sources})
+  # The SQL scenarios (postgres_sql_test, mariadb_sql_test) and zookeeper_test are compiled
+  # without the backend's precompiled header: after it GCC 12 at -O3 inlines their string joins
+  # differently and misfires (-Wstringop-overflow, -Warray-bounds: GCC bug 105651, as
+  # -Wrestrict in cmake/flakeidWarnings.cmake).
+  foreach(src IN LISTS sources)
+    if(src MATCHES "(_sql_test|/zookeeper_test)\\.cpp$")
+      set_source_files_properties("${src}" PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+    endif()
+  endforeach()
+  target_link_libraries(${exe} PRIVATE ${arg_LINK} ${flakeid_gtest_main})
+  target_include_directories(${exe} PRIVATE "${CMAKE_CURRENT_FUNCTION_LIST_DIR}")
+  flakeid_set_test_warnings(${exe})
+  if(FLAKEID_TEST_PCH)
+    target_precompile_headers(${exe} PRIVATE <gtest/gtest.h>
+                              "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/test_servers.hpp" ${arg_PCH})
   endif()
-  add_executable(${name} "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.cpp")
-  target_link_libraries(${name} PRIVATE ${ARGN} ${flakeid_gtest_main})
-  target_include_directories(${name} PRIVATE "${CMAKE_CURRENT_FUNCTION_LIST_DIR}")
-  flakeid_set_test_warnings(${name})
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120 TEST_LIST ${name}_TESTS
-                       PROPERTIES TIMEOUT ${flakeid_server_test_timeout})
-  flakeid_label_discovered(${name} "${labels}")
+  gtest_discover_tests(${exe} DISCOVERY_TIMEOUT 120 TEST_LIST ${exe}_TESTS)
+  if(TARGET thread_tests)
+    add_dependencies(thread_tests ${exe})
+  endif()
+  # Labels and timeouts are set after discovery, from the list it made (gtest_discover_tests
+  # splits a list-valued property given to it into separate words, so "lease;server" given there
+  # is lost).
+  get_property(by_suite GLOBAL PROPERTY FLAKEID_SERVER_LABELS_${exe})
+  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake"
+       "${by_suite}foreach(test IN LISTS ${exe}_TESTS)\n"
+       "  string(REGEX REPLACE \"^([^./]*/)?([^./]+)\\\\..*\" \"\\\\2\" suite \"\${test}\")\n"
+       "  if(NOT DEFINED flakeid_labels_\${suite})\n"
+       "    message(FATAL_ERROR \"${exe}: the test \${test} is of no known suite\")\n"
+       "  endif()\n"
+       "  set_tests_properties(\"\${test}\" PROPERTIES LABELS \"\${flakeid_labels_\${suite}}\"\n"
+       "                      TIMEOUT \${flakeid_timeout_\${suite}})\n"
+       "endforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES
+               "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake")
 endfunction()
 
 # flakeid_missing_client(<test> <what> <package>): a stand-in that fails (see above).
@@ -44,96 +97,99 @@ function(flakeid_missing_client test what package)
   set_tests_properties(${test}.client_library_found PROPERTIES LABELS "sql;server")
 endfunction()
 
-# The SQL of <flakeid/sql.hpp> on PostgreSQL (libpq) and MariaDB (MariaDB Connector/C, a test
-# dependency only: sql.hpp itself needs no library).
-if(flakeid_libpq_client_FOUND)
-  flakeid_server_test(postgres_sql_test "sql;server" flakeid::flakeid flakeid::libpq_client)
-else()
-  flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
-endif()
-# The SQL example against a cluster the test starts (the example is built with the examples).
-if(FLAKEID_BUILD_EXAMPLES AND FLAKEID_POSTGRES_FOUND)
-  flakeid_server_test(postgres_sql_example_test "sql;server" flakeid::flakeid)
-  target_compile_definitions(postgres_sql_example_test PRIVATE
-                             "FLAKEID_SQL_EXAMPLE=\"$<TARGET_FILE:example_sql_partitions>\"")
-  add_dependencies(postgres_sql_example_test example_sql_partitions)
-endif()
-if(flakeid_mariadb_client_FOUND)
-  flakeid_server_test(mariadb_sql_test "sql;server" flakeid::flakeid flakeid::mariadb_client)
-else()
-  flakeid_missing_client(mariadb_sql_test "MariaDB Connector/C" libmariadb-dev)
-endif()
-
-# The Redis tests link flakeid::redis_tls when it is built (rediss:// then runs too; without
-# it, redis_auth_test fails unless FLAKEID_ALLOW_SKIP_SERVERS=1).
-foreach(adapter redis postgres)
-  string(TOUPPER ${adapter} upper)
-  set(link flakeid::${adapter})
-  if(adapter STREQUAL "redis" AND FLAKEID_REDIS_TLS_FOUND)
+# Redis: leases, segments, passwords and TLS, a distributor in a forked child. The Redis tests
+# link flakeid::redis_tls when it is built (rediss:// then runs too; without it, the
+# redis_auth_test tests fail unless FLAKEID_ALLOW_SKIP_SERVERS=1).
+if(FLAKEID_REDIS_FOUND)
+  flakeid_server_sources(redis_tests redis_lease_test "lease;server" 90)
+  flakeid_server_sources(redis_tests redis_segment_test "segment;server" 90)
+  flakeid_server_sources(redis_tests redis_auth_test "lease;segment;server" 90)
+  flakeid_server_sources(redis_tests redis_fork_test "fork;server" 90)
+  set(link flakeid::redis)
+  if(FLAKEID_REDIS_TLS_FOUND)
     set(link flakeid::redis_tls)
   endif()
-  if(FLAKEID_${upper}_FOUND)
-    foreach(feature lease segment auth fork)
-      set(labels "${feature};server")
-      if(feature STREQUAL "auth")
-        set(labels "lease;segment;server")
-      endif()
-      set(exe ${adapter}_${feature}_test)
-      add_executable(${exe} "${CMAKE_CURRENT_LIST_DIR}/${exe}.cpp")
-      target_link_libraries(${exe} PRIVATE ${link} ${flakeid_gtest_main})
-      target_include_directories(${exe} PRIVATE "${CMAKE_CURRENT_LIST_DIR}")
-      flakeid_set_test_warnings(${exe})
-      gtest_discover_tests(${exe} DISCOVERY_TIMEOUT 120 TEST_LIST ${exe}_TESTS
-                           PROPERTIES TIMEOUT 90)
-      flakeid_label_discovered(${exe} "${labels}")
-    endforeach()
-  else()
-    if(adapter STREQUAL "redis")
-      set(pkg libhiredis-dev)
-    else()
-      set(pkg libpq-dev)
-    endif()
-    foreach(feature lease segment)
-      add_test(NAME ${adapter}_${feature}_test.client_library_found
-               COMMAND "${CMAKE_COMMAND}" "-DWHAT=the ${adapter} client library" "-DPACKAGE=${pkg}"
-                       -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
-      set_tests_properties(${adapter}_${feature}_test.client_library_found
-                           PROPERTIES LABELS "${feature};server")
-    endforeach()
-  endif()
-endforeach()
+  flakeid_server_program(redis_tests LINK ${link}
+                         PCH <flakeid/adapters/redis.hpp> "${CMAKE_CURRENT_LIST_DIR}/lease_scenarios.hpp")
+else()
+  foreach(feature lease segment)
+    add_test(NAME redis_${feature}_test.client_library_found
+             COMMAND "${CMAKE_COMMAND}" "-DWHAT=the redis client library" "-DPACKAGE=libhiredis-dev"
+                     -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
+    set_tests_properties(redis_${feature}_test.client_library_found
+                         PROPERTIES LABELS "${feature};server")
+  endforeach()
+endif()
 
-# MySQL/MariaDB leases and segments (flakeid's tables, Leaf's and CosId's) against mariadbd.
-if(FLAKEID_MYSQL_FOUND)
-  flakeid_server_test(mysql_lease_test "lease;server" flakeid::mysql)
-  flakeid_server_test(mysql_segment_test "segment;server" flakeid::mysql)
-  flakeid_server_test(mysql_auth_test "lease;segment;server" flakeid::mysql)
-  flakeid_server_test(mysql_fork_test "fork;server" flakeid::mysql)
+# PostgreSQL: leases, segments, passwords and TLS, a forked child, and the SQL of
+# <flakeid/sql.hpp> (sql.hpp itself needs no library; the test speaks libpq).
+if(FLAKEID_POSTGRES_FOUND)
+  flakeid_server_sources(postgres_tests postgres_lease_test "lease;server" 90)
+  flakeid_server_sources(postgres_tests postgres_segment_test "segment;server" 90)
+  flakeid_server_sources(postgres_tests postgres_auth_test "lease;segment;server" 90)
+  flakeid_server_sources(postgres_tests postgres_fork_test "fork;server" 90)
+  flakeid_server_sources(postgres_tests postgres_sql_test "sql;server" 120)
+  # The SQL example against a cluster the test starts (the example is built with the examples).
   if(FLAKEID_BUILD_EXAMPLES)
-    flakeid_server_test(mysql_example_test "server" flakeid::mysql)
-    target_compile_definitions(mysql_example_test PRIVATE
-                               "FLAKEID_MYSQL_EXAMPLE=\"$<TARGET_FILE:example_mysql_fleet>\"")
-    add_dependencies(mysql_example_test example_mysql_fleet)
+    flakeid_server_sources(postgres_tests postgres_sql_example_test "sql;server" 120)
+  endif()
+  flakeid_server_program(postgres_tests LINK flakeid::postgres
+                         PCH <flakeid/adapters/postgres.hpp> "${CMAKE_CURRENT_LIST_DIR}/lease_scenarios.hpp")
+  if(FLAKEID_BUILD_EXAMPLES)
+    target_compile_definitions(postgres_tests PRIVATE
+                               "FLAKEID_SQL_EXAMPLE=\"$<TARGET_FILE:example_sql_partitions>\"")
+    add_dependencies(postgres_tests example_sql_partitions)
   endif()
 else()
+  flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
+  foreach(feature lease segment)
+    add_test(NAME postgres_${feature}_test.client_library_found
+             COMMAND "${CMAKE_COMMAND}" "-DWHAT=the postgres client library" "-DPACKAGE=libpq-dev"
+                     -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
+    set_tests_properties(postgres_${feature}_test.client_library_found
+                         PROPERTIES LABELS "${feature};server")
+  endforeach()
+endif()
+
+# MySQL/MariaDB leases and segments (flakeid's tables, Leaf's and CosId's) against mariadbd, and
+# the SQL of <flakeid/sql.hpp> on MariaDB (MariaDB Connector/C).
+if(FLAKEID_MYSQL_FOUND)
+  flakeid_server_sources(mysql_tests mysql_lease_test "lease;server" 120)
+  flakeid_server_sources(mysql_tests mysql_segment_test "segment;server" 120)
+  flakeid_server_sources(mysql_tests mysql_auth_test "lease;segment;server" 120)
+  flakeid_server_sources(mysql_tests mysql_fork_test "fork;server" 120)
+  flakeid_server_sources(mysql_tests mariadb_sql_test "sql;server" 120)
+  if(FLAKEID_BUILD_EXAMPLES)
+    flakeid_server_sources(mysql_tests mysql_example_test "server" 120)
+  endif()
+  flakeid_server_program(mysql_tests LINK flakeid::mysql
+                         PCH <flakeid/adapters/mysql.hpp> "${CMAKE_CURRENT_LIST_DIR}/lease_scenarios.hpp")
+  if(FLAKEID_BUILD_EXAMPLES)
+    target_compile_definitions(mysql_tests PRIVATE
+                               "FLAKEID_MYSQL_EXAMPLE=\"$<TARGET_FILE:example_mysql_fleet>\"")
+    add_dependencies(mysql_tests example_mysql_fleet)
+  endif()
+else()
+  flakeid_missing_client(mariadb_sql_test "MariaDB Connector/C" libmariadb-dev)
   flakeid_missing_client(mysql_lease_test "MariaDB Connector/C" libmariadb-dev)
   flakeid_missing_client(mysql_segment_test "MariaDB Connector/C" libmariadb-dev)
   flakeid_missing_client(mysql_auth_test "MariaDB Connector/C" libmariadb-dev)
   flakeid_missing_client(mysql_fork_test "MariaDB Connector/C" libmariadb-dev)
 endif()
 
-# ZooKeeper leases and segments against Debian's zookeeper server.
+# ZooKeeper leases and segments against Debian's zookeeper server. 40 processes on one counter
+# retry their compare-and-set often: under TSan on a busy machine that takes a minute or more.
 if(FLAKEID_ZOOKEEPER_FOUND)
-  # 40 processes on one counter retry their compare-and-set often: under TSan on a busy
-  # machine that takes a minute or more.
-  set(flakeid_server_test_timeout 400)
-  flakeid_server_test(zookeeper_test "lease;segment;server" flakeid::zookeeper)
-  unset(flakeid_server_test_timeout)
+  flakeid_server_sources(zookeeper_tests zookeeper_test "lease;segment;server" 400)
   if(FLAKEID_BUILD_EXAMPLES)
-    flakeid_server_test(zookeeper_example_test "server" flakeid::zookeeper)
-    target_compile_definitions(zookeeper_example_test PRIVATE
+    flakeid_server_sources(zookeeper_tests zookeeper_example_test "server" 120)
+  endif()
+  flakeid_server_program(zookeeper_tests LINK flakeid::zookeeper
+                         PCH <flakeid/adapters/zookeeper.hpp> "${CMAKE_CURRENT_LIST_DIR}/lease_scenarios.hpp")
+  if(FLAKEID_BUILD_EXAMPLES)
+    target_compile_definitions(zookeeper_tests PRIVATE
                                "FLAKEID_ZOOKEEPER_EXAMPLE=\"$<TARGET_FILE:example_zookeeper_fleet>\"")
-    add_dependencies(zookeeper_example_test example_zookeeper_fleet)
+    add_dependencies(zookeeper_tests example_zookeeper_fleet)
   endif()
 else()
   flakeid_missing_client(zookeeper_test "the ZooKeeper C client" libzookeeper-mt-dev)
