@@ -53,9 +53,8 @@ int run_range(context& c, std::span<const std::string> argv) {
   // An upper bound past 2^63 - 1 (a layout's last tick) does not fit a BIGINT: the predicate
   // then names the largest ID itself.
   const bool past_bigint = b.hi > static_cast<std::uint64_t>(INT64_MAX);
-  const std::string predicate =
-      column + " >= " + lo + " AND " + column +
-      (past_bigint ? " <= " + std::to_string(b.hi - 1) : " < " + hi);
+  const std::string predicate = column + " >= " + lo + " AND " + column +
+                                (past_bigint ? " <= " + std::to_string(b.hi - 1) : " < " + hi);
   record_writer w(f);
   if (f == format::text) {
     w.line("[" + lo + ", " + hi + ")");
