@@ -487,13 +487,15 @@ class writer {
     ddl out;
     if (dialect_ == dialect::postgres) {
       out.clause = "PARTITION BY LIST (" + expr + ")";
-      for (std::uint64_t k = 0; k < n; ++k)
+      for (std::uint64_t k = 0; k < n; ++k) {
+        std::string suffix = "_";  // not `"_" + std::string&&`: GCC 12 misreads it at -O3
+        suffix += shard_suffix(k, n);
         out.statements.push_back(
             "CREATE TABLE " +
-            detail::quoted(detail::with_suffix("partition", t, "_" + shard_suffix(k, n), dialect_),
-                           dialect_) +
+            detail::quoted(detail::with_suffix("partition", t, suffix, dialect_), dialect_) +
             " PARTITION OF " + detail::quoted(t, dialect_) + " FOR VALUES IN (" + detail::u64(k) +
             ");");
+      }
     } else {
       out.clause =
           "PARTITION BY HASH (" + mysql_hash_operand(col, n, by) + ") PARTITIONS " + detail::u64(n);
