@@ -1,8 +1,7 @@
 // clock_guard_file with a generator that borrows future ticks: the guard's confirmed deadline
 // covers the generator's whole borrowing span, so a generator whose renewals are all confirmed
-// is never refused, and a clean release records the clock plus that span. Manual clock, exact
-// IDs; the guard's renewal thread runs on real time, so the test waits (bounded) for the first
-// renewal after the generator is built.
+// is never refused, from its first ID on, and a clean release records the clock plus that span.
+// Manual clock, exact IDs.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -14,7 +13,6 @@
 #include <flakeid/flakeid.hpp>
 #include <fstream>
 #include <string>
-#include <thread>
 
 namespace {
 
@@ -67,11 +65,10 @@ TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refuse
     flakeid::clock_guard_file guard{file, flakeid::fixed_node{flakeid::worker_id{7}},
                                     guard_options(clk)};
     borrowing_gen gen{guard, clk};
-    // The claim's deadline came before the generator said how far it borrows; the renewals
-    // after it measure from the clock plus that lead (401 ms). The clock stands still, so
-    // every renewal asks for the same deadline. (Bounded wait: 10 s of real time.)
-    for (int i = 0; i < 1000 && deadline_of(guard) != t0 + 401 + 240; ++i)
-      std::this_thread::sleep_for(10ms);
+    // The generator told the guard its lead (401 ms) before the claim, and the guard had the
+    // deadline confirmed from the clock plus that lead before the generator could mint: no
+    // renewal needs to come first. The clock stands still, so a renewal that runs meanwhile
+    // asks for the same deadline.
     EXPECT_EQ(deadline_of(guard), t0 + 401 + 240);
     EXPECT_EQ(number_in(guard.state_file()), deadline_of(guard)) << "recorded before use";
     // 4,096 IDs a tick, from the clock's tick to 400 ms ahead of it, none refused.
@@ -98,6 +95,30 @@ TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refuse
   (void)again.assign(twitter);
   ASSERT_TRUE(again.recorded().has_value());
   EXPECT_EQ(again.recorded()->time_since_epoch().count(), t0 + 401);
+}
+
+// A restart after a clean release: the recorded timestamp (the clock plus the lead) is waited
+// for by the plain clock, not by the clock plus the lead, so the generator's first tick follows
+// the record without borrowing past its span; then the deadline covers the lead at once.
+TEST(clock_guard_test, a_borrowing_restart_waits_for_the_record_by_the_plain_clock) {
+  temp_dir dir;
+  flakeid::manual_clock clk{time_point_cast<milliseconds>(system_clock::now())};
+  const std::int64_t t0 = ms_of(clk);
+  const std::string file = dir.path + "/state";
+  {
+    flakeid::clock_guard_file guard{file, flakeid::fixed_node{flakeid::worker_id{7}},
+                                    guard_options(clk)};
+    borrowing_gen gen{guard, clk};
+    EXPECT_EQ(gen.next_id(), twitter.compose({.timestamp = clk.now(), .worker = 7}));
+  }
+  flakeid::clock_guard_file again{file, flakeid::fixed_node{flakeid::worker_id{7}},
+                                  guard_options(clk)};
+  borrowing_gen gen{again, clk};
+  ASSERT_TRUE(again.recorded().has_value());
+  EXPECT_EQ(again.recorded()->time_since_epoch().count(), t0 + 401);
+  EXPECT_EQ(clk.slept(), 402ms) << "waited until the clock passed the record";
+  EXPECT_EQ(deadline_of(again), t0 + 402 + 401 + 240);
+  EXPECT_EQ(gen.next_id(), twitter.compose({.timestamp = clk.now(), .worker = 7}));
 }
 
 /// Writes `value` as an earlier version kept it in the guard's own file.

@@ -15,9 +15,11 @@
 /// every `ttl / 3`, to `now + lead + ttl - margin`, where `lead` is how far the generator may
 /// borrow ahead of its clock (`borrow_ticks`, plus one tick): no other process can take the id,
 /// so the deadline is measured from the furthest tick the generator may use, and a generator
-/// whose renewals are confirmed is never refused, however far it borrows. (The claim's own
-/// deadline, before the generator is built, is `now + ttl - margin`; the first renewal after it,
-/// within `ttl / 3`, adds the lead.) The destructor writes the last timestamp (the clock plus
+/// whose renewals are confirmed is never refused, however far it borrows. A generator built on
+/// the guard tells it its lead before the claim; the claim waits for a recorded timestamp by the
+/// plain clock, and before `assign` returns a confirmed renewal has moved the deadline to cover
+/// the lead, so no ID is refused in the first `ttl / 3` either. (A generator built from an
+/// assignment taken earlier sets its lead later: the next renewal adds it.) The destructor writes the last timestamp (the clock plus
 /// the lead, when the generator borrows). So after a clean shutdown the next start is limited
 /// by the last ID, and after a crash by at most `ttl` plus the lead more. At start, a recorded
 /// timestamp ahead of the clock by up to `max_wait` is waited for; a larger one throws
@@ -82,9 +84,7 @@ class clock_guard_file {
       : node_(node.node),
         file_(file),
         store_(directory_of(file), {.name_space = namespace_of(file)}),
-        lease_(store_.lease(ahead_clock(one_id(options, store_.options().name_space), lead_))) {
-    lead_->fence.store(lease_.fence().get(), std::memory_order_release);
-  }
+        lease_(store_.lease(ahead_clock(one_id(options, store_.options().name_space), lead_))) {}
 
   clock_guard_file(const clock_guard_file&) = delete;
   clock_guard_file& operator=(const clock_guard_file&) = delete;
@@ -97,6 +97,11 @@ class clock_guard_file {
     detail::check_node_field(l, field_kind::worker, node_.worker);
     adopt_earlier_state();
     (void)lease_.acquire(1);
+    // From here the lease measures from the clock plus the generator's lead; a generator built
+    // on the guard has set it before the claim, and the claim's deadline is raised to cover it
+    // before the generator mints.
+    lead_->fence.store(lease_.fence().get(), std::memory_order_release);
+    if (lease_.fence()->lead_ms.load(std::memory_order_acquire) > 0) lease_.renew_now();
     worker_assignment a;
     a.node = node_;
     a.not_after_unix_ms = detail::unix_ms_or_min(lease_.not_after());
@@ -147,7 +152,8 @@ class clock_guard_file {
   }
 
   /// What the guard's clock adds to the generator's: the lead the generator set on the fence,
-  /// until the release (which adds the lead itself).
+  /// from the end of the claim (whose wait for a recorded timestamp reads the plain clock) until
+  /// the release (which adds the lead itself).
   struct lead_source {
     std::atomic<const lease_fence*> fence{nullptr};
     std::atomic<bool> released{false};

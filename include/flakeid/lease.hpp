@@ -175,6 +175,21 @@ class lease {
     return id_;
   }
 
+  /// Renews at once and returns once the store has confirmed it (the renewer does so every
+  /// `ttl / 3` anyway): for a holder whose clock has just moved ahead, such as a clock guard
+  /// whose generator borrows future ticks. Throws `worker_id_error` before a claim or after the
+  /// id was lost, and `lease_store_error` when three tries go unconfirmed.
+  void renew_now() {
+    if (born_.forked())
+      detail::reject_worker("this lease was made before fork(): take a new lease in the child");
+    {
+      std::lock_guard lk(m_);
+      if (!claimed_ || stop_) detail::reject_worker("this lease holds no worker id to renew");
+    }
+    std::unique_lock lk(m_, std::defer_lock);
+    confirm_after(true, lk);
+  }
+
   /// `worker_id_source`: claims an id for a generator of layout `l`.
   [[nodiscard]] worker_assignment assign(const flakeid::layout& l) {
     // At most 2^63 ids: acquire counts them in 64 bits.

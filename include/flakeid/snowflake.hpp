@@ -113,9 +113,12 @@ class basic_snowflake {
       : basic_snowflake(fixed_node{datacenter_id{0}, worker_id{0}}, std::move(clock)) {}
 
   /// Ids from any worker-id source (fixed, environment, StatefulSet ordinal, a lease).
+  /// A source with a fence (a lease, a clock guard) learns how far the generator borrows before
+  /// its claim, so a clock guard's first deadline already covers the whole lead.
   template <worker_id_source Source>
   explicit basic_snowflake(Source&& source, Clock clock = Clock{})
-      : basic_snowflake(worker_assignment(source.assign(L)), std::move(clock)) {}
+      : basic_snowflake(worker_assignment(detail::assign_with_lead(source, L, borrow_lead_ms)),
+                        std::move(clock)) {}
 
   /// Not a worker-id source: any other class passed where a source goes fails to compile here,
   /// with a message that says what a source needs.
@@ -147,14 +150,7 @@ class basic_snowflake {
     // A generator on a lease's fence belongs to the process the lease was taken in: built in a
     // forked child from an assignment made before the fork, it refuses as the lease does.
     if (fence_) born_ = fence_->born;
-    if (fence_) {
-      // Borrowing runs up to `ahead_ticks` ahead of the clock, and a tick lasts `tick_ms`.
-      constexpr std::int64_t lead = static_cast<std::int64_t>(ahead_ticks + 1) * tick_ms;
-      std::int64_t prev = fence_->lead_ms.load(std::memory_order_relaxed);
-      while (prev < lead &&
-             !fence_->lead_ms.compare_exchange_weak(prev, lead, std::memory_order_relaxed)) {
-      }
-    }
+    if (fence_) detail::raise_lead(*fence_, borrow_lead_ms);
     std::uint64_t first_tick = 0;
     if (a.not_after_unix_ms != INT64_MIN && a.not_after_unix_ms >= L.epoch_ms) {
       first_tick = static_cast<std::uint64_t>((a.not_after_unix_ms - L.epoch_ms) / L.tick_ms);
@@ -266,6 +262,9 @@ class basic_snowflake {
   // Ticks the IDs may run ahead of the clock (borrowing), rounded down.
   static constexpr std::uint64_t ahead_ticks =
       static_cast<std::uint64_t>(exhausted::max_ahead_ms / tick_ms);
+  // How far (ms) a tick may run ahead of the clock: borrowing, plus the tick itself.
+  static constexpr std::int64_t borrow_lead_ms =
+      static_cast<std::int64_t>(ahead_ticks + 1) * tick_ms;
   // Below this much of a wait left, spin instead of sleeping.
   static constexpr std::int64_t spin_ns = 60'000;
 

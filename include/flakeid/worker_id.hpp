@@ -102,6 +102,26 @@ concept worker_id_source = requires(S& s, const layout& l) {
 };
 
 namespace detail {
+/// Raises `f.lead_ms` to `lead_ms` (never lowers it: generators sharing a fence keep the largest).
+inline void raise_lead(lease_fence& f, std::int64_t lead_ms) noexcept {
+  std::int64_t prev = f.lead_ms.load(std::memory_order_relaxed);
+  while (prev < lead_ms &&
+         !f.lead_ms.compare_exchange_weak(prev, lead_ms, std::memory_order_relaxed)) {
+  }
+}
+
+/// `s.assign(l)`, after telling a source with a fence (`s.fence()`: a lease, a clock guard) the
+/// generator's lead: a clock guard measures its claim's deadline from the clock plus that lead.
+template <class Source>
+worker_assignment assign_with_lead(Source& s, const layout& l, std::int64_t lead_ms) {
+  if constexpr (requires {
+                  { s.fence() } -> std::convertible_to<const std::shared_ptr<lease_fence>&>;
+                }) {
+    if (const std::shared_ptr<lease_fence>& f = s.fence()) raise_lead(*f, lead_ms);
+  }
+  return worker_assignment(s.assign(l));
+}
+
 [[noreturn]] inline void reject_worker(const std::string& msg) {
   throw worker_id_error("flakeid: " + msg);
 }
