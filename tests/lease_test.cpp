@@ -324,6 +324,37 @@ TEST(lease_fence_test, after_a_wait_acquire_renews_so_the_deadline_lies_a_full_s
   }
 }
 
+TEST(lease_fence_test, renew_now_sends_a_renewal_and_returns_on_its_confirmation) {
+  scripted t;
+  EXPECT_THROW(
+      {
+        try {
+          t.l.renew_now();
+        } catch (const flakeid::worker_id_error& e) {
+          EXPECT_STREQ(e.what(), "flakeid: this lease holds no worker id to renew");
+          throw;
+        }
+      },
+      flakeid::worker_id_error);
+  const std::int64_t t0 = ms_of(t.clk);
+  EXPECT_EQ(t.l.acquire(1), 3U);
+  const int before = [&] {
+    std::lock_guard lk(t.s->m);
+    return t.s->renewals;
+  }();
+  t.clk.advance(50ms);
+  t.l.renew_now();
+  // Returned only once the store confirmed a renewal sent at t0 + 50: the deadline is its.
+  EXPECT_EQ(ms_or_min(t.l.deadline()), t0 + 50 + 240);
+  {
+    std::lock_guard lk(t.s->m);
+    EXPECT_GT(t.s->renewals, before);
+    EXPECT_EQ(t.s->recorded, t0 + 50 + 240);
+  }
+  t.l.release();
+  EXPECT_THROW(t.l.renew_now(), flakeid::worker_id_error);
+}
+
 TEST(lease_fence_test, a_renewal_asked_for_while_one_is_in_flight_is_sent_after_it) {
   // ttl 300 ms, margin 60 ms: the renewer sends every 100 ms, each deadline 240 ms after the
   // send time. The store holds a record 100 ms ahead, so acquire waits for the clock (to
