@@ -95,7 +95,10 @@ struct thread_counts {
 
 std::string join(const std::vector<int>& counts) {
   std::string out;
-  for (const int n : counts) out += (out.empty() ? "" : ",") + std::to_string(n);
+  for (const int n : counts) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(n);
+  }
   return out;
 }
 

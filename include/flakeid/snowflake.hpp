@@ -40,7 +40,9 @@
 
 #include "clock.hpp"
 #include "detail/fork_guard.hpp"
+#include "detail/min_max.hpp"
 #include "detail/snowflake_checks.hpp"
+#include "detail/snowflake_errors.hpp"
 #include "detail/thread_blocks.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
