@@ -325,7 +325,7 @@ std::size_t cosid_mismatches(std::uint64_t model_threshold, std::uint64_t most =
   flakeid::manual_clock clock{ms_time{milliseconds{cosid_epoch + 1000}}};
   flakeid::basic_snowflake<flakeid::layouts::cosid, flakeid::manual_clock, flakeid::policies<Start>>
       gen{flakeid::worker_id{7}, clock};
-  cosid_sequence_model model{model_threshold};
+  cosid_sequence_model model{model_threshold, 0};
   std::size_t differ = 0;
   for (std::uint64_t t = 0; t < 6000; ++t) {
     for (std::uint64_t i = 0; i <= t % most; ++i)
