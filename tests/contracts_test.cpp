@@ -167,6 +167,10 @@ static_assert(flakeid::cosid_threshold<>{}.next(511, 1023) == 1);  // 10 bits: t
 static_assert(flakeid::cosid_threshold<>{}.next(510, 1023) == 511);
 // The largest threshold a 12-bit sequence allows: at the maximum, the reset gives 1.
 static_assert(flakeid::cosid_threshold<4095>{}.next(4095, 4095) == 1);
+static_assert(flakeid::cosid_threshold<0>{}.next(0, 4095) == 1);  // CosId's 0: every tick
+static_assert(flakeid::cosid_threshold<0>{}.next(7, 4095) == 1);
+static_assert(flakeid::cosid_threshold<1>{}.next(0, 4095) == 1);
+static_assert(flakeid::cosid_threshold<1>{}.next(1, 4095) == 1);
 static_assert(flakeid::cosid_threshold<4095>{}.next(4094, 4095) == 4095);
 
 TEST(contracts_test, hold_at_compile_time) { SUCCEED(); }

@@ -305,6 +305,49 @@ TEST(generator_test, cosid_threshold_is_measured_at_the_new_tick) {
   EXPECT_EQ(gen.next_id(), cosid_id(1001, 7, 1));
 }
 
+/// CosId's sequence rule for a configured reset threshold, written from its description: at a
+/// new tick a sequence at or above the threshold goes back to 0; every ID then adds 1 (a wrap
+/// past the largest sequence is not reached here).
+struct cosid_sequence_model {
+  std::uint64_t threshold;
+  std::uint64_t seq = 0;
+  std::uint64_t next(bool new_tick) {
+    if (new_tick && seq >= threshold) seq = 0;
+    return ++seq;
+  }
+};
+
+/// The sequences flakeid's `cosid_threshold<T>` gives next to the model's for threshold
+/// `model_threshold`, over 6000 ticks of 1, 2, ..., `most` IDs in turn; the number of IDs that
+/// differ.
+template <class Start>
+std::size_t cosid_mismatches(std::uint64_t model_threshold, std::uint64_t most = 7) {
+  flakeid::manual_clock clock{ms_time{milliseconds{cosid_epoch + 1000}}};
+  flakeid::basic_snowflake<flakeid::layouts::cosid, flakeid::manual_clock, flakeid::policies<Start>>
+      gen{flakeid::worker_id{7}, clock};
+  cosid_sequence_model model{model_threshold, 0};
+  std::size_t differ = 0;
+  for (std::uint64_t t = 0; t < 6000; ++t) {
+    for (std::uint64_t i = 0; i <= t % most; ++i)
+      differ += gen.next_id() == cosid_id(1000 + t, 7, model.next(i == 0)) ? 0U : 1U;
+    clock.advance(1ms);
+  }
+  return differ;
+}
+
+TEST(generator_test, a_cosid_threshold_copied_from_cosid_gives_cosids_sequences) {
+  EXPECT_EQ(cosid_mismatches<flakeid::cosid_threshold<0>>(0), 0U);
+  EXPECT_EQ(cosid_mismatches<flakeid::cosid_threshold<1>>(1), 0U);
+  EXPECT_EQ(cosid_mismatches<flakeid::cosid_threshold<2>>(2), 0U);
+  EXPECT_EQ(cosid_mismatches<flakeid::cosid_threshold<100>>(100), 0U);
+  EXPECT_EQ(cosid_mismatches<flakeid::cosid_threshold<2047>>(2047), 0U);
+  // One ID per tick: 4095 is reached (and the sequence goes back to 1) without running out.
+  EXPECT_EQ(cosid_mismatches<flakeid::cosid_threshold<4095>>(4095, 1), 0U);
+  // The default is CosId's default for 12 bits, 2047; 0 is not the default.
+  EXPECT_EQ(cosid_mismatches<flakeid::cosid_threshold<>>(2047), 0U);
+  EXPECT_GT(cosid_mismatches<flakeid::cosid_threshold<0>>(2047), 0U);
+}
+
 TEST(generator_test, gene_keeps_one_sequence_per_gene) {
   flakeid::manual_clock clock{start_time};
   flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock> gen{

@@ -64,6 +64,42 @@ TYPED_TEST(policy_test, cosid_threshold_default_is_2047_for_12_bits) {
   EXPECT_EQ(g.next_id(), id_at(2047, 1));
 }
 
+TYPED_TEST(policy_test, cosid_threshold_0_and_1_restart_every_tick_as_cosids_do) {
+  // CosId resets a sequence that is at least the threshold at each new tick: with 0 or 1 every
+  // new tick starts at 1. flakeid's 0 is CosId's 0, not the default.
+  FLAKEID_GEN(g0, flakeid::cosid_threshold<0>);
+  FLAKEID_GEN(g1, flakeid::cosid_threshold<1>);
+  const auto first_tick = [](auto& g) {
+    EXPECT_EQ(g.next_id(), id_at(0, 1));
+    EXPECT_EQ(g.next_id(), id_at(0, 2));
+    EXPECT_EQ(g.next_id(), id_at(0, 3));
+  };
+  first_tick(g0);
+  first_tick(g1);
+  for (std::uint64_t t = 1; t <= 3; ++t) {
+    this->clock.advance(1ms);
+    EXPECT_EQ(g0.next_id(), id_at(t, 1));
+    EXPECT_EQ(g1.next_id(), id_at(t, 1));
+  }
+}
+
+TYPED_TEST(policy_test, cosid_threshold_4095_counts_on_to_the_largest_sequence) {
+  // 4095, the largest a 12-bit sequence holds: one ID per tick runs 1, 2, ..., 4095, then 1.
+  FLAKEID_GEN(g, flakeid::cosid_threshold<4095>);
+  EXPECT_EQ(g.next_id(), id_at(0, 1));
+  for (std::uint64_t s = 2; s <= 4095; ++s) {
+    this->clock.advance(1ms);
+    ASSERT_EQ(g.next_id(), id_at(s - 1, s));
+  }
+  this->clock.advance(1ms);
+  EXPECT_EQ(g.next_id(), id_at(4095, 1));
+  // Exhausted within a tick: the next tick starts at 0, then counts on (CosId wraps to 0 and
+  // waits for the next tick too).
+  for (std::uint64_t s = 2; s <= 4095; ++s) ASSERT_EQ(g.next_id(), id_at(4095, s));
+  EXPECT_EQ(g.next_id(), id_at(4096, 0));
+  EXPECT_EQ(g.next_id(), id_at(4096, 1));
+}
+
 TYPED_TEST(policy_test, cosid_threshold_2_at_1000_1001_1002_ms_gives_1_2_1) {
   this->clock.set(ms_time{milliseconds{twitter_epoch + 1000}});
   FLAKEID_GEN(g, flakeid::cosid_threshold<2>);

@@ -103,8 +103,8 @@ static_assert(!noexcept(
 /// A fresh directory under the system temp directory, removed at scope exit.
 struct temp_dir {
   std::filesystem::path path;
-  temp_dir() {
-    path = std::filesystem::temp_directory_path() /
+  explicit temp_dir(const std::filesystem::path& under = std::filesystem::temp_directory_path()) {
+    path = under /
            ("flakeid_segment_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
@@ -943,6 +943,141 @@ TEST(grouped_segment_test, period_counters_expire_whole_periods_after_their_end)
             years, flakeid::group_period::day, {}, clock, 0min, 1001};
       },
       "flakeid: grouped counter keep_periods = 1001 is out of range [0, 1000]");
+}
+
+/// A memory distributor that counts its live copies (every object, moved-from ones too) in a
+/// count that `with_key` copies share.
+class live_counter {
+ public:
+  live_counter(flakeid::memory_distributor inner, std::shared_ptr<std::atomic<int>> live)
+      : inner_(std::move(inner)), live_(std::move(live)) {
+    ++*live_;
+  }
+  live_counter(const live_counter& o) : inner_(o.inner_), live_(o.live_) { ++*live_; }
+  live_counter(live_counter&& o) noexcept : inner_(o.inner_), live_(o.live_) { ++*live_; }
+  live_counter& operator=(const live_counter&) = delete;
+  ~live_counter() { --*live_; }
+  std::uint64_t next_max_id(std::uint64_t step) { return inner_.next_max_id(step); }
+  [[nodiscard]] std::string_view store_name() const noexcept { return inner_.store_name(); }
+  [[nodiscard]] std::string_view key() const noexcept { return inner_.key(); }
+  [[nodiscard]] live_counter with_key(const std::string& k) const {
+    return live_counter{inner_.with_key(k), live_};
+  }
+  void expire_after(milliseconds idle) { inner_.expire_after(idle); }
+
+ private:
+  flakeid::memory_distributor inner_;
+  std::shared_ptr<std::atomic<int>> live_;
+};
+
+static_assert(flakeid::expiring_segment_distributor<live_counter>);
+
+TEST(grouped_segment_test, a_thousand_days_hold_two_days_of_distributors) {
+  const sys_ms first_day = sys_ms{sys_days{2025y / 3 / 18}} + 12h;
+  flakeid::manual_clock clock{first_day};
+  flakeid::memory_store store;
+  const auto live = std::make_shared<std::atomic<int>>(0);
+  flakeid::grouped_segment_generator gen{live_counter{store.distributor("orders"), live},
+                                         flakeid::group_period::day,
+                                         {.step = 10},
+                                         clock};
+  EXPECT_EQ(live->load(), 1);  // the base distributor
+  int most = 0;
+  for (int day = 0; day < 1000; ++day) {
+    clock.set(first_day + days{day});
+    const std::uint32_t stamp = gen.stamp_at(clock.now());
+    ASSERT_EQ(gen.next(), (flakeid::grouped_id{stamp, 1}));
+    ASSERT_EQ(gen.next(), (flakeid::grouped_id{stamp, 2}));
+    most = std::max(most, live->load());
+  }
+  // The base distributor and two days' counters, from the second day to the thousandth.
+  EXPECT_EQ(most, 3);
+  EXPECT_EQ(live->load(), 3);
+  EXPECT_EQ(store.current("orders@20250318"), 10U);  // the store keeps the counters
+  EXPECT_EQ(gen.stamp_at(clock.now()), 20271212U);
+}
+
+TEST(grouped_segment_test, a_thousand_days_in_a_file_store_keep_the_open_files_bounded) {
+  const auto open_fds = [] {
+    return std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
+                         std::filesystem::directory_iterator{});
+  };
+  // On tmpfs when there is one (a day's segment costs an fsync of the file and its directory),
+  // with the counters kept (an expiring counter sweeps the directory for each new day: 1000
+  // days would read it 1000 times).
+  const std::filesystem::path shm = "/dev/shm";
+  const temp_dir dir{std::filesystem::is_directory(shm) ? shm
+                                                        : std::filesystem::temp_directory_path()};
+  const sys_ms first_day = sys_ms{sys_days{2025y / 3 / 18}} + 12h;
+  flakeid::manual_clock clock{first_day};
+  flakeid::file_store store{dir.path};
+  flakeid::grouped_segment_generator gen{
+      store.distributor("inv"),   flakeid::group_period::day, {.step = 5}, clock, 0min,
+      flakeid::group_keep_forever};
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 1}));
+  const auto before = open_fds();
+  for (int day = 1; day < 1000; ++day) {
+    clock.set(first_day + days{day});
+    const std::uint32_t stamp = gen.stamp_at(clock.now());
+    ASSERT_EQ(gen.next(), (flakeid::grouped_id{stamp, 1}));
+    ASSERT_EQ(open_fds(), before) << "day " << day;
+  }
+  EXPECT_EQ(open_fds(), before);
+}
+
+TEST(grouped_segment_test, a_dropped_day_seen_again_goes_on_above_its_numbers) {
+  const sys_ms day1 = sys_ms{sys_days{2025y / 3 / 18}} + 12h;
+  flakeid::manual_clock clock{day1};
+  flakeid::memory_store store;
+  const auto live = std::make_shared<std::atomic<int>>(0);
+  flakeid::grouped_segment_generator gen{live_counter{store.distributor("orders"), live},
+                                         flakeid::group_period::day,
+                                         {.step = 10},
+                                         clock};
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 1}));
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 2}));
+  clock.set(day1 + days{1});
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250319, 1}));
+  clock.set(day1 + days{2});
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250320, 1}));
+  EXPECT_EQ(live->load(), 3);  // 18 March's counter is dropped
+  // The clock goes back two days: 18 March gets a new counter on the same key, which the
+  // store kept at 10, so it goes on at 11 (3 to 10 are a gap), never at 1 again.
+  clock.set(day1);
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 11}));
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 12}));
+  EXPECT_EQ(store.current("orders@20250318"), 20U);
+  EXPECT_EQ(live->load(), 3);  // 20 March (the latest) and 18 March; 19 March is dropped
+  clock.set(day1 + days{2});
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250320, 2}));
+  clock.set(day1 + days{1});
+  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250319, 11}));
+}
+
+TEST(grouped_segment_test, threads_across_many_days_never_repeat_a_number) {
+  const sys_ms first_day = sys_ms{sys_days{2025y / 3 / 18}} + 12h;
+  flakeid::manual_clock clock{first_day};
+  flakeid::memory_store store;
+  flakeid::grouped_segment_generator gen{
+      store.distributor("orders"), flakeid::group_period::day, {.step = 3}, clock};
+  constexpr int threads = 3;
+  constexpr int per_thread = 3000;
+  std::vector<std::vector<flakeid::grouped_id>> got(threads);
+  std::atomic<int> running{threads};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (int i = 0; i < per_thread; ++i) got[static_cast<std::size_t>(t)].push_back(gen.next());
+      --running;
+    });
+  // The days move on (and now and then back) while the threads call.
+  for (int day = 1; running.load() > 0 && day < 3000; ++day)
+    clock.set(first_day + days{day % 7 == 0 ? day - 3 : day});
+  for (auto& th : pool) th.join();
+  std::set<std::pair<std::uint32_t, std::uint64_t>> seen;
+  for (const auto& v : got)
+    for (const auto& n : v) EXPECT_TRUE(seen.emplace(n.stamp, n.number).second);
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(threads * per_thread));
 }
 
 TEST(memory_store_test, an_expired_counter_is_dropped_once_no_distributor_holds_it) {

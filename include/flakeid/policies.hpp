@@ -7,7 +7,8 @@
 /// Sequence start: where the sequence begins in a new tick.
 ///   zero_start            0 every tick (Twitter). Best packing; `id % n` lands on 0 at low rates.
 ///   cosid_threshold<T>    counts on across ticks and restarts at 1 only once it reached T
-///                         (CosId; default T = 2^(bits-1) - 1). Even `id % n`, CosId's sequences.
+///                         (CosId's number: 0 and 1 restart every tick; cosid_threshold<> is
+///                         CosId's default, 2^(bits-1) - 1). Even `id % n`, CosId's sequences.
 ///   vibrating_start<M>    a start offset rotating 0, 1, ..., M, 0, ... per new tick
 ///                         (ShardingSphere's max-vibration-offset). Even `id % n` for n <= M + 1.
 ///   random_start<B>       a random start in [0, B) per tick (hutool, Leaf).
@@ -58,17 +59,25 @@ struct zero_start {
   }
 };
 
-/// CosId's sequence-reset threshold: in a new tick the sequence goes on from the previous one
-/// and restarts (at 1) only once it has reached `Threshold`; 0 picks CosId's default,
-/// `2^(sequence_bits - 1) - 1`. The first ID has sequence 1, as in CosId. A `Threshold` above
-/// the layout's largest sequence does not compile with the generator: CosId's sequence would
-/// then never reset and wrap to 0, which flakeid's does not follow.
-template <std::uint64_t Threshold = 0>
+/// `cosid_threshold<>`: CosId's default threshold, `2^(sequence_bits - 1) - 1` of the
+/// generator's layout. A marker, not a number CosId can be configured with (a Java `long` stops
+/// at 2^63 - 1), so no copied setting turns into the default.
+inline constexpr std::uint64_t cosid_default_threshold = ~std::uint64_t{0};
+
+/// CosId's sequence-reset threshold (`sequenceResetThreshold`, the same number): in a new tick
+/// the sequence restarts at 1 when the last one is at least `Threshold`, else it goes on from
+/// it. 0 and 1 restart every tick (CosId's 0 and 1 do too); `cosid_threshold<>` is CosId's
+/// default, `2^(sequence_bits - 1) - 1`. The first ID has sequence 1, as in CosId. A
+/// `Threshold` above the layout's largest sequence does not compile with the generator:
+/// CosId's sequence would then never reset and wrap to 0, which flakeid's does not follow.
+template <std::uint64_t Threshold = cosid_default_threshold>
 struct cosid_threshold {
-  /// The threshold the generator checks against its layout (0: the default, always valid).
+  /// The threshold the generator checks against its layout.
   static constexpr std::uint64_t threshold = Threshold;
+  /// Whether this is `cosid_threshold<>`, the layout's default (always valid).
+  static constexpr bool layout_default = Threshold == cosid_default_threshold;
   [[nodiscard]] constexpr std::uint64_t next(std::uint64_t prev, std::uint64_t max) noexcept {
-    const std::uint64_t t = Threshold != 0 ? Threshold : (max >> 1);
+    const std::uint64_t t = layout_default ? (max >> 1) : Threshold;
     return (prev >= t || prev >= max) ? 1 : prev + 1;
   }
 };

@@ -5,8 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "expect_error.hpp"
@@ -225,6 +227,37 @@ void evict_everything(flakeid::detail::redis_connection& admin, const std::strin
 
 void append(std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& from) {
   to.insert(to.end(), from.begin(), from.end());
+}
+
+TEST_F(redis_segment_test, fifty_days_of_a_grouped_counter_hold_two_days_of_connections) {
+  using namespace std::chrono;
+  auto store = b.store(unique_segment_ns("days"), patient);
+  flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+  // The server's count of clients, read again (a bounded number of times) while above `bound`:
+  // a connection the generator closed may be seen by the server after the next INFO.
+  const auto clients = [&](int bound) {
+    int n = 0;
+    for (int i = 0; i < 100; ++i)
+      if ((n = std::stoi(info_field(admin, "clients", "connected_clients"))) <= bound) break;
+    return n;
+  };
+  const auto first_day = time_point_cast<milliseconds>(sys_days{2025y / 3 / 18} + 12h);
+  flakeid::manual_clock clock{first_day};
+  flakeid::grouped_segment_generator gen{
+      store.distributor("orders"), flakeid::group_period::day, {.step = 10}, clock};
+  const int before = clients(0);  // this test's, the store's and the base distributor's
+  int most = before;
+  for (int day = 0; day < 50; ++day) {
+    clock.set(first_day + days{day});
+    const std::uint32_t stamp = gen.stamp_at(clock.now());
+    ASSERT_EQ(gen.next(), (flakeid::grouped_id{stamp, 1}));
+    ASSERT_EQ(gen.next(), (flakeid::grouped_id{stamp, 2}));
+    most = std::max(most, clients(before + 2));
+  }
+  // Two days' counters, each on a connection of its own, from the second day to the fiftieth.
+  EXPECT_EQ(most, before + 2);
+  EXPECT_EQ(clients(before + 2), before + 2);
+  EXPECT_EQ(store.current("orders@20250318"), 10U);
 }
 
 // Redis as a cache: an allkeys-* policy evicted the counter, which then counted from 0 again.

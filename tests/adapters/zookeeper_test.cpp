@@ -634,6 +634,26 @@ TEST_F(zookeeper_lease_test, leaf_workers_take_the_sequence_of_their_address_bes
   }
 }
 
+// Leaf falls back to a worker id cached on local disk when ZooKeeper is down at start-up;
+// flakeid refuses the start instead (docs/leases.md, "Leaf's snowflake mode"). A worker
+// assigned before the outage keeps minting: its id is its address's for good.
+TEST_F(zookeeper_lease_test, a_leaf_worker_started_while_the_server_is_down_is_refused) {
+  const flakeid::leaf_worker_options address{
+      .ip = "10.0.0.9", .port = "8080", .connect_timeout = std::chrono::milliseconds{500}};
+  flakeid::zookeeper_leaf_worker running{b.address(), address};
+  flakeid::classic_snowflake<> gen{running};
+  EXPECT_EQ(gen.node(), (flakeid::node_id{0, 0}));
+  b.stop();
+  const std::uint64_t id = gen.next_id();
+  EXPECT_EQ(flakeid::layouts::twitter.decompose(id).worker, 0U);
+  EXPECT_GT(gen.next_id(), id);
+  flakeid::zookeeper_leaf_worker starting{
+      b.address(), {.ip = "10.0.0.10", .port = "8080", .connect_timeout = address.connect_timeout}};
+  expect_error<flakeid::lease_store_error>(
+      [&] { (void)starting.assign(flakeid::layouts::twitter); },
+      "flakeid: cannot connect to zookeeper " + b.server.hosts() + " within 500 ms: timed out");
+}
+
 TEST_F(zookeeper_segment_test, forked_child_distributor_refuses_and_the_parents_session_works) {
   const fork_outcome o = use_a_distributor_in_a_forked_child(b, "fork");
   EXPECT_TRUE(o.child_exited) << o.child_said;

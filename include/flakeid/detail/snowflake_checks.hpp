@@ -48,14 +48,18 @@ consteval bool check_snowflake_params() {
                 "stand above it), or IDs would not sort by time");
 
   constexpr bool threshold_fits = [] {
-    if constexpr (requires { Policies::sequence_start::threshold; })
-      return Policies::sequence_start::threshold <= L.max_value(field_kind::sequence);
+    using start = typename Policies::sequence_start;
+    if constexpr (requires { start::layout_default; })
+      if (start::layout_default) return true;
+    if constexpr (requires { start::threshold; })
+      return start::threshold <= L.max_value(field_kind::sequence);
     return true;
   }();
   static_assert(threshold_fits,
                 "cosid_threshold<T>: T is above the layout's largest sequence, so CosId's "
                 "sequence would never reset and would wrap to 0, which this generator does not "
-                "follow: use a T up to 2^sequence_bits - 1, or 0 for CosId's default");
+                "follow: use a T up to 2^sequence_bits - 1, or cosid_threshold<> for CosId's "
+                "default");
 
   static_assert(!L.has(field_kind::gene) || L.shift(field_kind::gene) == 0,
                 "a generator's gene field must be the lowest field of the layout, so that "

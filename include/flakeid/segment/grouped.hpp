@@ -90,11 +90,17 @@ struct grouped_id {
 /// keeps them all. A process whose clock is behind by more than `keep_periods` periods could
 /// make a dropped counter anew and repeat its numbers.
 ///
+/// Two periods at a time: the generator keeps the counters (each a `segment_generator` with its
+/// distributor, and so its connection) of the latest period it has served and of one more, the
+/// period before it (for a caller whose clock reading is a little older) or the period a clock
+/// that went back is in. Any other period's counter is dropped with its distributor once no
+/// call can still hold it. A dropped period seen again gets a new counter on the same store
+/// key, which goes on above the segments it reserved before (the rest of its last segment is a
+/// gap), so nothing repeats while the store keeps the key.
+///
 /// Requirements: `Distributor` models `keyed_segment_distributor`. Throws as
 /// `segment_generator`, and `invalid_option_error` for `keep_periods` above
-/// `max_group_keep_periods`. Thread-safety: all members may be called concurrently. The
-/// generator keeps a small state (a few hundred bytes) for every period it has served until it
-/// is destroyed.
+/// `max_group_keep_periods`. Thread-safety: all members may be called concurrently.
 ///
 ///     flakeid::grouped_segment_generator gen{store.distributor("orders"), flakeid::group_period::day,
 ///                                            {.step = 50}};
@@ -136,10 +142,19 @@ class grouped_segment_generator {
   [[nodiscard]] grouped_id next() {
     born_.check("this grouped segment generator");
     const std::int64_t now = detail::unix_ms(clock_.now());
-    group* g = current_.load(std::memory_order_acquire);
-    if (g == nullptr || now < g->start_ms || now >= g->end_ms) [[unlikely]]
-      g = switch_to(now);
-    return {g->stamp, g->gen.next_id()};
+    grouped_id out;
+    {
+      const pin held{*this};
+      group* g = current_.load(std::memory_order_acquire);
+      if (g == nullptr || now < g->start_ms || now >= g->end_ms) [[unlikely]]
+        g = switch_to(now);
+      out = {g->stamp, g->gen.next_id()};
+    }
+    if (dropping_.load(std::memory_order_relaxed)) [[unlikely]] {
+      std::unique_lock lk(mutex_, std::try_to_lock);
+      if (lk.owns_lock()) reclaim();
+    }
+    return out;
   }
 
   /// The next number alone (the stamp of its period is lost: prefer `next()`).
@@ -165,10 +180,42 @@ class grouped_segment_generator {
     if (born_.forked()) return;
     std::lock_guard lk(mutex_);
     closed_ = true;
-    for (auto& g : groups_) g->gen.close();
+    for (auto* list : {&groups_, &retiring_, &draining_})
+      for (auto& g : *list) g->gen.close();
   }
 
  private:
+  /// A call under way: a group dropped from `groups_` is destroyed only once every call that
+  /// may hold it has returned. Calls count in one of two counters, picked by the parity of
+  /// `epoch_`; the groups dropped before a flip of the epoch wait for the counter of the
+  /// epoch before it to reach 0 (a call counts itself only if the epoch did not change
+  /// meanwhile, so no later call can join that counter before it is drained).
+  class pin {
+   public:
+    explicit pin(grouped_segment_generator& s) noexcept {
+      for (;;) {
+        const std::uint64_t e = s.epoch_.load(std::memory_order_seq_cst);
+        std::atomic<std::uint64_t>& r = s.readers_[e & 1].n;
+        r.fetch_add(1, std::memory_order_seq_cst);
+        if (s.epoch_.load(std::memory_order_seq_cst) == e) {
+          count_ = &r;
+          return;
+        }
+        r.fetch_sub(1, std::memory_order_seq_cst);
+      }
+    }
+    ~pin() { count_->fetch_sub(1, std::memory_order_seq_cst); }
+    pin(const pin&) = delete;
+    pin& operator=(const pin&) = delete;
+
+   private:
+    std::atomic<std::uint64_t>* count_ = nullptr;
+  };
+
+  struct alignas(64) reader_count {
+    std::atomic<std::uint64_t> n{0};
+  };
+
   struct period_bounds {
     std::uint32_t stamp;
     std::int64_t start_ms;
@@ -240,9 +287,43 @@ class grouped_segment_generator {
     }
     groups_.push_back(std::make_unique<group>(std::move(d), opts_, clock_, b));
     group* fresh = groups_.back().get();
-    if (g == nullptr || fresh->start_ms > g->start_ms)
+    // Two periods stay: the new latest one and the latest before it, or (a clock that went
+    // back) the latest one and this older one.
+    if (g == nullptr || fresh->start_ms > g->start_ms) {
       current_.store(fresh, std::memory_order_release);
+      drop_all_but(fresh, g);
+    } else {
+      drop_all_but(g, fresh);
+    }
     return fresh;
+  }
+
+  /// Moves every group but `a` and `b` out of `groups_` (under `mutex_`): the calls under way
+  /// may still hold them.
+  void drop_all_but(const group* a, const group* b) {
+    for (auto it = groups_.begin(); it != groups_.end();) {
+      if (it->get() == a || it->get() == b) {
+        ++it;
+      } else {
+        retiring_.push_back(std::move(*it));
+        it = groups_.erase(it);
+      }
+    }
+    reclaim();
+  }
+
+  /// Destroys the dropped groups no call can hold any more (under `mutex_`): those dropped
+  /// before the last flip of the epoch, once the calls of the epoch before have returned; then
+  /// flips the epoch for the groups dropped since.
+  void reclaim() {
+    if (!draining_.empty() && readers_[draining_slot_].n.load(std::memory_order_seq_cst) == 0)
+      draining_.clear();
+    if (draining_.empty() && !retiring_.empty()) {
+      draining_.swap(retiring_);
+      draining_slot_ = epoch_.load(std::memory_order_relaxed) & 1;
+      epoch_.fetch_add(1, std::memory_order_seq_cst);
+    }
+    dropping_.store(!draining_.empty(), std::memory_order_relaxed);
   }
 
   Distributor base_;
@@ -252,9 +333,15 @@ class grouped_segment_generator {
   std::chrono::minutes offset_;
   std::uint32_t keep_periods_;
   std::atomic<group*> current_{nullptr};
+  std::atomic<std::uint64_t> epoch_{0};
+  reader_count readers_[2];
+  std::atomic<bool> dropping_{false};  // draining_ is not empty: a call may destroy it
   std::mutex mutex_;
   bool closed_ = false;
-  std::vector<std::unique_ptr<group>> groups_;
+  std::vector<std::unique_ptr<group>> groups_;    // the periods served: at most 2
+  std::vector<std::unique_ptr<group>> retiring_;  // dropped since the last flip of epoch_
+  std::vector<std::unique_ptr<group>> draining_;  // dropped before it: destroyed once drained
+  std::size_t draining_slot_ = 0;
   detail::fork_stamp born_;
 };
 
