@@ -56,14 +56,25 @@ flakeid::lease_options guard_options(const flakeid::manual_clock& clk) {
   return o;
 }
 
-TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refused) {
+/// A guard file for worker 7 in a directory of its own, on a manual clock that starts at `t0`.
+struct guarded {
   temp_dir dir;
   flakeid::manual_clock clk{time_point_cast<milliseconds>(system_clock::now())};
-  const std::int64_t t0 = ms_of(clk);
-  const std::string file = dir.path + "/state";
+  std::int64_t t0 = ms_of(clk);
+  std::string file = dir.path + "/state";
+
+  [[nodiscard]] flakeid::clock_guard_file guard() const {
+    return flakeid::clock_guard_file{file, flakeid::fixed_node{flakeid::worker_id{7}},
+                                     guard_options(clk)};
+  }
+};
+
+TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refused) {
+  guarded g;
+  auto& clk = g.clk;
+  const std::int64_t t0 = g.t0;
   {
-    flakeid::clock_guard_file guard{file, flakeid::fixed_node{flakeid::worker_id{7}},
-                                    guard_options(clk)};
+    flakeid::clock_guard_file guard = g.guard();
     borrowing_gen gen{guard, clk};
     // The generator told the guard its lead (401 ms) before the claim, and the guard had the
     // deadline confirmed from the clock plus that lead before the generator could mint: no
@@ -90,8 +101,7 @@ TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refuse
   }
   // A clean release records the clock plus the lead (a call in flight may have borrowed that
   // far), not the deadline.
-  flakeid::clock_guard_file again{file, flakeid::fixed_node{flakeid::worker_id{7}},
-                                  guard_options(clk)};
+  flakeid::clock_guard_file again = g.guard();
   (void)again.assign(twitter);
   ASSERT_TRUE(again.recorded().has_value());
   EXPECT_EQ(again.recorded()->time_since_epoch().count(), t0 + 401);
@@ -101,18 +111,15 @@ TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refuse
 // for by the plain clock, not by the clock plus the lead, so the generator's first tick follows
 // the record without borrowing past its span; then the deadline covers the lead at once.
 TEST(clock_guard_test, a_borrowing_restart_waits_for_the_record_by_the_plain_clock) {
-  temp_dir dir;
-  flakeid::manual_clock clk{time_point_cast<milliseconds>(system_clock::now())};
-  const std::int64_t t0 = ms_of(clk);
-  const std::string file = dir.path + "/state";
+  guarded g;
+  auto& clk = g.clk;
+  const std::int64_t t0 = g.t0;
   {
-    flakeid::clock_guard_file guard{file, flakeid::fixed_node{flakeid::worker_id{7}},
-                                    guard_options(clk)};
+    flakeid::clock_guard_file guard = g.guard();
     borrowing_gen gen{guard, clk};
     EXPECT_EQ(gen.next_id(), twitter.compose({.timestamp = clk.now(), .worker = 7}));
   }
-  flakeid::clock_guard_file again{file, flakeid::fixed_node{flakeid::worker_id{7}},
-                                  guard_options(clk)};
+  flakeid::clock_guard_file again = g.guard();
   borrowing_gen gen{again, clk};
   ASSERT_TRUE(again.recorded().has_value());
   EXPECT_EQ(again.recorded()->time_since_epoch().count(), t0 + 401);

@@ -972,15 +972,27 @@ class live_counter {
 
 static_assert(flakeid::expiring_segment_distributor<live_counter>);
 
-TEST(grouped_segment_test, a_thousand_days_hold_two_days_of_distributors) {
-  const sys_ms first_day = sys_ms{sys_days{2025y / 3 / 18}} + 12h;
+/// A daily counter "orders" of step 10 over a memory store, on a manual clock at noon of
+/// 2025-03-18, whose distributors count themselves in `live`.
+struct counted_days {
+  sys_ms first_day = sys_ms{sys_days{2025y / 3 / 18}} + 12h;
   flakeid::manual_clock clock{first_day};
   flakeid::memory_store store;
-  const auto live = std::make_shared<std::atomic<int>>(0);
-  flakeid::grouped_segment_generator gen{live_counter{store.distributor("orders"), live},
-                                         flakeid::group_period::day,
-                                         {.step = 10},
-                                         clock};
+  std::shared_ptr<std::atomic<int>> live = std::make_shared<std::atomic<int>>(0);
+  flakeid::grouped_segment_generator<live_counter, flakeid::manual_clock> gen{
+      live_counter{store.distributor("orders"), live},
+      flakeid::group_period::day,
+      {.step = 10},
+      clock};
+};
+
+TEST(grouped_segment_test, a_thousand_days_hold_two_days_of_distributors) {
+  counted_days t;
+  const sys_ms first_day = t.first_day;
+  auto& clock = t.clock;
+  auto& store = t.store;
+  auto& live = t.live;
+  auto& gen = t.gen;
   EXPECT_EQ(live->load(), 1);  // the base distributor
   int most = 0;
   for (int day = 0; day < 1000; ++day) {
@@ -1026,14 +1038,12 @@ TEST(grouped_segment_test, a_thousand_days_in_a_file_store_keep_the_open_files_b
 }
 
 TEST(grouped_segment_test, a_dropped_day_seen_again_goes_on_above_its_numbers) {
-  const sys_ms day1 = sys_ms{sys_days{2025y / 3 / 18}} + 12h;
-  flakeid::manual_clock clock{day1};
-  flakeid::memory_store store;
-  const auto live = std::make_shared<std::atomic<int>>(0);
-  flakeid::grouped_segment_generator gen{live_counter{store.distributor("orders"), live},
-                                         flakeid::group_period::day,
-                                         {.step = 10},
-                                         clock};
+  counted_days t;
+  const sys_ms day1 = t.first_day;
+  auto& clock = t.clock;
+  auto& store = t.store;
+  auto& live = t.live;
+  auto& gen = t.gen;
   EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 1}));
   EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 2}));
   clock.set(day1 + days{1});
