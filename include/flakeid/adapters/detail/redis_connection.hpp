@@ -63,6 +63,7 @@ class redis_connection {
   redis_connection(redis_options options, std::chrono::milliseconds connect_timeout,
                    std::chrono::milliseconds io_timeout)
       : options_(std::move(options)) {
+    if (options_.port == 0) options_.port = redis_options::default_port;
     if (options_.connect_timeout.count() <= 0) options_.connect_timeout = connect_timeout;
     if (options_.command_timeout.count() <= 0) options_.command_timeout = io_timeout;
     if (options_.tls && !redis_tls_built)
@@ -103,7 +104,8 @@ class redis_connection {
     connect();
     redis_reply r = send(args);
     if (r->type == REDIS_REPLY_ERROR)
-      throw store_connection_error(where() + ": " + std::string(r->str, r->len));
+      throw store_connection_error(where() + ": " +
+                                   options_.hide_password(std::string(r->str, r->len)));
     return r;
   }
 
@@ -168,7 +170,7 @@ class redis_connection {
         reset();
         throw store_connection_error("cannot log in to " + where() +
                                      (options_.user.empty() ? " (default user): " : ": ") +
-                                     std::string(r->str, r->len));
+                                     options_.hide_password(std::string(r->str, r->len)));
       }
     }
     if (options_.db != 0) {
@@ -176,7 +178,8 @@ class redis_connection {
       if (r->type == REDIS_REPLY_ERROR) {
         reset();
         throw store_connection_error("cannot select db " + std::to_string(options_.db) + " on " +
-                                     where() + ": " + std::string(r->str, r->len));
+                                     where() + ": " +
+                                     options_.hide_password(std::string(r->str, r->len)));
       }
     }
   }
@@ -198,7 +201,7 @@ class redis_connection {
                                          options_.command_timeout));
       } catch (const std::runtime_error& e) {
         tls_.reset();  // reconnect next time
-        throw store_connection_error(where() + ": " + e.what());
+        throw store_connection_error(where() + ": " + options_.hide_password(e.what()));
       }
     }
 #endif
@@ -216,7 +219,7 @@ class redis_connection {
       why = "no answer within " + std::to_string(options_.command_timeout.count()) + " ms (" + why +
             ")";
     reset();  // reconnect next time
-    throw store_connection_error(where() + ": " + why);
+    throw store_connection_error(where() + ": " + options_.hide_password(why));
   }
 
   redis_options options_;
