@@ -40,7 +40,7 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 /// Where a Redis server is and how to log in (see the file comment): a `server_address`
 /// (host, port 6379, Unix socket, user, password, TLS, CA file, timeouts) and Redis's own
 /// fields.
-struct redis_options : server_address {
+struct redis_options : detail::backend_address<redis_options> {
   /// Database number selected with `SELECT` after connecting (0: none sent).
   int db = 0;
   /// PEM client certificate (chain) for mutual TLS; empty: none.
@@ -50,28 +50,21 @@ struct redis_options : server_address {
   /// The name the server certificate must carry (and the SNI sent); empty: `host`.
   std::string tls_server_name{};
 
-  /// Redis's port.
-  static constexpr int default_port = 6379;
-
   /// Reads a `redis://`, `rediss://` or `unix://` URI, or a bare `host[:port]`. Throws
   /// `invalid_option_error` naming what is wrong (the text quoted with its password hidden):
   /// an unbracketed IPv6 address, a bad port or db, an unknown query parameter, a bad
-  /// percent-escape.
+  /// percent-escape. `from_env()` reads `FLAKEID_REDIS_URL` so.
   [[nodiscard]] static redis_options parse(std::string_view text);
 
-  /// `parse(getenv(variable))`. Throws `invalid_option_error` when the variable is unset or
-  /// empty, or does not parse.
-  [[nodiscard]] static redis_options from_env(const char* variable = "FLAKEID_REDIS_URL") {
-    return detail::server_address_from_env<redis_options>(
-        variable, "redis://[user[:password]@]host[:port][/db]");
-  }
-
-  /// Where the server is, for messages: `redis host:port`, then ` tls`, ` user <name>` and
-  /// ` db <n>` when they apply (`redis unix:/run/redis.sock db 2`). Never the password.
-  [[nodiscard]] std::string where() const {
-    std::string w = server_address::where("redis", default_port, tls);
-    if (db != 0) w += " db " + std::to_string(db);
-    return w;
+  static constexpr int default_port = 6379;
+  static constexpr const char* kind = "redis";
+  static constexpr const char* env_variable = "FLAKEID_REDIS_URL";
+  static constexpr const char* uri_form = "redis://[user[:password]@]host[:port][/db]";
+  /// `where()` shows ` tls` when TLS is on, and ` db <n>` after the user (`redis
+  /// unix:/run/redis.sock db 2`).
+  [[nodiscard]] bool tls_shown() const noexcept { return tls; }
+  [[nodiscard]] std::string where_detail() const {
+    return db != 0 ? " db " + std::to_string(db) : std::string();
   }
 };
 

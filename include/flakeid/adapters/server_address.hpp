@@ -292,13 +292,27 @@ void check_host_list(std::string_view hosts, std::string_view bracketed, Fail&& 
   }
 }
 
-/// `T::parse(getenv(variable))`; `invalid_option_error` when it is unset or empty (naming
-/// `want`, the form it should have).
+/// A backend's `server_address`: `from_env()` and `where()` written once from what `T` says
+/// of itself: `T::kind` (the first word of `where()`), `T::default_port`, `T::env_variable`
+/// and `T::uri_form` (for `from_env`), `T::parse`, `tls_shown()` and `where_detail()` (what
+/// `where()` adds after the user).
 template <class T>
-[[nodiscard]] T server_address_from_env(const char* variable, std::string_view want) {
-  return T::parse(
-      uri_from_env(variable, want, [](const std::string& m) { throw invalid_option_error(m); }));
-}
+struct backend_address : server_address {
+  /// `parse(getenv(variable))`. Throws `invalid_option_error` when the variable is unset or
+  /// empty, or does not parse.
+  [[nodiscard]] static T from_env(const char* variable = T::env_variable) {
+    return T::parse(uri_from_env(variable, T::uri_form,
+                                 [](const std::string& m) { throw invalid_option_error(m); }));
+  }
+
+  /// Where the server is, for messages: `<kind> host:port` or `<kind> unix:<path>`, then
+  /// ` tls`, ` user <name>` and the backend's own detail (a db) when they apply. Never the
+  /// password.
+  [[nodiscard]] std::string where() const {
+    const T& t = static_cast<const T&>(*this);
+    return server_address::where(T::kind, T::default_port, t.tls_shown()) + t.where_detail();
+  }
+};
 
 }  // namespace detail
 }  // namespace FLAKEID_ABI_NAMESPACE

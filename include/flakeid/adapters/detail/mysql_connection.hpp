@@ -54,34 +54,27 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 ///
 /// No message of flakeid names the password: `where()` and every error show user, host, port
 /// and database only, and a URI that does not parse is quoted with its password as `***`.
-struct mysql_address : server_address {
+struct mysql_address : detail::backend_address<mysql_address> {
   /// Database (schema) of the tables; empty: none selected (the server then refuses table
   /// names without one).
   std::string database{};
 
-  /// MySQL's port.
-  static constexpr int default_port = 3306;
-
   /// Reads a `mysql://` or `mariadb://` URI (see the struct comment). Throws
   /// `invalid_option_error` naming what is wrong, the URI quoted with its password hidden.
+  /// `from_env()` reads `FLAKEID_MYSQL_URL` so.
   [[nodiscard]] static mysql_address parse(std::string_view text);
-
-  /// `parse(getenv(variable))`. Throws `invalid_option_error` when it is unset or empty, or
-  /// does not parse.
-  [[nodiscard]] static mysql_address from_env(const char* variable = "FLAKEID_MYSQL_URL") {
-    return detail::server_address_from_env<mysql_address>(
-        variable, "mysql://[user[:password]@]host[:port]/db");
-  }
 
   /// Whether TLS is required: `tls`, or a CA file to verify the server with.
   [[nodiscard]] bool tls_required() const noexcept { return tls || !tls_ca_file.empty(); }
 
-  /// `mysql host:port`, then ` tls`, ` user <name>` and ` db <name>` when they apply. Never
-  /// the password.
-  [[nodiscard]] std::string where() const {
-    std::string w = server_address::where("mysql", default_port, tls_required());
-    if (!database.empty()) w += " db " + database;
-    return w;
+  static constexpr int default_port = 3306;
+  static constexpr const char* kind = "mysql";
+  static constexpr const char* env_variable = "FLAKEID_MYSQL_URL";
+  static constexpr const char* uri_form = "mysql://[user[:password]@]host[:port]/db";
+  /// `where()` shows ` tls` when it is required, and ` db <name>` after the user.
+  [[nodiscard]] bool tls_shown() const noexcept { return tls_required(); }
+  [[nodiscard]] std::string where_detail() const {
+    return database.empty() ? std::string() : " db " + database;
   }
 };
 
