@@ -3,6 +3,7 @@
 // Every message the adapters produce here is checked for the passwords.
 #include <flakeid/adapters/redis.hpp>
 
+#include "expect_error.hpp"
 #include "lease_scenarios.hpp"
 #include "secret_messages.hpp"
 #include "test_servers.hpp"
@@ -240,6 +241,24 @@ TEST(redis_options, parses_every_part_of_a_uri) {
   EXPECT_FALSE(p.tls);
   EXPECT_EQ(flakeid::redis_options::redact("redis://u:pw@h:1/2"), "redis://u:***@h:1/2");
   EXPECT_EQ(flakeid::redis_options::redact("redis://h:1/2"), "redis://h:1/2");
+}
+
+TEST(redis_options, a_default_made_one_is_on_the_default_port_and_hides_its_password) {
+  flakeid::redis_options o;
+  EXPECT_EQ(o.port, 0);
+  EXPECT_EQ(o.where(), "redis 127.0.0.1:6379");
+  o.user = "app";
+  o.password = "S3cr3t";
+  o.db = 4;
+  EXPECT_EQ(o.where(), "redis 127.0.0.1:6379 user app db 4");
+  EXPECT_EQ(o.hide_password("WRONGPASS S3cr3t, S3cr3tS3cr3t"), "WRONGPASS ***, ******");
+  const flakeid::redis_store store{o};
+  EXPECT_EQ(store.distributor("k").store_name(),
+            "redis 127.0.0.1:6379 user app db 4 namespace default");
+  o.port = 70000;
+  expect_error<flakeid::invalid_option_error>(
+      [&] { (void)flakeid::redis_store{o}; },
+      "flakeid: redis 127.0.0.1:70000 user app db 4: port must be 1..65535");
 }
 
 #if defined(FLAKEID_REDIS_TLS)
