@@ -14,10 +14,8 @@
 ///
 ///     auto o = flakeid::redis_options::parse("rediss://app:s3cret@cache.internal:6380/2");
 ///     auto e = flakeid::redis_options::from_env();           // FLAKEID_REDIS_URL
-///     flakeid::redis_options d;                             // or field by field
-///     d.host = "cache.internal";
-///     d.password = "s3cret";
-///     d.db = 2;
+///     flakeid::redis_options d{.address = {.host = "cache.internal", .password = "s3cret"},
+///                              .db = 2};                // or field by field
 ///
 /// In a URI, user and password are percent-decoded (`%40` is '@'); an IPv6 address is written
 /// in brackets (`redis://[::1]:6379`). Query parameters: `timeout` (both bounds), `connect_timeout`,
@@ -39,8 +37,12 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// Where a Redis server is and how to log in (see the file comment): a `server_address`
 /// (host, port 6379, Unix socket, user, password, TLS, CA file, timeouts) and Redis's own
-/// fields.
-struct redis_options : detail::backend_address<redis_options> {
+/// fields, an aggregate written with designated initializers:
+///
+///     flakeid::redis_options o{.address = {.host = "cache.internal", .port = 6380}, .db = 2};
+struct redis_options {
+  /// Host, port (0: 6379), socket, user, password, TLS, CA file and timeouts.
+  server_address address{};
   /// Database number selected with `SELECT` after connecting (0: none sent).
   int db = 0;
   /// PEM client certificate (chain) for mutual TLS; empty: none.
@@ -55,14 +57,21 @@ struct redis_options : detail::backend_address<redis_options> {
   /// an unbracketed IPv6 address, a bad port or db, an unknown query parameter, a bad
   /// percent-escape. `from_env()` reads `FLAKEID_REDIS_URL` so.
   [[nodiscard]] static redis_options parse(std::string_view text);
+  /// `parse(getenv(variable))`. Throws `invalid_option_error` when the variable is unset or
+  /// empty, or does not parse.
+  [[nodiscard]] static redis_options from_env(const char* variable = "FLAKEID_REDIS_URL") {
+    return detail::address_from_env<redis_options>(variable);
+  }
+  /// Where the server is, for messages: `redis host:port` or `redis unix:<path>`, then ` tls`,
+  /// ` user <name>` and ` db <n>` when they apply. Never the password.
+  [[nodiscard]] std::string where() const { return detail::address_where(*this); }
 
   static constexpr int default_port = 6379;
   static constexpr const char* kind = "redis";
-  static constexpr const char* env_variable = "FLAKEID_REDIS_URL";
   static constexpr const char* uri_form = "redis://[user[:password]@]host[:port][/db]";
   /// `where()` shows ` tls` when TLS is on, and ` db <n>` after the user (`redis
   /// unix:/run/redis.sock db 2`).
-  [[nodiscard]] bool tls_shown() const noexcept { return tls; }
+  [[nodiscard]] bool tls_shown() const noexcept { return address.tls; }
   [[nodiscard]] std::string where_detail() const {
     return db != 0 ? " db " + std::to_string(db) : std::string();
   }
@@ -76,7 +85,7 @@ void redis_query(std::string_view query, redis_options& o, Fail&& fail) {
   read_server_query(query,
                     "timeout, connect_timeout, command_timeout, db, tls_ca, tls_cert, tls_key, "
                     "tls_server_name",
-                    o, fail, [&](std::string_view name, const std::string& value) {
+                    o.address, fail, [&](std::string_view name, const std::string& value) {
                       if (name == "db") {
                         const long long d = uri_number(value, 0, 1'000'000);
                         if (d < 0) fail("db '" + value + "' is not a number 0..1000000");
@@ -98,26 +107,27 @@ void redis_query(std::string_view query, redis_options& o, Fail&& fail) {
 
 inline redis_options redis_options::parse(std::string_view text) {
   redis_options o;
-  o.port = default_port;
+  o.address.port = default_port;
   const auto fail = [&](const std::string& why) { detail::bad_server_uri("Redis", text, why); };
   if (text.find("://") == std::string_view::npos) {  // host[:port]
     if (text.find_first_of("@/?") != std::string_view::npos)
       fail("not host:port; a URI starts with redis://, rediss:// or unix://");
-    detail::uri_host_port(text, o.host, o.port, "[::1]:6379", fail);
+    detail::uri_host_port(text, o.address.host, o.address.port, "[::1]:6379", fail);
     return o;
   }
-  const auto [scheme, rest, query] = detail::split_server_uri(text, default_port, o, fail);
+  const auto [scheme, rest, query] = detail::split_server_uri(text, default_port, o.address, fail);
   if (scheme == "rediss") {
-    o.tls = true;
+    o.address.tls = true;
   } else if (scheme != "redis" && scheme != "unix") {
     fail("scheme '" + std::string(scheme) + "' is not redis, rediss or unix");
   }
   if (scheme == "unix") {
     if (!rest.starts_with('/')) fail("a unix:// URI needs an absolute socket path");
-    o.unix_socket = std::string(rest);
+    o.address.unix_socket = std::string(rest);
   } else {
     const auto slash = rest.find('/');
-    detail::uri_host_port(rest.substr(0, slash), o.host, o.port, "[::1]:6379", fail);
+    detail::uri_host_port(rest.substr(0, slash), o.address.host, o.address.port, "[::1]:6379",
+                          fail);
     if (slash != std::string_view::npos && slash + 1 < rest.size()) {
       const std::string_view db = rest.substr(slash + 1);
       const long long d = detail::uri_number(db, 0, 1'000'000);
@@ -126,8 +136,8 @@ inline redis_options redis_options::parse(std::string_view text) {
     }
   }
   detail::redis_query(query, o, fail);
-  if (!o.tls && (!o.tls_ca_file.empty() || !o.tls_cert_file.empty() || !o.tls_key_file.empty() ||
-                 !o.tls_server_name.empty()))
+  if (!o.address.tls && (!o.address.tls_ca_file.empty() || !o.tls_cert_file.empty() ||
+                         !o.tls_key_file.empty() || !o.tls_server_name.empty()))
     fail("tls_* parameters need a rediss:// URI");
   return o;
 }

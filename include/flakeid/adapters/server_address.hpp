@@ -3,9 +3,10 @@
 #pragma once
 /// \file adapters/server_address.hpp
 /// `server_address`: where a server is and how to log in, written once for every server
-/// backend. `redis_options` and `mysql_address` are a `server_address` and the fields of their
-/// own (a Redis db and client certificate, a MySQL database); a ZooKeeper host list is read
-/// with the same host reader. One URI reader,
+/// backend. `redis_options` and `mysql_address` hold one, `address`, and the fields of their
+/// own (a Redis db and client certificate, a MySQL database), so that each is written with
+/// designated initializers (`{.address = {.host = "h", .port = 6380}, .db = 2}`); a ZooKeeper
+/// host list is read with the same host reader. One URI reader,
 /// `scheme://[user[:password]@]host[:port][/path][?query]` (percent-decoding, the user info,
 /// `host[:port]` with IPv6 in brackets, the query parameters every server takes: `timeout`,
 /// `connect_timeout`, `command_timeout`, `tls_ca`), one `where()` rule (`<kind> host:port`,
@@ -161,7 +162,8 @@ void uri_query(std::string_view query, Fail&& fail, Each&& each) {
 }  // namespace detail
 
 /// Where a server is and how to log in: the fields every server backend shares (see the file
-/// comment). `redis_options` and `mysql_address` derive from it.
+/// comment). `redis_options` and `mysql_address` hold one as their `address`; an aggregate,
+/// written with designated initializers: `{.host = "db.internal", .user = "app"}`.
 struct server_address {
   /// Host name or IP address (IPv6 without brackets here).
   std::string host = "127.0.0.1";
@@ -292,27 +294,22 @@ void check_host_list(std::string_view hosts, std::string_view bracketed, Fail&& 
   }
 }
 
-/// A backend's `server_address`: `from_env()` and `where()` written once from what `T` says
-/// of itself: `T::kind` (the first word of `where()`), `T::default_port`, `T::env_variable`
-/// and `T::uri_form` (for `from_env`), `T::parse`, `tls_shown()` and `where_detail()` (what
-/// `where()` adds after the user).
+/// `T::parse(getenv(variable))`, for a backend's address `T` (`redis_options`,
+/// `mysql_address`): `T::uri_form` is the form named when the variable is unset or empty.
+/// Throws `invalid_option_error` then, or when it does not parse.
 template <class T>
-struct backend_address : server_address {
-  /// `parse(getenv(variable))`. Throws `invalid_option_error` when the variable is unset or
-  /// empty, or does not parse.
-  [[nodiscard]] static T from_env(const char* variable = T::env_variable) {
-    return T::parse(uri_from_env(variable, T::uri_form,
-                                 [](const std::string& m) { throw invalid_option_error(m); }));
-  }
+[[nodiscard]] T address_from_env(const char* variable) {
+  return T::parse(uri_from_env(variable, T::uri_form,
+                               [](const std::string& m) { throw invalid_option_error(m); }));
+}
 
-  /// Where the server is, for messages: `<kind> host:port` or `<kind> unix:<path>`, then
-  /// ` tls`, ` user <name>` and the backend's own detail (a db) when they apply. Never the
-  /// password.
-  [[nodiscard]] std::string where() const {
-    const T& t = static_cast<const T&>(*this);
-    return server_address::where(T::kind, T::default_port, t.tls_shown()) + t.where_detail();
-  }
-};
+/// Where the server of `t`, a backend's address, is: its `address.where()` with `T::kind` and
+/// `T::default_port`, ` tls` when `t.tls_shown()`, then `t.where_detail()` (a db). Never the
+/// password.
+template <class T>
+[[nodiscard]] std::string address_where(const T& t) {
+  return t.address.where(T::kind, T::default_port, t.tls_shown()) + t.where_detail();
+}
 
 }  // namespace detail
 }  // namespace FLAKEID_ABI_NAMESPACE

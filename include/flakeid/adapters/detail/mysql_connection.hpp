@@ -39,10 +39,8 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 ///
 ///     auto o = flakeid::mysql_address::parse("mysql://app:s3cret@db.internal/shop");
 ///     auto e = flakeid::mysql_address::from_env();           // FLAKEID_MYSQL_URL
-///     flakeid::mysql_address d;                             // or field by field
-///     d.host = "db.internal";
-///     d.user = "app";
-///     d.database = "shop";
+///     flakeid::mysql_address d{.address = {.host = "db.internal", .user = "app"},
+///                              .database = "shop"};     // or field by field
 ///
 /// User and password are percent-decoded; an IPv6 address is written in brackets. Query
 /// parameters: `socket` (a Unix socket path; host and port are then not used), `tls` (1:
@@ -54,7 +52,9 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 ///
 /// No message of flakeid names the password: `where()` and every error show user, host, port
 /// and database only, and a URI that does not parse is quoted with its password as `***`.
-struct mysql_address : detail::backend_address<mysql_address> {
+struct mysql_address {
+  /// Host, port (0: 3306), socket, user, password, TLS, CA file and timeouts.
+  server_address address{};
   /// Database (schema) of the tables; empty: none selected (the server then refuses table
   /// names without one).
   std::string database{};
@@ -63,13 +63,22 @@ struct mysql_address : detail::backend_address<mysql_address> {
   /// `invalid_option_error` naming what is wrong, the URI quoted with its password hidden.
   /// `from_env()` reads `FLAKEID_MYSQL_URL` so.
   [[nodiscard]] static mysql_address parse(std::string_view text);
+  /// `parse(getenv(variable))`. Throws `invalid_option_error` when the variable is unset or
+  /// empty, or does not parse.
+  [[nodiscard]] static mysql_address from_env(const char* variable = "FLAKEID_MYSQL_URL") {
+    return detail::address_from_env<mysql_address>(variable);
+  }
+  /// Where the server is, for messages: `mysql host:port` or `mysql unix:<path>`, then ` tls`,
+  /// ` user <name>` and ` db <name>` when they apply. Never the password.
+  [[nodiscard]] std::string where() const { return detail::address_where(*this); }
 
   /// Whether TLS is required: `tls`, or a CA file to verify the server with.
-  [[nodiscard]] bool tls_required() const noexcept { return tls || !tls_ca_file.empty(); }
+  [[nodiscard]] bool tls_required() const noexcept {
+    return address.tls || !address.tls_ca_file.empty();
+  }
 
   static constexpr int default_port = 3306;
   static constexpr const char* kind = "mysql";
-  static constexpr const char* env_variable = "FLAKEID_MYSQL_URL";
   static constexpr const char* uri_form = "mysql://[user[:password]@]host[:port]/db";
   /// `where()` shows ` tls` when it is required, and ` db <name>` after the user.
   [[nodiscard]] bool tls_shown() const noexcept { return tls_required(); }
@@ -83,30 +92,32 @@ inline mysql_address mysql_address::parse(std::string_view text) {
   const auto fail = [&](const std::string& why) { detail::bad_server_uri("MySQL", text, why); };
   if (text.find("://") == std::string_view::npos)
     fail("a MySQL address is a URI: mysql://[user[:password]@]host[:port][/database]");
-  const auto [scheme, rest, query] = detail::split_server_uri(text, default_port, o, fail);
+  const auto [scheme, rest, query] = detail::split_server_uri(text, default_port, o.address, fail);
   if (scheme != "mysql" && scheme != "mariadb")
     fail("scheme '" + std::string(scheme) + "' is not mysql or mariadb");
   const auto slash = rest.find('/');
-  if (slash != 0) detail::uri_host_port(rest.substr(0, slash), o.host, o.port, "[::1]:3306", fail);
+  if (slash != 0)
+    detail::uri_host_port(rest.substr(0, slash), o.address.host, o.address.port, "[::1]:3306",
+                          fail);
   if (slash != std::string_view::npos && slash + 1 < rest.size() &&
       !detail::percent_decode(rest.substr(slash + 1), o.database))
     fail("bad percent-escape in the database name");
   detail::read_server_query(query, "socket, tls, tls_ca, timeout, connect_timeout, command_timeout",
-                            o, fail, [&](std::string_view name, const std::string& value) {
+                            o.address, fail, [&](std::string_view name, const std::string& value) {
                               if (name == "socket") {
                                 if (!value.starts_with('/'))
                                   fail("socket '" + value + "' is not an absolute path");
-                                o.unix_socket = value;
+                                o.address.unix_socket = value;
                               } else if (name == "tls") {
                                 if (value != "0" && value != "1")
                                   fail("tls '" + value + "' is not 0 or 1");
-                                o.tls = value == "1";
+                                o.address.tls = value == "1";
                               } else {
                                 return false;
                               }
                               return true;
                             });
-  if (slash == 0 && o.unix_socket.empty()) fail("no host (or ?socket=/path)");
+  if (slash == 0 && o.address.unix_socket.empty()) fail("no host (or ?socket=/path)");
   return o;
 }
 
@@ -142,8 +153,10 @@ class mysql_connection {
   mysql_connection(mysql_address o, std::chrono::milliseconds connect_timeout,
                    std::chrono::milliseconds io_timeout)
       : o_(with_port(std::move(o))),
-        connect_timeout_(o_.connect_timeout.count() > 0 ? o_.connect_timeout : connect_timeout),
-        io_timeout_(o_.command_timeout.count() > 0 ? o_.command_timeout : io_timeout),
+        connect_timeout_(o_.address.connect_timeout.count() > 0 ? o_.address.connect_timeout
+                                                                : connect_timeout),
+        io_timeout_(o_.address.command_timeout.count() > 0 ? o_.address.command_timeout
+                                                           : io_timeout),
         where_(o_.where()) {}
 
   /// `mysql host:port ...` (see `mysql_address::where`).
@@ -231,11 +244,11 @@ class mysql_connection {
 
   /// The password never appears in a message, even if a server were to echo it.
   [[nodiscard]] std::string redact(std::string text) const {
-    return o_.hide_password(std::move(text));
+    return o_.address.hide_password(std::move(text));
   }
 
   static mysql_address with_port(mysql_address o) {
-    if (o.port == 0) o.port = mysql_address::default_port;
+    if (o.address.port == 0) o.address.port = mysql_address::default_port;
     return o;
   }
 
@@ -284,8 +297,8 @@ class mysql_connection {
     if (o_.tls_required()) {
       my_bool on = 1;
       (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_ENFORCE, &on);
-      if (!o_.tls_ca_file.empty()) {
-        (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_CA, o_.tls_ca_file.c_str());
+      if (!o_.address.tls_ca_file.empty()) {
+        (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_CA, o_.address.tls_ca_file.c_str());
         (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
       }
     }
@@ -294,9 +307,10 @@ class mysql_connection {
     MYSQL* ret = nullptr;
     const auto c = [](const std::string& s) { return s.empty() ? nullptr : s.c_str(); };
     int st = mysql_real_connect_start(
-        &ret, m.get(), o_.unix_socket.empty() ? o_.host.c_str() : nullptr, c(o_.user),
-        c(o_.password), c(o_.database), o_.unix_socket.empty() ? static_cast<unsigned>(o_.port) : 0,
-        c(o_.unix_socket), CLIENT_MULTI_STATEMENTS | CLIENT_FOUND_ROWS);
+        &ret, m.get(), o_.address.unix_socket.empty() ? o_.address.host.c_str() : nullptr,
+        c(o_.address.user), c(o_.address.password), c(o_.database),
+        o_.address.unix_socket.empty() ? static_cast<unsigned>(o_.address.port) : 0,
+        c(o_.address.unix_socket), CLIENT_MULTI_STATEMENTS | CLIENT_FOUND_ROWS);
     while (st != 0) {
       const auto r = wait(st, deadline);
       if (!r) throw store_connection_error(head + "timed out");
@@ -307,7 +321,8 @@ class mysql_connection {
     // plaintext with a server that offers none. Such a connection is closed unused.
     if (o_.tls_required() && mysql_get_ssl_cipher(m.get()) == nullptr)
       throw store_connection_error(head + "the server offers no TLS, which " +
-                                   (o_.tls_ca_file.empty() ? "tls=1" : "tls_ca") + " requires");
+                                   (o_.address.tls_ca_file.empty() ? "tls=1" : "tls_ca") +
+                                   " requires");
     conn_ = std::move(m);
   }
 
