@@ -187,6 +187,17 @@ TEST_F(mysql_lease_test, six_claims_of_one_instance_on_an_older_table_add_the_co
   six_claims_of_one_instance_record_it_on_one_id(b, true);
 }
 
+TEST_F(mysql_lease_test, an_address_in_designated_initializers_names_its_server_and_leases) {
+  const flakeid::mysql_address address{
+      .address = {.host = "127.0.0.1", .port = b.server.port(), .user = "flakeid"},
+      .database = "flakeid"};
+  EXPECT_EQ(address.where(),
+            "mysql 127.0.0.1:" + std::to_string(b.server.port()) + " user flakeid db flakeid");
+  const auto o = quick_options(unique_ns("designated"));
+  auto lease = flakeid::mysql_store{address, store_options_of(o)}.lease(o);
+  EXPECT_EQ(lease.acquire(32), 0U);
+}
+
 TEST_F(mysql_lease_test, worker_node_rows_give_every_start_a_new_id_beside_uid_generator) {
   const auto address = flakeid::mysql_address::parse(b.server.uri());
   flakeid::mysql_worker_node first{address, {.host_name = "10.0.0.7", .port = "8080"}};
@@ -244,21 +255,21 @@ TEST(mysql_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeou
 TEST(mysql_address_test, reads_uris_and_names_what_is_wrong_without_the_password) {
   const auto a =
       flakeid::mysql_address::parse("mysql://app:p%40ss@db.internal:3307/shop?timeout=2s");
-  EXPECT_EQ(a.host, "db.internal");
-  EXPECT_EQ(a.port, 3307);
-  EXPECT_EQ(a.user, "app");
-  EXPECT_EQ(a.password, "p@ss");
+  EXPECT_EQ(a.address.host, "db.internal");
+  EXPECT_EQ(a.address.port, 3307);
+  EXPECT_EQ(a.address.user, "app");
+  EXPECT_EQ(a.address.password, "p@ss");
   EXPECT_EQ(a.database, "shop");
-  EXPECT_EQ(a.connect_timeout, 2000ms);
-  EXPECT_EQ(a.command_timeout, 2000ms);
+  EXPECT_EQ(a.address.connect_timeout, 2000ms);
+  EXPECT_EQ(a.address.command_timeout, 2000ms);
   EXPECT_EQ(a.where(), "mysql db.internal:3307 user app db shop");
   const auto s =
       flakeid::mysql_address::parse("mariadb://root@/shop?socket=/run/mysqld/mysqld.sock");
-  EXPECT_EQ(s.unix_socket, "/run/mysqld/mysqld.sock");
+  EXPECT_EQ(s.address.unix_socket, "/run/mysqld/mysqld.sock");
   EXPECT_EQ(s.where(), "mysql unix:/run/mysqld/mysqld.sock user root db shop");
   const auto v6 = flakeid::mysql_address::parse("mysql://[::1]/x?tls=1");
-  EXPECT_EQ(v6.host, "::1");
-  EXPECT_EQ(v6.port, 3306);
+  EXPECT_EQ(v6.address.host, "::1");
+  EXPECT_EQ(v6.address.port, 3306);
   EXPECT_EQ(v6.where(), "mysql [::1]:3306 tls db x");
   expect_error<flakeid::invalid_option_error>(
       [] { (void)flakeid::mysql_address::parse("mysql://app:S3cr3t@db:99999/shop"); },

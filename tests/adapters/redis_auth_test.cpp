@@ -3,6 +3,7 @@
 // Every message the adapters produce here is checked for the passwords.
 #include <flakeid/adapters/redis.hpp>
 
+#include "expect_error.hpp"
 #include "lease_scenarios.hpp"
 #include "secret_messages.hpp"
 #include "test_servers.hpp"
@@ -54,7 +55,7 @@ TEST_F(redis_auth_test, requirepass_right_password_works_wrong_or_none_is_a_clea
   s.start();
   expect_works(flakeid::redis_options::parse("redis://:" + password + "@" + s.address()), "pw");
   auto o = s.options();
-  o.password = password;
+  o.address.password = password;
   expect_works(o, "pw_options");
 
   EXPECT_EQ(
@@ -130,12 +131,12 @@ TEST_F(redis_auth_test, unix_socket_with_password_and_db) {
   s.start();
   const auto o =
       flakeid::redis_options::parse("unix://:" + password + "@" + s.socket_path() + "?db=3");
-  EXPECT_EQ(o.unix_socket, s.socket_path());
+  EXPECT_EQ(o.address.unix_socket, s.socket_path());
   EXPECT_EQ(o.where(), "redis unix:" + s.socket_path() + " db 3");
   expect_works(o, "unix");
   flakeid::redis_options direct;
-  direct.unix_socket = s.socket_path();
-  direct.password = password;
+  direct.address.unix_socket = s.socket_path();
+  direct.address.password = password;
   expect_works(direct, "unix_options");
 }
 
@@ -144,7 +145,7 @@ TEST_F(redis_auth_test, a_changed_password_shows_in_lease_events_without_it) {
   FLAKEID_REQUIRE_SERVER(s.available(), s.missing());
   s.start();
   auto o = s.options();
-  o.password = password;
+  o.address.password = password;
   {
     const auto lo = recorded(unique_ns("events"));
     auto lease = flakeid::redis_store{o, store_options_of(lo)}.lease(lo);
@@ -161,7 +162,7 @@ TEST_F(redis_auth_test, a_changed_password_shows_in_lease_events_without_it) {
 TEST_F(redis_auth_test, unreachable_server_with_credentials_names_user_not_password) {
   const int port = free_port();
   auto o = flakeid::redis_options::parse("redis://alice:" + acl_password + "@" + at(port) + "/4");
-  o.connect_timeout = 500ms;
+  o.address.connect_timeout = 500ms;
   const std::string m = lease_error(o);
   const std::string expected =
       "flakeid: cannot connect to redis " + at(port) + " user alice db 4 within 500 ms: ";
@@ -213,33 +214,61 @@ TEST_F(redis_auth_test, malformed_addresses_are_clear_errors_without_the_passwor
             "redis://[user[:password]@]host[:port][/db])");
 }
 
+TEST_F(redis_auth_test, an_address_in_designated_initializers_names_its_server_and_works) {
+  redis_server s{redis_config{.requirepass = password}};
+  FLAKEID_REQUIRE_SERVER(s.available(), s.missing());
+  s.start();
+  const flakeid::redis_options o{
+      .address = {.host = "127.0.0.1", .port = s.port(), .password = password}, .db = 2};
+  EXPECT_EQ(o.where(), "redis 127.0.0.1:" + std::to_string(s.port()) + " db 2");
+  expect_works(o, "designated");
+}
+
 TEST(redis_options, parses_every_part_of_a_uri) {
   ::setenv("FLAKEID_TEST_REDIS_URL",
            "rediss://app%40shop:p%3Ass@[::1]:6380/2?connect_timeout=250ms&command_timeout=2s"
            "&tls_ca=/etc/ca.pem&tls_cert=/c.pem&tls_key=/k.pem&tls_server_name=cache.internal",
            1);
   const auto o = flakeid::redis_options::from_env("FLAKEID_TEST_REDIS_URL");
-  EXPECT_EQ(o.host, "::1");
-  EXPECT_EQ(o.port, 6380);
-  EXPECT_EQ(o.user, "app@shop");
-  EXPECT_EQ(o.password, "p:ss");
+  EXPECT_EQ(o.address.host, "::1");
+  EXPECT_EQ(o.address.port, 6380);
+  EXPECT_EQ(o.address.user, "app@shop");
+  EXPECT_EQ(o.address.password, "p:ss");
   EXPECT_EQ(o.db, 2);
-  EXPECT_TRUE(o.tls);
-  EXPECT_EQ(o.connect_timeout, 250ms);
-  EXPECT_EQ(o.command_timeout, 2000ms);
-  EXPECT_EQ(o.tls_ca_file, "/etc/ca.pem");
+  EXPECT_TRUE(o.address.tls);
+  EXPECT_EQ(o.address.connect_timeout, 250ms);
+  EXPECT_EQ(o.address.command_timeout, 2000ms);
+  EXPECT_EQ(o.address.tls_ca_file, "/etc/ca.pem");
   EXPECT_EQ(o.tls_cert_file, "/c.pem");
   EXPECT_EQ(o.tls_key_file, "/k.pem");
   EXPECT_EQ(o.tls_server_name, "cache.internal");
   EXPECT_EQ(o.where(), "redis [::1]:6380 tls user app@shop db 2");
   const auto p = flakeid::redis_options::parse("redis://cache.internal?timeout=1500");
-  EXPECT_EQ(p.host, "cache.internal");
-  EXPECT_EQ(p.port, 6379);
-  EXPECT_EQ(p.connect_timeout, 1500ms);
-  EXPECT_EQ(p.command_timeout, 1500ms);
-  EXPECT_FALSE(p.tls);
-  EXPECT_EQ(flakeid::redis_options::redact("redis://u:pw@h:1/2"), "redis://u:***@h:1/2");
-  EXPECT_EQ(flakeid::redis_options::redact("redis://h:1/2"), "redis://h:1/2");
+  EXPECT_EQ(p.address.host, "cache.internal");
+  EXPECT_EQ(p.address.port, 6379);
+  EXPECT_EQ(p.address.connect_timeout, 1500ms);
+  EXPECT_EQ(p.address.command_timeout, 1500ms);
+  EXPECT_FALSE(p.address.tls);
+  EXPECT_EQ(flakeid::server_address::redact("redis://u:pw@h:1/2"), "redis://u:***@h:1/2");
+  EXPECT_EQ(flakeid::server_address::redact("redis://h:1/2"), "redis://h:1/2");
+}
+
+TEST(redis_options, a_default_made_one_is_on_the_default_port_and_hides_its_password) {
+  flakeid::redis_options o;
+  EXPECT_EQ(o.address.port, 0);
+  EXPECT_EQ(o.where(), "redis 127.0.0.1:6379");
+  o.address.user = "app";
+  o.address.password = "S3cr3t";
+  o.db = 4;
+  EXPECT_EQ(o.where(), "redis 127.0.0.1:6379 user app db 4");
+  EXPECT_EQ(o.address.hide_password("WRONGPASS S3cr3t, S3cr3tS3cr3t"), "WRONGPASS ***, ******");
+  const flakeid::redis_store store{o};
+  EXPECT_EQ(store.distributor("k").store_name(),
+            "redis 127.0.0.1:6379 user app db 4 namespace default");
+  o.address.port = 70000;
+  expect_error<flakeid::invalid_option_error>(
+      [&] { (void)flakeid::redis_store{o}; },
+      "flakeid: redis 127.0.0.1:70000 user app db 4: port must be 1..65535");
 }
 
 #if defined(FLAKEID_REDIS_TLS)
@@ -250,11 +279,11 @@ TEST_F(redis_auth_test, tls_verifies_the_server_against_the_ca) {
   s.start();
   expect_works(s.options(), "tls");
   auto localhost = s.options();
-  localhost.host = "localhost";  // a DNS name: checked against DNS:localhost, sent as SNI
+  localhost.address.host = "localhost";  // a DNS name: checked against DNS:localhost, sent as SNI
   expect_works(localhost, "tls_dns");
   auto system_store = s.options();
-  system_store.tls_ca_file.clear();  // the test CA is not in the system's store
-  system_store.connect_timeout = 30000ms;
+  system_store.address.tls_ca_file.clear();  // the test CA is not in the system's store
+  system_store.address.connect_timeout = 30000ms;
   // "unable to get local issuer certificate", or "self-signed certificate in certificate
   // chain" when the server sends its CA along: OpenSSL's reason depends on the chain sent.
   const std::string m = lease_error(system_store);
@@ -270,7 +299,7 @@ TEST_F(redis_auth_test, tls_refuses_a_certificate_for_another_host) {
   FLAKEID_REQUIRE_SERVER(s.available(), s.missing());
   s.start();
   auto o = s.options();
-  o.connect_timeout = 30000ms;
+  o.address.connect_timeout = 30000ms;
   EXPECT_EQ(lease_error(o), "flakeid: cannot connect to redis " + s.address() +
                                 " tls within 30000 ms: TLS handshake failed: server certificate "
                                 "refused: IP address mismatch");

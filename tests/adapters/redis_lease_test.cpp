@@ -295,14 +295,14 @@ TEST(redis_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeou
 
 TEST(redis_lease_address, parses_host_and_port) {
   const auto a = flakeid::redis_options::parse("10.0.0.1:7000");
-  EXPECT_EQ(a.host, "10.0.0.1");
-  EXPECT_EQ(a.port, 7000);
+  EXPECT_EQ(a.address.host, "10.0.0.1");
+  EXPECT_EQ(a.address.port, 7000);
   const auto c = flakeid::redis_options::parse("cache");
-  EXPECT_EQ(c.host, "cache");
-  EXPECT_EQ(c.port, 6379);
+  EXPECT_EQ(c.address.host, "cache");
+  EXPECT_EQ(c.address.port, 6379);
   const auto v6 = flakeid::redis_options::parse("[::1]:7000");
-  EXPECT_EQ(v6.host, "::1");
-  EXPECT_EQ(v6.port, 7000);
+  EXPECT_EQ(v6.address.host, "::1");
+  EXPECT_EQ(v6.address.port, 7000);
   EXPECT_EQ(v6.where(), "redis [::1]:7000");
   EXPECT_THROW((void)flakeid::redis_options::parse("cache:x"), std::invalid_argument);
 }

@@ -325,8 +325,8 @@ TEST_F(redis_segment_test, a_restart_is_refused_when_config_cannot_be_read) {
     return info_field(admin, "server", "run_id");
   };
   auto limited = b.server.options();
-  limited.user = "limited";
-  limited.password = "pw";
+  limited.address.user = "limited";
+  limited.address.password = "pw";
   const std::string before = limit_user();
   flakeid::redis_store store{limited,
                              {.name_space = ns, .connect_timeout = patient, .io_timeout = patient}};

@@ -406,11 +406,9 @@ class redis_server {
   /// Options for a client of this server: TLS with the test CA when the server speaks TLS (no
   /// login, db 0).
   [[nodiscard]] flakeid::redis_options options() const {
-    flakeid::redis_options o;
-    o.port = port_;
-    o.tls = config_.tls;
-    if (config_.tls) o.tls_ca_file = certs_.ca();
-    return o;
+    return {.address = {.port = port_,
+                        .tls = config_.tls,
+                        .tls_ca_file = config_.tls ? certs_.ca() : std::string()}};
   }
 
  private:

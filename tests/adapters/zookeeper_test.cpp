@@ -818,4 +818,22 @@ TEST(zookeeper_lease_unreachable, fails_with_a_clear_error_within_the_connect_ti
       "flakeid: cannot connect to " + where + " within 500 ms: timed out");
 }
 
+TEST(zookeeper_address_test, reads_each_host_of_the_list_as_a_server_address_host) {
+  const flakeid::zookeeper_store ok{"zk1:2181,[::1]:2182,zk3/apps"};
+  EXPECT_EQ(ok.distributor("k").store_name(),
+            "zookeeper zk1:2181,[::1]:2182,zk3/apps namespace default");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::zookeeper_store{"zk1:2181,::1:2181"}.distributor("k"); },
+      "flakeid: invalid ZooKeeper address 'zk1:2181,::1:2181': an IPv6 address must be written "
+      "in brackets, as [::1]:2181");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::zookeeper_store{"zk1:2181,zk2:99999/apps"}.distributor("k"); },
+      "flakeid: invalid ZooKeeper address 'zk1:2181,zk2:99999/apps': port '99999' is not a "
+      "number 1..65535");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)flakeid::zookeeper_store{"digest:S3cr3t@zk1"}.distributor("k"); },
+      "flakeid: invalid ZooKeeper address 'digest:***@zk1': a host list has no user or password "
+      "(no '@')");
+}
+
 }  // namespace

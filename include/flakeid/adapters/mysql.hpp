@@ -115,6 +115,7 @@
 #include "../worker_id.hpp"
 #include "detail/mysql_connection.hpp"
 #include "detail/mysql_lease_store.hpp"
+#include "detail/server_backend.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
@@ -132,145 +133,69 @@ enum class mysql_table {
 /// does not answer within `io_timeout`, reports an error (the counter would pass its column's
 /// range, no permission), or has no Leaf row for the key. Thread-safety: every member may be
 /// called concurrently (calls on one distributor take turns on its connection).
-class mysql_distributor {
+/// `expire_after(idle)`: every `next_max_id` on flakeid's table also lets the row be deleted
+/// once it has been idle for `idle` on the server's clock (`expires_ms`); Leaf's and CosId's
+/// tables have no place for an expiry: their rows never expire.
+class mysql_distributor
+    : public detail::server_distributor<mysql_distributor, mysql_address, detail::mysql_connection,
+                                        detail::table_memo> {
  public:
   /// Counter `key` of table `table` at `address`. Does not connect. Throws
   /// `invalid_option_error` for a bad namespace or timeout, or an empty key.
   mysql_distributor(mysql_address address, std::string key, store_options options = {},
                     mysql_table table = mysql_table::flakeid)
-      : address_(std::move(address)),
-        options_(std::move(options)),
-        key_(std::move(key)),
-        kind_(table) {
-    detail::check_segment_key(key_);
-    detail::check_store_options(options_, "segment store");
-    s_ = std::make_unique<state>(address_, options_);
-    name_ = s_->conn.where() + " namespace " + options_.name_space;
-    switch (kind_) {
-      case mysql_table::flakeid:
-        table_ = "`flakeid_segment_" + options_.name_space + "`";
-        row_ = key_;
-        break;
-      case mysql_table::leaf:
-        table_ = "leaf_alloc";
-        row_ = key_;
-        break;
-      case mysql_table::cosid:
-        table_ = "cosid";
-        row_ = options_.name_space + "." + key_;
-        break;
-    }
-  }
-
-  mysql_distributor(const mysql_distributor& o)
-      : address_(o.address_),
-        options_(o.options_),
-        key_(o.key_),
-        kind_(o.kind_),
-        name_(o.name_),
-        table_(o.table_),
-        row_(o.row_),
-        idle_ms_(o.idle_ms_),
-        s_(std::make_unique<state>(address_, options_)) {}
-  mysql_distributor(mysql_distributor&&) noexcept = default;
-  mysql_distributor& operator=(const mysql_distributor& o) {
-    if (this != &o) *this = mysql_distributor(o);
-    return *this;
-  }
-  mysql_distributor& operator=(mysql_distributor&&) noexcept = default;
-  ~mysql_distributor() = default;
+      : server_distributor(std::move(address), std::move(key), std::move(options)),
+        kind_(table),
+        table_(kind_ == mysql_table::flakeid ? "`flakeid_segment_" + options_.name_space + "`"
+               : kind_ == mysql_table::leaf  ? "leaf_alloc"
+                                             : "cosid"),
+        row_(kind_ == mysql_table::cosid ? options_.name_space + "." + key_ : key_) {}
 
   /// Adds `step` to the counter and returns the largest number of the segment it took.
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
-    const std::string s = std::to_string(step);
-    const std::string k = detail::mysql_literal(row_);
-    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
-    std::lock_guard lk(s_->mutex);
-    switch (kind_) {
-      case mysql_table::flakeid: {
-        ensure_table(what);
-        if (idle_ms_ == 0)
-          return value_of(exec("INSERT INTO " + table_ + " (`key`, last_max_id) VALUES (" + k +
-                                   ", LAST_INSERT_ID(" + s +
-                                   ")) ON DUPLICATE KEY UPDATE last_max_id = "
-                                   "LAST_INSERT_ID(last_max_id + " +
-                                   s + "); SELECT LAST_INSERT_ID()",
-                               what),
-                          what);
-        ensure_expiry(what);
-        const std::string until =
-            std::string(detail::mysql_now_ms) + " + " + std::to_string(idle_ms_);
-        return value_of(
-            exec("INSERT INTO " + table_ + " (`key`, last_max_id, expires_ms) VALUES (" + k +
-                     ", LAST_INSERT_ID(" + s + "), " + until +
-                     ") ON DUPLICATE KEY UPDATE last_max_id = "
-                     "LAST_INSERT_ID(last_max_id + " +
-                     s + "), expires_ms = " + until + "; SELECT LAST_INSERT_ID()",
-                 what),
-            what);
+    return call(what, [&] {
+      switch (kind_) {
+        case mysql_table::flakeid: return next_flakeid(step, what);
+        case mysql_table::leaf: return next_leaf(step, what);
+        case mysql_table::cosid: break;
       }
-      case mysql_table::leaf: {
-        const auto a = exec("START TRANSACTION; UPDATE leaf_alloc SET max_id = max_id + " + s +
-                                " WHERE biz_tag = " + k +
-                                "; SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k + "; COMMIT",
-                            what);
-        if (a.rows.empty()) throw no_leaf_row(what);
-        return value_of(a, what) - 1;  // Leaf's segment is [max_id - step, max_id)
-      }
-      case mysql_table::cosid:
-        return value_of(exec("INSERT IGNORE INTO cosid (name, last_max_id, last_fetch_time) "
-                             "VALUES (" +
-                                 k +
-                                 ", 0, UNIX_TIMESTAMP()); START TRANSACTION; UPDATE cosid SET "
-                                 "last_max_id = last_max_id + " +
-                                 s + ", last_fetch_time = UNIX_TIMESTAMP() WHERE name = " + k +
-                                 "; SELECT last_max_id FROM cosid WHERE name = " + k + "; COMMIT",
-                             what),
-                        what);
-    }
-    return 0;
-  }
-
-  /// From now on every `next_max_id` on flakeid's table also lets the row be deleted once it
-  /// has been idle for `idle` on the server's clock (`expires_ms`). Leaf's and CosId's tables
-  /// have no place for an expiry: their rows never expire. Not to be called while another
-  /// thread uses this distributor. Throws `invalid_option_error` below 1 ms.
-  void expire_after(std::chrono::milliseconds idle) {
-    detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
-    idle_ms_ = idle.count();
+      const std::string s = std::to_string(step);
+      const std::string k = detail::mysql_literal(row_);
+      return value_of(exec("INSERT IGNORE INTO cosid (name, last_max_id, last_fetch_time) "
+                           "VALUES (" +
+                           k +
+                           ", 0, UNIX_TIMESTAMP()); START TRANSACTION; UPDATE cosid SET "
+                           "last_max_id = last_max_id + " +
+                           s + ", last_fetch_time = UNIX_TIMESTAMP() WHERE name = " + k +
+                           "; SELECT last_max_id FROM cosid WHERE name = " + k + "; COMMIT"),
+                      what);
+    });
   }
 
   /// The largest number handed out so far (0 when the counter has no row yet).
   [[nodiscard]] std::uint64_t current() {
-    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
-    std::lock_guard lk(s_->mutex);
-    const std::string k = detail::mysql_literal(row_);
-    switch (kind_) {
-      case mysql_table::flakeid: {
-        ensure_table("current()");
-        const auto a =
-            exec("SELECT last_max_id FROM " + table_ + " WHERE `key` = " + k, "current()");
-        return a.rows.empty() ? 0 : value_of(a, "current()");
+    return call("current()", [&]() -> std::uint64_t {
+      const std::string k = detail::mysql_literal(row_);
+      switch (kind_) {
+        case mysql_table::flakeid: {
+          ensure_table();
+          const auto a = exec("SELECT last_max_id FROM " + table_ + " WHERE `key` = " + k);
+          return a.rows.empty() ? 0 : value_of(a, "current()");
+        }
+        case mysql_table::leaf: {
+          const auto a = exec("SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k);
+          if (a.rows.empty()) throw no_leaf_row("current()");
+          const std::uint64_t v = value_of(a, "current()");
+          return v == 0 ? 0 : v - 1;
+        }
+        case mysql_table::cosid: break;
       }
-      case mysql_table::leaf: {
-        const auto a = exec("SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k, "current()");
-        if (a.rows.empty()) throw no_leaf_row("current()");
-        const std::uint64_t v = value_of(a, "current()");
-        return v == 0 ? 0 : v - 1;
-      }
-      case mysql_table::cosid: {
-        const auto a = exec("SELECT last_max_id FROM cosid WHERE name = " + k, "current()");
-        return a.rows.empty() ? 0 : value_of(a, "current()");
-      }
-    }
-    return 0;
+      const auto a = exec("SELECT last_max_id FROM cosid WHERE name = " + k);
+      return a.rows.empty() ? 0 : value_of(a, "current()");
+    });
   }
 
-  /// `mysql host:port ... namespace <ns>`.
-  [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
-  /// The counter's key (for CosId, without the namespace prefix).
-  [[nodiscard]] std::string_view key() const noexcept { return key_; }
   /// The counter's table.
   [[nodiscard]] mysql_table table() const noexcept { return kind_; }
   /// A distributor for counter `key` of the same database, namespace and table, on a
@@ -280,21 +205,42 @@ class mysql_distributor {
   }
 
  private:
-  struct state {
-    state(const mysql_address& a, const store_options& o)
-        : conn(a, o.connect_timeout,
-               detail::io_timeout_or(o.io_timeout, detail::segment_io_timeout)) {}
-    std::mutex mutex;  // one request at a time on the connection
-    detail::mysql_connection conn;
-    bool table_ready = false;
-    bool expiry_ready = false;  // the table has `expires_ms`, and its expired rows were deleted
-  };
+  /// `next_max_id` on flakeid's table: one statement.
+  std::uint64_t next_flakeid(std::uint64_t step, const std::string& what) {
+    const std::string s = std::to_string(step);
+    const std::string k = detail::mysql_literal(row_);
+    ensure_table();
+    if (idle_ms_ == 0)
+      return value_of(exec("INSERT INTO " + table_ + " (`key`, last_max_id) VALUES (" + k +
+                           ", LAST_INSERT_ID(" + s +
+                           ")) ON DUPLICATE KEY UPDATE last_max_id = "
+                           "LAST_INSERT_ID(last_max_id + " +
+                           s + "); SELECT LAST_INSERT_ID()"),
+                      what);
+    ensure_expiry();
+    const std::string until = std::string(detail::mysql_now_ms) + " + " + std::to_string(idle_ms_);
+    return value_of(exec("INSERT INTO " + table_ + " (`key`, last_max_id, expires_ms) VALUES (" +
+                         k + ", LAST_INSERT_ID(" + s + "), " + until +
+                         ") ON DUPLICATE KEY UPDATE last_max_id = "
+                         "LAST_INSERT_ID(last_max_id + " +
+                         s + "), expires_ms = " + until + "; SELECT LAST_INSERT_ID()"),
+                    what);
+  }
 
-  detail::mysql_answer exec(const std::string& sql, const std::string& what) {
-    return detail::segment_call(name_, key_, what, [&] {
-      check_durable();
-      return s_->conn.exec(sql);
-    });
+  /// `next_max_id` on Leaf's table, in the transaction Leaf's segment service runs.
+  std::uint64_t next_leaf(std::uint64_t step, const std::string& what) {
+    const std::string k = detail::mysql_literal(row_);
+    const auto a = exec("START TRANSACTION; UPDATE leaf_alloc SET max_id = max_id + " +
+                        std::to_string(step) + " WHERE biz_tag = " + k +
+                        "; SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k + "; COMMIT");
+    if (a.rows.empty()) throw no_leaf_row(what);
+    return value_of(a, what) - 1;  // Leaf's segment is [max_id - step, max_id)
+  }
+
+  /// Runs `sql` on the connection, checking a new connection first (`check_durable`).
+  detail::mysql_answer exec(const std::string& sql) {
+    check_durable();
+    return s_->conn.exec(sql);
   }
 
   /// On a new connection: refuses a server that loses its last commits when mysqld stops
@@ -317,28 +263,25 @@ class mysql_distributor {
                 "': insert it as for a Leaf server (biz_tag, max_id, step)"};
   }
 
-  void ensure_table(const std::string& what) {
-    if (s_->table_ready) return;
+  void ensure_table() {
+    if (s_->memo.table_ready) return;
     (void)exec("CREATE TABLE IF NOT EXISTS " + table_ +
-                   " (`key` VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, "
-                   "last_max_id BIGINT UNSIGNED NOT NULL, expires_ms BIGINT NULL) ENGINE=InnoDB "
-                   "DEFAULT CHARSET=utf8mb4",
-               what);
-    s_->table_ready = true;
+               " (`key` VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, "
+               "last_max_id BIGINT UNSIGNED NOT NULL, expires_ms BIGINT NULL) ENGINE=InnoDB "
+               "DEFAULT CHARSET=utf8mb4");
+    s_->memo.table_ready = true;
   }
 
   /// A table made before counters could expire gets `expires_ms` (MySQL has no `ADD COLUMN IF
   /// NOT EXISTS`: a concurrent adder's error is forgiven once the column is there); then the
   /// expired rows are deleted. Once per distributor.
-  void ensure_expiry(const std::string& what) {
-    if (s_->expiry_ready) return;
-    detail::segment_call(name_, key_, what, [&] {
-      check_durable();
-      detail::mysql_add_column(s_->conn, "flakeid_segment_" + options_.name_space, "expires_ms",
-                               "BIGINT NULL");
-    });
-    (void)exec("DELETE FROM " + table_ + " WHERE expires_ms < " + detail::mysql_now_ms, what);
-    s_->expiry_ready = true;
+  void ensure_expiry() {
+    if (s_->memo.expiry_ready) return;
+    check_durable();
+    detail::mysql_add_column(s_->conn, "flakeid_segment_" + options_.name_space, "expires_ms",
+                             "BIGINT NULL");
+    (void)exec("DELETE FROM " + table_ + " WHERE expires_ms < " + detail::mysql_now_ms);
+    s_->memo.expiry_ready = true;
   }
 
   std::uint64_t value_of(const detail::mysql_answer& a, const std::string& what) const {
@@ -349,15 +292,9 @@ class mysql_distributor {
     throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
   }
 
-  mysql_address address_;
-  store_options options_;
-  std::string key_;
   mysql_table kind_;
-  std::string name_;
   std::string table_;
   std::string row_;
-  std::int64_t idle_ms_ = 0;  // 0: the row never expires
-  std::unique_ptr<state> s_;
 };
 
 /// How a `mysql_worker_node` describes this process in its row.
@@ -454,27 +391,20 @@ class mysql_worker_node {
 /// Worker-id leases and segment counters in one MySQL/MariaDB namespace: the two protocols
 /// over one database (see the file comment). Cheap to copy; holds no connection itself: each
 /// lease and each distributor has its own.
-class mysql_store {
+class mysql_store
+    : public detail::server_store<mysql_address, mysql_distributor, detail::mysql_lease_store> {
  public:
   /// The database at `address`, tables `flakeid_lease_<name_space>` and, for counters,
   /// `table` (see `mysql_table`; each distributor may name another). Does not connect. Throws
   /// `invalid_option_error` for a bad namespace or timeout.
   explicit mysql_store(mysql_address address, store_options options = {},
                        mysql_table table = mysql_table::flakeid)
-      : address_(std::move(address)), options_(std::move(options)), table_(table) {
-    detail::check_store_options(options_, "segment store");
-  }
+      : server_store(std::move(address), std::move(options)), table_(table) {}
   /// The same, from a `mysql://` URI (see `mysql_address::parse`).
   explicit mysql_store(std::string_view uri, store_options options = {},
                        mysql_table table = mysql_table::flakeid)
       : mysql_store(mysql_address::parse(uri), std::move(options), table) {}
 
-  /// A lease on a worker id of this store's namespace, with its own connection. Throws as
-  /// `lease`'s constructor.
-  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
-    options = detail::lease_options_for_store(std::move(options), options_);
-    return {std::make_unique<detail::mysql_lease_store>(address_, options), options};
-  }
   /// A distributor for counter `key` in the store's table, with its own connection. Throws
   /// `invalid_option_error` for an empty key.
   [[nodiscard]] mysql_distributor distributor(const std::string& key) const {
@@ -491,14 +421,10 @@ class mysql_store {
   }
   /// Where the server is (it holds the password: log `address().where()` only).
   [[nodiscard]] const mysql_address& address() const noexcept { return address_; }
-  /// The options.
-  [[nodiscard]] const store_options& options() const noexcept { return options_; }
   /// The table of counters that `distributor(key)` uses.
   [[nodiscard]] mysql_table table() const noexcept { return table_; }
 
  private:
-  mysql_address address_;
-  store_options options_;
   mysql_table table_;
 };
 

@@ -102,6 +102,7 @@
 #include "../segment.hpp"
 #include "../version.hpp"
 #include "detail/postgres_connection.hpp"
+#include "detail/server_backend.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
@@ -404,36 +405,19 @@ class postgres_lease_store final : public lease_store {
 /// `segment_store_error` when the server cannot be reached within `connect_timeout`, does not
 /// answer within `io_timeout`, or reports an error (the counter would pass 2^63 - 1, no
 /// permission). Thread-safety: every member may be called concurrently (calls on one
-/// distributor take turns on its connection).
-class postgres_distributor {
+/// distributor take turns on its connection). `expire_after(idle)`: every `next_max_id` also
+/// lets the row be deleted once it has been idle for `idle` on the server's clock
+/// (`expires_at`).
+class postgres_distributor
+    : public detail::server_distributor<postgres_distributor, std::string,
+                                        detail::postgres_connection, detail::table_memo> {
  public:
   /// Counter `key` in the database reached with libpq connection string `conninfo`. Does not
   /// connect. Throws `invalid_option_error` for a connection string that does not parse, a bad
   /// namespace or timeout, or an empty key.
   postgres_distributor(const std::string& conninfo, std::string key, store_options options = {})
-      : conninfo_(conninfo), options_(std::move(options)), key_(std::move(key)) {
-    detail::check_segment_key(key_);
-    detail::check_store_options(options_, "segment store");
-    s_ = std::make_unique<state>(conninfo_, options_);
-    name_ = s_->conn.where() + " namespace " + options_.name_space;
-    table_ = "\"flakeid_segment_" + options_.name_space + "\"";
-  }
-
-  postgres_distributor(const postgres_distributor& o)
-      : conninfo_(o.conninfo_),
-        options_(o.options_),
-        key_(o.key_),
-        name_(o.name_),
-        table_(o.table_),
-        idle_ms_(o.idle_ms_),
-        s_(std::make_unique<state>(conninfo_, options_)) {}
-  postgres_distributor(postgres_distributor&&) noexcept = default;
-  postgres_distributor& operator=(const postgres_distributor& o) {
-    if (this != &o) *this = postgres_distributor(o);
-    return *this;
-  }
-  postgres_distributor& operator=(postgres_distributor&&) noexcept = default;
-  ~postgres_distributor() = default;
+      : server_distributor(conninfo, std::move(key), std::move(options)),
+        table_("\"flakeid_segment_" + options_.name_space + "\"") {}
 
   /// Adds `step` to the counter and returns its new value (one statement). After
   /// `expire_after`, the statement also sets the row's `expires_at`, and the first call
@@ -441,113 +425,81 @@ class postgres_distributor {
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
     const std::string s = std::to_string(step);
-    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
-    std::lock_guard lk(s_->mutex);
-    ensure_table(what);
-    if (idle_ms_ == 0) {
-      const detail::pg_result r = exec(
-          "INSERT INTO " + table_ +
-              " AS t (key, last_max_id) VALUES ($1, $2::bigint) ON CONFLICT (key) DO UPDATE SET "
-              "last_max_id = t.last_max_id + EXCLUDED.last_max_id RETURNING last_max_id",
-          {key_.c_str(), s.c_str()}, what);
+    return call(what, [&] {
+      ensure_table();
+      if (idle_ms_ == 0) {
+        const detail::pg_result r = exec(
+            "INSERT INTO " + table_ +
+                " AS t (key, last_max_id) VALUES ($1, $2::bigint) ON CONFLICT (key) DO UPDATE SET "
+                "last_max_id = t.last_max_id + EXCLUDED.last_max_id RETURNING last_max_id",
+            {key_.c_str(), s.c_str()});
+        return value_of(r.get(), what);
+      }
+      ensure_expiry(what);
+      const std::string idle = std::to_string(idle_ms_);
+      const detail::pg_result r =
+          exec("INSERT INTO " + table_ +
+                   " AS t (key, last_max_id, expires_at) VALUES ($1, $2::bigint, now() + "
+                   "$3::bigint * interval '1 millisecond') ON CONFLICT (key) DO UPDATE SET "
+                   "last_max_id = t.last_max_id + EXCLUDED.last_max_id, expires_at = "
+                   "EXCLUDED.expires_at RETURNING last_max_id",
+               {key_.c_str(), s.c_str(), idle.c_str()});
       return value_of(r.get(), what);
-    }
-    ensure_expiry(what);
-    const std::string idle = std::to_string(idle_ms_);
-    const detail::pg_result r =
-        exec("INSERT INTO " + table_ +
-                 " AS t (key, last_max_id, expires_at) VALUES ($1, $2::bigint, now() + "
-                 "$3::bigint * interval '1 millisecond') ON CONFLICT (key) DO UPDATE SET "
-                 "last_max_id = t.last_max_id + EXCLUDED.last_max_id, expires_at = "
-                 "EXCLUDED.expires_at RETURNING last_max_id",
-             {key_.c_str(), s.c_str(), idle.c_str()}, what);
-    return value_of(r.get(), what);
-  }
-
-  /// From now on every `next_max_id` also lets the row be deleted once it has been idle for
-  /// `idle` on the server's clock (`expires_at`). Not to be called while another thread uses
-  /// this distributor. Throws `invalid_option_error` below 1 ms.
-  void expire_after(std::chrono::milliseconds idle) {
-    detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
-    idle_ms_ = idle.count();
+    });
   }
 
   /// The counter's value (0 when it has no row yet). Throws as `next_max_id`.
   [[nodiscard]] std::uint64_t current() {
-    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
-    std::lock_guard lk(s_->mutex);
-    ensure_table("current()");
-    const detail::pg_result r =
-        exec("SELECT last_max_id FROM " + table_ + " WHERE key = $1", {key_.c_str()}, "current()");
-    if (PQntuples(r.get()) == 0) return 0;
-    return value_of(r.get(), "current()");
-  }
-
-  /// `postgresql host:port namespace <ns>`.
-  [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
-  /// The counter's key (the row's `key`).
-  [[nodiscard]] std::string_view key() const noexcept { return key_; }
-  /// The quoted table name: `"flakeid_segment_<ns>"`.
-  [[nodiscard]] const std::string& table() const noexcept { return table_; }
-  /// A distributor for counter `key` of the same database and namespace, on a connection of
-  /// its own.
-  [[nodiscard]] postgres_distributor with_key(const std::string& key) const {
-    return {conninfo_, key, options_};
-  }
-
- private:
-  struct state {
-    state(const std::string& conninfo, const store_options& o)
-        : conn(conninfo, o.connect_timeout,
-               detail::io_timeout_or(o.io_timeout, detail::segment_io_timeout)) {}
-    std::mutex mutex;  // one request at a time on the connection
-    detail::postgres_connection conn;
-    bool table_ready = false;
-    bool expiry_ready = false;  // the table has `expires_at`, and its expired rows were deleted
-  };
-
-  /// Runs `sql` (see `postgres_connection::exec`), as a `segment_store_error`. A new
-  /// connection first makes its commits wait for their WAL when the server's
-  /// `synchronous_commit` is `off` (which loses the last commits when the server stops
-  /// abruptly, and a counter would hand numbers out again).
-  detail::pg_result exec(const std::string& sql, const std::vector<const char*>& params,
-                         const std::string& what) {
-    return detail::segment_call(name_, key_, what, [&] {
-      if (!s_->conn.connected())
-        (void)s_->conn.exec(
-            "SELECT set_config('synchronous_commit', 'on', false) WHERE "
-            "current_setting('synchronous_commit') = 'off'",
-            {});
-      return s_->conn.exec(sql, params);
+    return call("current()", [&]() -> std::uint64_t {
+      ensure_table();
+      const detail::pg_result r =
+          exec("SELECT last_max_id FROM " + table_ + " WHERE key = $1", {key_.c_str()});
+      if (PQntuples(r.get()) == 0) return 0;
+      return value_of(r.get(), "current()");
     });
   }
 
-  void ensure_table(const std::string& what) {
-    if (s_->table_ready) return;
+  /// The quoted table name: `"flakeid_segment_<ns>"`.
+  [[nodiscard]] const std::string& table() const noexcept { return table_; }
+
+ private:
+  /// Runs `sql` (see `postgres_connection::exec`). A new connection first makes its commits
+  /// wait for their WAL when the server's `synchronous_commit` is `off` (which loses the last
+  /// commits when the server stops abruptly, and a counter would hand numbers out again).
+  detail::pg_result exec(const std::string& sql, const std::vector<const char*>& params) {
+    if (!s_->conn.connected())
+      (void)s_->conn.exec(
+          "SELECT set_config('synchronous_commit', 'on', false) WHERE "
+          "current_setting('synchronous_commit') = 'off'",
+          {});
+    return s_->conn.exec(sql, params);
+  }
+
+  void ensure_table() {
+    if (s_->memo.table_ready) return;
     (void)exec(
         "BEGIN; SELECT pg_advisory_xact_lock(7079434571962427439); "
         "CREATE TABLE IF NOT EXISTS " +
             table_ +
             " (key text PRIMARY KEY, last_max_id bigint NOT NULL CHECK (last_max_id >= 0),"
             " expires_at timestamptz); COMMIT;",
-        {}, what);
-    s_->table_ready = true;
+        {});
+    s_->memo.table_ready = true;
   }
 
   /// A table made before counters could expire gets `expires_at` (altered only when it lacks
   /// the column, since `ALTER TABLE` needs the table's owner and locks it whole); then the
   /// expired rows are deleted. Once per distributor.
   void ensure_expiry(const std::string& what) {
-    if (s_->expiry_ready) return;
+    if (s_->memo.expiry_ready) return;
     const detail::pg_result r = exec(
         "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = "
         "'expires_at' AND NOT attisdropped",
-        {table_.c_str()}, what);
+        {table_.c_str()});
     if (value_of(r.get(), what) == 0)
-      (void)exec("ALTER TABLE " + table_ + " ADD COLUMN IF NOT EXISTS expires_at timestamptz", {},
-                 what);
-    (void)exec("DELETE FROM " + table_ + " WHERE expires_at < now()", {}, what);
-    s_->expiry_ready = true;
+      (void)exec("ALTER TABLE " + table_ + " ADD COLUMN IF NOT EXISTS expires_at timestamptz", {});
+    (void)exec("DELETE FROM " + table_ + " WHERE expires_at < now()", {});
+    s_->memo.expiry_ready = true;
   }
 
   std::uint64_t value_of(const PGresult* r, const std::string& what) const {
@@ -559,13 +511,7 @@ class postgres_distributor {
     throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
   }
 
-  std::string conninfo_;
-  store_options options_;
-  std::string key_;
-  std::string name_;
   std::string table_;
-  std::int64_t idle_ms_ = 0;  // 0: the row never expires
-  std::unique_ptr<state> s_;
 };
 
 /// Worker-id leases and segment counters in one PostgreSQL namespace: the two protocols over
@@ -576,41 +522,18 @@ class postgres_distributor {
 ///     auto lease = store.lease();
 ///     flakeid::classic_snowflake<> gen{lease};
 ///     flakeid::segment_chain_generator ids{store.distributor("orders")};
-class postgres_store {
+class postgres_store
+    : public detail::server_store<std::string, postgres_distributor, detail::postgres_lease_store> {
  public:
   /// The database reached with libpq connection string `conninfo`, tables
   /// `"flakeid_lease_<name_space>"` and `"flakeid_segment_<name_space>"`. Does not connect.
   /// Throws `invalid_option_error` for a connection string that does not parse, a bad namespace
   /// or timeout.
   explicit postgres_store(std::string conninfo, store_options options = {})
-      : conninfo_(std::move(conninfo)), options_(std::move(options)) {
-    (void)postgres_distributor(conninfo_, "check", options_);
-  }
+      : server_store(std::move(conninfo), std::move(options)) {}
 
-  /// A lease on a worker id of this store's namespace (see the file comment), with its own
-  /// connection. Throws as `lease`'s constructor.
-  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
-    options = detail::lease_options_for_store(std::move(options), options_);
-    return {std::make_unique<detail::postgres_lease_store>(conninfo_, options), options};
-  }
-  /// A distributor for counter `key` (created at 0 on first use), with its own connection.
-  /// Throws `invalid_option_error` for an empty key.
-  [[nodiscard]] postgres_distributor distributor(const std::string& key) const {
-    return {conninfo_, key, options_};
-  }
-  /// The counter's value: the largest ID reserved so far (0 when unused). Opens a connection
-  /// for the call. Throws `segment_store_error`.
-  [[nodiscard]] std::uint64_t current(const std::string& key) const {
-    return distributor(key).current();
-  }
   /// The connection string, as given (it may hold a password: do not log it).
-  [[nodiscard]] const std::string& conninfo() const noexcept { return conninfo_; }
-  /// The options.
-  [[nodiscard]] const store_options& options() const noexcept { return options_; }
-
- private:
-  std::string conninfo_;
-  store_options options_;
+  [[nodiscard]] const std::string& conninfo() const noexcept { return address_; }
 };
 
 }  // namespace FLAKEID_ABI_NAMESPACE

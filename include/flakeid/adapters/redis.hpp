@@ -101,6 +101,7 @@
 #include "../segment.hpp"
 #include "../version.hpp"
 #include "detail/redis_connection.hpp"
+#include "detail/server_backend.hpp"
 #include "redis_options.hpp"
 
 namespace flakeid {
@@ -370,6 +371,11 @@ class redis_lease_store final : public lease_store {
   redis_connection conn_;
 };
 
+/// What a Redis distributor remembers between calls.
+struct redis_counter_memo {
+  std::string mark;  // the mark of this distributor's last range ('' none yet)
+};
+
 }  // namespace detail
 
 /// A counter of a `redis_store`, with its own connection (opened on the first call).
@@ -381,36 +387,22 @@ class redis_lease_store final : public lease_store {
 /// does not answer within `io_timeout`, refuses the command (the key holds no integer, the
 /// counter would pass 2^63 - 1), or may evict or have lost the counter. Thread-safety: every
 /// member may be called concurrently (calls on one distributor take turns on its connection).
-class redis_distributor {
+class redis_distributor
+    : public detail::server_distributor<redis_distributor, redis_options, detail::redis_connection,
+                                        detail::redis_counter_memo> {
  public:
   /// Counter `key` on the server of `server` (address, login, db, TLS; its timeouts, when set,
   /// take the place of those in `options`). Does not connect. Throws `invalid_option_error`
   /// for a bad namespace, timeout, an empty key, or TLS asked for and not built in.
   redis_distributor(redis_options server, std::string key, store_options options = {})
-      : options_(std::move(options)), key_(std::move(key)) {
-    detail::check_segment_key(key_);
-    detail::check_store_options(options_, "segment store");
-    s_ = std::make_unique<state>(std::move(server), options_);
-    name_ = s_->conn.where() + " namespace " + options_.name_space;
-    redis_key_ = "flakeid:{" + options_.name_space + "}:segment:" + key_;
-    mark_key_ = "flakeid:{" + options_.name_space + "}:segment-mark:" + key_;
-  }
+      : server_distributor(std::move(server), std::move(key), std::move(options)),
+        redis_key_("flakeid:{" + options_.name_space + "}:segment:" + key_),
+        mark_key_("flakeid:{" + options_.name_space + "}:segment-mark:" + key_) {}
 
-  redis_distributor(const redis_distributor& o)
-      : options_(o.options_),
-        key_(o.key_),
-        name_(o.name_),
-        redis_key_(o.redis_key_),
-        mark_key_(o.mark_key_),
-        idle_ms_(o.idle_ms_),
-        s_(std::make_unique<state>(o.s_->conn.options(), options_)) {}
-  redis_distributor(redis_distributor&&) noexcept = default;
-  redis_distributor& operator=(const redis_distributor& o) {
-    if (this != &o) *this = redis_distributor(o);
-    return *this;
-  }
-  redis_distributor& operator=(redis_distributor&&) noexcept = default;
-  ~redis_distributor() = default;
+  /// Counter `key` on the server at `address`: a `redis://`, `rediss://` or `unix://` URI, or
+  /// `host[:port]` (see `redis_options::parse`).
+  redis_distributor(const std::string& address, std::string key, store_options options = {})
+      : redis_distributor(redis_options::parse(address), std::move(key), std::move(options)) {}
 
   /// Adds `step` to the counter and returns its new value: one script that checks the server
   /// (see the file comment), runs `INCRBY` (and `PEXPIRE` after `expire_after`) and marks the
@@ -418,15 +410,15 @@ class redis_distributor {
   /// the server may evict the counter, or may have lost ranges since the counter's last write.
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
-    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
-    std::lock_guard lk(s_->mutex);
-    detail::redis_reply r = segment_reply(step, what, "");
-    if (r->element[0]->integer == -3 && r->element[3]->integer == 1 && logs_every_write(what))
-      r = segment_reply(step, what, text(r->element[1]));
-    const long long v = r->element[0]->integer;
-    if (v < 0) refuse(v, text(r->element[1]), text(r->element[2]));
-    s_->mark = text(r->element[1]);
-    return static_cast<std::uint64_t>(v);
+    return call(what, [&] {
+      reply r = segment_reply(step, what, "");
+      if (r->element[0]->integer == -3 && r->element[3]->integer == 1 && logs_every_write())
+        r = segment_reply(step, what, text(r->element[1]));
+      const long long v = r->element[0]->integer;
+      if (v < 0) refuse(v, text(r->element[1]), text(r->element[2]));
+      s_->memo.mark = text(r->element[1]);
+      return static_cast<std::uint64_t>(v);
+    });
   }
 
   /// For an operator, after a refusal for a server that may have lost ranges (or evicted
@@ -434,86 +426,49 @@ class redis_distributor {
   /// found in the data) and marks it with the server's present memory; the next ranges start
   /// above it. Throws as `next_max_id`.
   std::uint64_t resume_above(std::uint64_t highest_used) {
-    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
-    std::lock_guard lk(s_->mutex);
     const std::string what = "resume_above(" + std::to_string(highest_used) + ")";
-    detail::redis_reply r =
-        command({"EVAL", detail::redis_resume_script, "2", redis_key_, mark_key_,
-                 std::to_string(highest_used), std::to_string(idle_ms_)},
-                what);
-    if (r->type != REDIS_REPLY_ARRAY || r->elements == 0)
-      throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
-    if (r->elements == 2) refuse(-1, text(r->element[1]), "");
-    s_->mark.clear();
-    const auto v = detail::parse_decimal<std::uint64_t>(text(r->element[0]));
-    if (!v) throw segment_store_error(name_, key_, "the key " + redis_key_ + " holds no counter");
-    return *v;
-  }
-
-  /// From now on every `next_max_id` also lets the key expire `idle` after it (Redis drops it
-  /// then). Not to be called while another thread uses this distributor. Throws
-  /// `invalid_option_error` below 1 ms.
-  void expire_after(std::chrono::milliseconds idle) {
-    detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
-    idle_ms_ = idle.count();
+    return call(what, [&] {
+      reply r = s_->conn.command({"EVAL", detail::redis_resume_script, "2", redis_key_, mark_key_,
+                                  std::to_string(highest_used), std::to_string(idle_ms_)});
+      if (r->type != REDIS_REPLY_ARRAY || r->elements == 0)
+        throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
+      if (r->elements == 2) refuse(-1, text(r->element[1]), "");
+      s_->memo.mark.clear();
+      return counter(text(r->element[0]));
+    });
   }
 
   /// The counter's value (0 when the key does not exist). Throws as `next_max_id`.
   [[nodiscard]] std::uint64_t current() {
-    s_->conn.check_fork();  // before the lock, which a thread of the parent may have held
-    std::lock_guard lk(s_->mutex);
-    detail::redis_reply r = command({"GET", redis_key_}, "GET");
-    if (r->type == REDIS_REPLY_NIL) return 0;
-    const auto v = r->type == REDIS_REPLY_STRING
-                       ? detail::parse_decimal<std::uint64_t>(std::string_view(r->str, r->len))
-                       : std::nullopt;
-    if (!v) throw segment_store_error(name_, key_, "the key " + redis_key_ + " holds no counter");
-    return *v;
+    return call("GET", [&]() -> std::uint64_t {
+      reply r = s_->conn.command({"GET", redis_key_});
+      return r->type == REDIS_REPLY_NIL ? 0 : counter(text(r.get()));
+    });
   }
 
-  /// Counter `key` on the server at `address`: a `redis://`, `rediss://` or `unix://` URI, or
-  /// `host[:port]` (see `redis_options::parse`).
-  redis_distributor(const std::string& address, std::string key, store_options options = {})
-      : redis_distributor(redis_options::parse(address), std::move(key), std::move(options)) {}
-
-  /// `redis host:port namespace <ns>` (with ` tls`, ` user <name>`, ` db <n>` when they apply).
-  [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
-  /// The counter's key (without the namespace prefix).
-  [[nodiscard]] std::string_view key() const noexcept { return key_; }
   /// The Redis key that holds the counter: `flakeid:{ns}:segment:<key>`.
   [[nodiscard]] const std::string& redis_key() const noexcept { return redis_key_; }
-  /// A distributor for counter `key` of the same server and namespace, on a connection of its
-  /// own.
-  [[nodiscard]] redis_distributor with_key(const std::string& key) const {
-    return {s_->conn.options(), key, options_};
-  }
 
  private:
-  struct state {
-    state(redis_options server, const store_options& o)
-        : conn(std::move(server), o.connect_timeout,
-               detail::io_timeout_or(o.io_timeout, detail::segment_io_timeout)) {}
-    std::mutex mutex;  // one request at a time on the connection
-    detail::redis_connection conn;
-    std::string mark;  // the mark of this distributor's last range ('' none yet)
-  };
-
-  detail::redis_reply command(const std::vector<std::string>& args, const std::string& what) {
-    return detail::segment_call(name_, key_, what, [&] { return s_->conn.command(args); });
-  }
+  using reply = detail::redis_reply;
 
   static std::string text(const redisReply* r) {
     return r->type == REDIS_REPLY_STRING ? std::string(r->str, r->len) : std::string();
   }
 
+  /// The counter in `value`; throws when it holds none.
+  std::uint64_t counter(const std::string& value) const {
+    const auto v = detail::parse_decimal<std::uint64_t>(value);
+    if (!v) throw segment_store_error(name_, key_, "the key " + redis_key_ + " holds no counter");
+    return *v;
+  }
+
   /// One segment script (see `redis_segment_script`), with `replace` a mark a durable server
   /// may replace. Called with the mutex held.
-  detail::redis_reply segment_reply(std::uint64_t step, const std::string& what,
-                                    const std::string& replace) {
-    detail::redis_reply r =
-        command({"EVAL", detail::redis_segment_script, "2", redis_key_, mark_key_,
-                 std::to_string(step), std::to_string(idle_ms_), s_->mark, replace},
-                what);
+  reply segment_reply(std::uint64_t step, const std::string& what, const std::string& replace) {
+    reply r =
+        s_->conn.command({"EVAL", detail::redis_segment_script, "2", redis_key_, mark_key_,
+                          std::to_string(step), std::to_string(idle_ms_), s_->memo.mark, replace});
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
         r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
       throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
@@ -522,11 +477,11 @@ class redis_distributor {
 
   /// Whether the server writes every write to its append-only file before answering
   /// (`appendfsync always`; CONFIG GET, which may be renamed away: then not known, so no).
-  bool logs_every_write(const std::string& what) {
+  bool logs_every_write() {
     try {
-      detail::redis_reply r = command({"CONFIG", "GET", "appendfsync"}, what);
+      reply r = s_->conn.command({"CONFIG", "GET", "appendfsync"});
       return r->type == REDIS_REPLY_ARRAY && r->elements == 2 && text(r->element[1]) == "always";
-    } catch (const segment_store_error&) {
+    } catch (const detail::store_connection_error&) {
       return false;
     }
   }
@@ -572,13 +527,8 @@ class redis_distributor {
     throw segment_store_error(name_, key_, why);
   }
 
-  store_options options_;
-  std::string key_;
-  std::string name_;
   std::string redis_key_;
-  std::string mark_key_;      // the server's memory at the counter's last write
-  std::int64_t idle_ms_ = 0;  // 0: no expiry
-  std::unique_ptr<state> s_;
+  std::string mark_key_;  // the server's memory at the counter's last write
 };
 
 /// Worker-id leases and segment counters in one Redis namespace: the two protocols over one
@@ -589,16 +539,15 @@ class redis_distributor {
 ///     auto lease = store.lease();
 ///     flakeid::classic_snowflake<> gen{lease};
 ///     flakeid::segment_chain_generator ids{store.distributor("orders")};
-class redis_store {
+class redis_store
+    : public detail::server_store<redis_options, redis_distributor, detail::redis_lease_store> {
  public:
   /// The server of `server` (address, login, db, TLS) under `options.name_space`; the
   /// server's own timeouts, when set, take the place of those in `options`. Does not connect.
   /// Throws `invalid_option_error` for a bad namespace or timeout, or TLS asked for and not
   /// built in.
   explicit redis_store(redis_options server, store_options options = {})
-      : server_(std::move(server)), options_(std::move(options)) {
-    (void)redis_distributor(server_, "check", options_);
-  }
+      : server_store(std::move(server), std::move(options)) {}
   /// The server at `address`: a `redis://`, `rediss://` or `unix://` URI, or `host[:port]` (see
   /// `redis_options::parse`, which throws `invalid_option_error`).
   explicit redis_store(const std::string& address, store_options options = {})
@@ -607,32 +556,10 @@ class redis_store {
   explicit redis_store(const char* address, store_options options = {})
       : redis_store(std::string(address), std::move(options)) {}
 
-  /// A lease on a worker id of this store's namespace (keys `flakeid:{ns}:worker:<id>` ...; see
-  /// the file comment), with its own connection. Throws as `lease`'s constructor.
-  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
-    options = detail::lease_options_for_store(std::move(options), options_);
-    return {std::make_unique<detail::redis_lease_store>(server_, options), options};
-  }
-  /// A distributor for counter `key` (created at 0 on first use), with its own connection.
-  /// Throws `invalid_option_error` for an empty key.
-  [[nodiscard]] redis_distributor distributor(const std::string& key) const {
-    return {server_, key, options_};
-  }
-  /// The counter's value: the largest ID reserved so far (0 when unused). Opens a connection
-  /// for the call. Throws `segment_store_error`.
-  [[nodiscard]] std::uint64_t current(const std::string& key) const {
-    return distributor(key).current();
-  }
   /// Where the server is: `redis host:port` (see `redis_options::where`; no password).
-  [[nodiscard]] std::string where() const { return server_.where(); }
+  [[nodiscard]] std::string where() const { return address_.where(); }
   /// The server's options (they hold the password: do not log them).
-  [[nodiscard]] const redis_options& server() const noexcept { return server_; }
-  /// The options.
-  [[nodiscard]] const store_options& options() const noexcept { return options_; }
-
- private:
-  redis_options server_;
-  store_options options_;
+  [[nodiscard]] const redis_options& server() const noexcept { return address_; }
 };
 
 }  // namespace FLAKEID_ABI_NAMESPACE

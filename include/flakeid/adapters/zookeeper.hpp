@@ -92,66 +92,65 @@
 #include "../segment.hpp"
 #include "../version.hpp"
 #include "../worker_id.hpp"
+#include "detail/server_backend.hpp"
 #include "detail/zookeeper_connection.hpp"
 #include "detail/zookeeper_lease_store.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 
+namespace detail {
+/// What a ZooKeeper distributor remembers between calls.
+struct zookeeper_counter_memo {
+  bool swept = false;         // the expired counters were deleted once
+  std::uint64_t reached = 0;  // the counter after this distributor's last call (0: none)
+  std::int64_t czxid = 0;     // the creation of the counter's node as that call found it
+};
+}  // namespace detail
+
 /// A counter of a `zookeeper_store`, with its own session (opened on the first call). A copy
 /// opens a session of its own. Throws `segment_store_error` when the ensemble cannot be
 /// reached or the counter would pass 2^64 - 1. Thread-safety: every member may be called
-/// concurrently (calls take turns on the session).
-class zookeeper_distributor {
+/// concurrently (calls take turns on the session). `expire_after(idle)`: every `next_max_id`
+/// also marks the counter as one that may be deleted once it has not been written for `idle`
+/// (the node's modification time, on the server's clock, against this host's); the first such
+/// call deletes the marked counters of the namespace that have been idle longer than they may
+/// be, each with a version check, so a counter written meanwhile stays.
+class zookeeper_distributor
+    : public detail::server_distributor<zookeeper_distributor, zookeeper_address,
+                                        detail::zookeeper_session, detail::zookeeper_counter_memo> {
  public:
   zookeeper_distributor(zookeeper_address address, std::string key, store_options options = {})
-      : address_(std::move(address)), options_(std::move(options)), key_(std::move(key)) {
-    detail::check_segment_key(key_);
-    detail::check_store_options(options_, "segment store");
-    s_ = std::make_unique<state>(address_, options_);
-    name_ = address_.where() + " namespace " + options_.name_space;
-    path_ = "/flakeid/" + options_.name_space + "/segments/" + detail::zookeeper_node_name(key_);
-  }
-  zookeeper_distributor(const zookeeper_distributor& o)
-      : zookeeper_distributor(o.address_, o.key_, o.options_) {
-    idle_ms_ = o.idle_ms_;
-  }
-  zookeeper_distributor(zookeeper_distributor&&) noexcept = default;
-  zookeeper_distributor& operator=(const zookeeper_distributor& o) {
-    if (this != &o) *this = zookeeper_distributor(o);
-    return *this;
-  }
-  zookeeper_distributor& operator=(zookeeper_distributor&&) noexcept = default;
-  ~zookeeper_distributor() = default;
+      : server_distributor(std::move(address), std::move(key), std::move(options)),
+        path_("/flakeid/" + options_.name_space + "/segments/" +
+              detail::zookeeper_node_name(key_)) {}
 
   /// Adds `step` to the counter (compare-and-set on the node's version) and returns its new
   /// value.
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
-    s_->session.check_fork();  // before the lock: a parent's thread may have held it
-    std::lock_guard lk(s_->mutex);
-    return call(what, [&]() -> std::uint64_t {
-      if (idle_ms_ > 0 && !s_->swept) {
+    return retried(what, [&]() -> std::uint64_t {
+      if (idle_ms_ > 0 && !s_->memo.swept) {
         sweep();
-        s_->swept = true;
+        s_->memo.swept = true;
       }
       // The counter, and the ms it may stay idle on a second line when it may expire.
       const auto text = [&](std::uint64_t n) {
         return std::to_string(n) + (idle_ms_ > 0 ? "\n" + std::to_string(idle_ms_) : "");
       };
       for (;;) {
-        const auto node = s_->session.get(path_);
+        const auto node = s_->conn.get(path_);
         if (!node) {
-          if (s_->reached > 0 && idle_ms_ == 0) refuse(what, "was deleted");
-          detail::zookeeper_ensure(s_->session, options_.name_space, {"segments"});
-          if (!s_->session.create(path_, text(step), 0)) continue;
-          const auto made = s_->session.exists(path_);
+          if (s_->memo.reached > 0 && idle_ms_ == 0) refuse(what, "was deleted");
+          detail::zookeeper_ensure(s_->conn, options_.name_space, {"segments"});
+          if (!s_->conn.create(path_, text(step), 0)) continue;
+          const auto made = s_->conn.exists(path_);
           return reached(made ? made->czxid : 0, step);
         }
         const auto cur = value_of(node->first, what);
-        if (idle_ms_ == 0 && s_->reached > 0) {
-          if (node->second.czxid != s_->czxid) refuse(what, "was made again");
-          if (cur < s_->reached) refuse(what, "went back to " + std::to_string(cur));
+        if (idle_ms_ == 0 && s_->memo.reached > 0) {
+          if (node->second.czxid != s_->memo.czxid) refuse(what, "was made again");
+          if (cur < s_->memo.reached) refuse(what, "went back to " + std::to_string(cur));
         }
         if (cur > UINT64_MAX - step) detail::throw_store_overflow(name_, key_, cur, step);
         const std::string v = text(cur + step);
@@ -159,79 +158,48 @@ class zookeeper_distributor {
         std::vector<zoo_op_t> ops(1);
         zoo_set_op_init(&ops[0], path_.c_str(), v.data(), static_cast<int>(v.size()),
                         node->second.version, &written);
-        if (s_->session.multi(ops) == ZOK) return reached(written.czxid, cur + step);
+        if (s_->conn.multi(ops) == ZOK) return reached(written.czxid, cur + step);
       }
     });
   }
 
-  /// From now on every `next_max_id` also marks the counter as one that may be deleted once
-  /// it has not been written for `idle` (the node's modification time, on the server's clock,
-  /// against this host's); the first such call deletes the marked counters of the namespace
-  /// that have been idle longer than they may be, each with a version check, so a counter
-  /// written meanwhile stays. Not to be called while another thread uses this distributor.
-  /// Throws `invalid_option_error` below 1 ms.
-  void expire_after(std::chrono::milliseconds idle) {
-    detail::check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
-    idle_ms_ = idle.count();
-  }
-
   /// The counter's value (0 when its node does not exist yet).
   [[nodiscard]] std::uint64_t current() {
-    s_->session.check_fork();
-    std::lock_guard lk(s_->mutex);
-    return call("current()", [&]() -> std::uint64_t {
-      const auto node = s_->session.get(path_);
+    return retried("current()", [&]() -> std::uint64_t {
+      const auto node = s_->conn.get(path_);
       return node ? value_of(node->first, "current()") : 0;
     });
   }
 
-  /// `zookeeper <hosts> namespace <ns>`.
-  [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
-  /// The counter's key.
-  [[nodiscard]] std::string_view key() const noexcept { return key_; }
   /// The counter's node.
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
-  /// A distributor for counter `key` of the same ensemble and namespace, on a session of its
-  /// own.
-  [[nodiscard]] zookeeper_distributor with_key(const std::string& key) const {
-    return {address_, key, options_};
-  }
 
  private:
-  struct state {
-    state(const zookeeper_address& a, const store_options& o) : session(a, o.connect_timeout) {}
-    std::mutex mutex;
-    detail::zookeeper_session session;
-    bool swept = false;         // the expired counters were deleted once
-    std::uint64_t reached = 0;  // the counter after this distributor's last call (0: none)
-    std::int64_t czxid = 0;     // the creation of the counter's node as that call found it
-  };
-
   /// Deletes the counters of the namespace that may expire and have been idle too long.
   void sweep() {
     const std::string dir = "/flakeid/" + options_.name_space + "/segments";
     const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
-    for (const std::string& name : s_->session.children(dir)) {
+    for (const std::string& name : s_->conn.children(dir)) {
       const std::string path = dir + "/" + name;
-      const auto node = s_->session.get(path);
+      const auto node = s_->conn.get(path);
       if (!node) continue;
       const auto nl = node->first.find('\n');
       if (nl == std::string::npos) continue;
       const auto idle =
           detail::parse_decimal<std::int64_t>(std::string_view(node->first).substr(nl + 1));
       if (idle && node->second.mtime + *idle < now)
-        (void)s_->session.remove(path, node->second.version);
+        (void)s_->conn.remove(path, node->second.version);
     }
   }
 
-  /// Runs `f` until it answers; a lost answer is tried again (after 20 ms, doubling up to
-  /// 500 ms) until `io_timeout` has passed since the call began. `f` must be safe to repeat:
-  /// every write is a compare-and-set against what it read.
+  /// Runs `f` as the call `what` until it answers; a lost answer is tried again (after 20 ms,
+  /// doubling up to 500 ms) until `io_timeout` has passed since the call began. `f` must be
+  /// safe to repeat: every write is a compare-and-set against what it read.
   template <class F>
-  std::uint64_t call(const std::string& what, F&& f) {
-    return detail::segment_call(name_, key_, what, [&] {
+  std::uint64_t retried(const std::string& what, F&& f) {
+    return call(what, [&] {
       return detail::zookeeper_retry(
           detail::io_timeout_or(options_.io_timeout, detail::segment_io_timeout), f);
     });
@@ -239,15 +207,15 @@ class zookeeper_distributor {
 
   /// Records that the counter, in the node made at `czxid`, reached `n`; returns `n`.
   std::uint64_t reached(std::int64_t czxid, std::uint64_t n) {
-    s_->czxid = czxid;
-    s_->reached = n;
+    s_->memo.czxid = czxid;
+    s_->memo.reached = n;
     return n;
   }
 
   /// Throws `segment_store_error`: the counter's node `how` ("was deleted") since this
   /// distributor's last call, so the counter may hand out again what it handed out before.
   [[noreturn]] void refuse(const std::string& what, const std::string& how) const {
-    const std::string r = std::to_string(s_->reached);
+    const std::string r = std::to_string(s_->memo.reached);
     throw segment_store_error(name_, key_,
                               what + ": node " + path_ + " " + how + " after it reached " + r +
                                   ": a counter that lost its value would hand out numbers again "
@@ -263,13 +231,7 @@ class zookeeper_distributor {
                               what + ": node " + path_ + " holds '" + text + "', not a counter");
   }
 
-  zookeeper_address address_;
-  store_options options_;
-  std::string key_;
-  std::string name_;
   std::string path_;
-  std::int64_t idle_ms_ = 0;  // 0: the counter never expires
-  std::unique_ptr<state> s_;
 };
 
 /// Who this process is in Leaf's snowflake tree (see `zookeeper_leaf_worker`).
@@ -478,35 +440,19 @@ class zookeeper_leaf_worker {
 
 /// Worker-id leases and segment counters in one ZooKeeper namespace (see the file comment).
 /// Cheap to copy; holds no session itself: each lease and each distributor has its own.
-class zookeeper_store {
+class zookeeper_store : public detail::server_store<zookeeper_address, zookeeper_distributor,
+                                                    detail::zookeeper_lease_store> {
  public:
+  /// The ensemble at `address` under `options.name_space`. Does not connect. Throws
+  /// `invalid_option_error` for a bad namespace or timeout, or a host list that does not read.
   explicit zookeeper_store(zookeeper_address address, store_options options = {})
-      : address_(std::move(address)), options_(std::move(options)) {
-    detail::check_store_options(options_, "segment store");
-  }
+      : server_store(std::move(address), std::move(options)) {}
   /// The same, from `host:port[,host:port...][/chroot]`.
   explicit zookeeper_store(std::string_view hosts, store_options options = {})
       : zookeeper_store(zookeeper_address{std::string(hosts)}, std::move(options)) {}
 
-  /// A lease on a worker id of this store's namespace, with its own session.
-  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
-    options = detail::lease_options_for_store(std::move(options), options_);
-    return {std::make_unique<detail::zookeeper_lease_store>(address_, options), options};
-  }
-  /// A distributor for counter `key`, with its own session.
-  [[nodiscard]] zookeeper_distributor distributor(const std::string& key) const {
-    return {address_, key, options_};
-  }
-  /// The counter's value (0 when unused). Opens a session for the call.
-  [[nodiscard]] std::uint64_t current(const std::string& key) const {
-    return distributor(key).current();
-  }
+  /// Where the ensemble is.
   [[nodiscard]] const zookeeper_address& address() const noexcept { return address_; }
-  [[nodiscard]] const store_options& options() const noexcept { return options_; }
-
- private:
-  zookeeper_address address_;
-  store_options options_;
 };
 
 }  // namespace FLAKEID_ABI_NAMESPACE

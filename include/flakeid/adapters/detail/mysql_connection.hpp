@@ -23,14 +23,15 @@
 
 #include "../../detail/fork_guard.hpp"
 #include "../../detail/server_store.hpp"
-#include "../../detail/uri.hpp"
 #include "../../errors.hpp"
 #include "../../version.hpp"
+#include "../server_address.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 
-/// Where a MySQL or MariaDB server is and how to log in; one struct for every MySQL store.
+/// Where a MySQL or MariaDB server is and how to log in; one struct for every MySQL store: a
+/// `server_address` (port 3306) and the database.
 ///
 ///     mysql://[user[:password]@]host[:port][/database][?tls=1&tls_ca=/etc/ca.pem]
 ///     mariadb://...                                  the same
@@ -38,7 +39,8 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 ///
 ///     auto o = flakeid::mysql_address::parse("mysql://app:s3cret@db.internal/shop");
 ///     auto e = flakeid::mysql_address::from_env();           // FLAKEID_MYSQL_URL
-///     flakeid::mysql_address d{.host = "db.internal", .user = "app", .database = "shop"};
+///     flakeid::mysql_address d{.address = {.host = "db.internal", .user = "app"},
+///                              .database = "shop"};     // or field by field
 ///
 /// User and password are percent-decoded; an IPv6 address is written in brackets. Query
 /// parameters: `socket` (a Unix socket path; host and port are then not used), `tls` (1:
@@ -51,96 +53,71 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 /// No message of flakeid names the password: `where()` and every error show user, host, port
 /// and database only, and a URI that does not parse is quoted with its password as `***`.
 struct mysql_address {
-  /// Host name or IP address (IPv6 without brackets here).
-  std::string host = "127.0.0.1";
-  /// TCP port.
-  int port = 3306;
-  /// A Unix socket path; when set, `host` and `port` are not used.
-  std::string unix_socket{};
-  /// User name; empty: the client's default (the login name).
-  std::string user{};
-  /// Password; empty: none.
-  std::string password{};
+  /// Host, port (0: 3306), socket, user, password, TLS, CA file and timeouts.
+  server_address address{};
   /// Database (schema) of the tables; empty: none selected (the server then refuses table
   /// names without one).
   std::string database{};
-  /// Require TLS.
-  bool tls = false;
-  /// PEM file of the CA certificates that sign the server's certificate; set: the certificate
-  /// and the host name are verified (and TLS is required).
-  std::string tls_ca_file{};
-  /// Bound on connecting, TLS handshake included (0: the store's own `connect_timeout`).
-  std::chrono::milliseconds connect_timeout{0};
-  /// Bound on one request (0: the store's own `io_timeout`).
-  std::chrono::milliseconds command_timeout{0};
 
   /// Reads a `mysql://` or `mariadb://` URI (see the struct comment). Throws
   /// `invalid_option_error` naming what is wrong, the URI quoted with its password hidden.
+  /// `from_env()` reads `FLAKEID_MYSQL_URL` so.
   [[nodiscard]] static mysql_address parse(std::string_view text);
-
-  /// `parse(getenv(variable))`. Throws `invalid_option_error` when it is unset or empty, or
-  /// does not parse.
+  /// `parse(getenv(variable))`. Throws `invalid_option_error` when the variable is unset or
+  /// empty, or does not parse.
   [[nodiscard]] static mysql_address from_env(const char* variable = "FLAKEID_MYSQL_URL") {
-    return parse(detail::uri_from_env(variable, "mysql://[user[:password]@]host[:port]/db",
-                                      [](const std::string& m) { throw invalid_option_error(m); }));
+    return detail::address_from_env<mysql_address>(variable);
+  }
+  /// Where the server is, for messages: `mysql host:port` or `mysql unix:<path>`, then ` tls`,
+  /// ` user <name>` and ` db <name>` when they apply. Never the password.
+  [[nodiscard]] std::string where() const { return detail::address_where(*this); }
+
+  /// Whether TLS is required: `tls`, or a CA file to verify the server with.
+  [[nodiscard]] bool tls_required() const noexcept {
+    return address.tls || !address.tls_ca_file.empty();
   }
 
-  /// `mysql host:port`, then ` tls`, ` user <name>` and ` db <name>` when they apply. Never
-  /// the password.
-  [[nodiscard]] std::string where() const {
-    std::string w = detail::server_where("mysql", host, port, unix_socket);
-    if (tls || !tls_ca_file.empty()) w += " tls";
-    if (!user.empty()) w += " user " + user;
-    if (!database.empty()) w += " db " + database;
-    return w;
+  static constexpr int default_port = 3306;
+  static constexpr const char* kind = "mysql";
+  static constexpr const char* uri_form = "mysql://[user[:password]@]host[:port]/db";
+  /// `where()` shows ` tls` when it is required, and ` db <name>` after the user.
+  [[nodiscard]] bool tls_shown() const noexcept { return tls_required(); }
+  [[nodiscard]] std::string where_detail() const {
+    return database.empty() ? std::string() : " db " + database;
   }
 };
 
 inline mysql_address mysql_address::parse(std::string_view text) {
   mysql_address o;
-  const auto fail = [&](const std::string& why) {
-    throw invalid_option_error("flakeid: invalid MySQL address '" + detail::uri_redact(text) +
-                               "': " + why);
-  };
-  const auto scheme_end = text.find("://");
-  if (scheme_end == std::string_view::npos)
+  const auto fail = [&](const std::string& why) { detail::bad_server_uri("MySQL", text, why); };
+  if (text.find("://") == std::string_view::npos)
     fail("a MySQL address is a URI: mysql://[user[:password]@]host[:port][/database]");
-  const std::string_view scheme = text.substr(0, scheme_end);
+  const auto [scheme, rest, query] = detail::split_server_uri(text, default_port, o.address, fail);
   if (scheme != "mysql" && scheme != "mariadb")
     fail("scheme '" + std::string(scheme) + "' is not mysql or mariadb");
-  std::string_view rest = text.substr(scheme_end + 3);
-  std::string_view query;
-  if (const auto q = rest.find('?'); q != std::string_view::npos) {
-    query = rest.substr(q + 1);
-    rest = rest.substr(0, q);
-  }
-  detail::uri_user_info(rest, o.user, o.password, fail);
   const auto slash = rest.find('/');
-  if (slash != 0) detail::uri_host_port(rest.substr(0, slash), o.host, o.port, "[::1]:3306", fail);
+  if (slash != 0)
+    detail::uri_host_port(rest.substr(0, slash), o.address.host, o.address.port, "[::1]:3306",
+                          fail);
   if (slash != std::string_view::npos && slash + 1 < rest.size() &&
       !detail::percent_decode(rest.substr(slash + 1), o.database))
     fail("bad percent-escape in the database name");
-  detail::uri_query(query, fail, [&](std::string_view name, const std::string& value) {
-    if (name == "timeout" || name == "connect_timeout" || name == "command_timeout") {
-      const auto t = detail::uri_duration(value);
-      if (t.count() < 0)
-        fail(std::string(name) + " '" + value + "' is not a duration (250ms, 2s, or milliseconds)");
-      if (name != "command_timeout") o.connect_timeout = t;
-      if (name != "connect_timeout") o.command_timeout = t;
-    } else if (name == "socket") {
-      if (!value.starts_with('/')) fail("socket '" + value + "' is not an absolute path");
-      o.unix_socket = value;
-    } else if (name == "tls") {
-      if (value != "0" && value != "1") fail("tls '" + value + "' is not 0 or 1");
-      o.tls = value == "1";
-    } else if (name == "tls_ca") {
-      o.tls_ca_file = value;
-    } else {
-      fail("unknown query parameter '" + std::string(name) +
-           "' (allowed: socket, tls, tls_ca, timeout, connect_timeout, command_timeout)");
-    }
-  });
-  if (slash == 0 && o.unix_socket.empty()) fail("no host (or ?socket=/path)");
+  detail::read_server_query(query, "socket, tls, tls_ca, timeout, connect_timeout, command_timeout",
+                            o.address, fail, [&](std::string_view name, const std::string& value) {
+                              if (name == "socket") {
+                                if (!value.starts_with('/'))
+                                  fail("socket '" + value + "' is not an absolute path");
+                                o.address.unix_socket = value;
+                              } else if (name == "tls") {
+                                if (value != "0" && value != "1")
+                                  fail("tls '" + value + "' is not 0 or 1");
+                                o.address.tls = value == "1";
+                              } else {
+                                return false;
+                              }
+                              return true;
+                            });
+  if (slash == 0 && o.address.unix_socket.empty()) fail("no host (or ?socket=/path)");
   return o;
 }
 
@@ -175,9 +152,11 @@ class mysql_connection {
  public:
   mysql_connection(mysql_address o, std::chrono::milliseconds connect_timeout,
                    std::chrono::milliseconds io_timeout)
-      : o_(std::move(o)),
-        connect_timeout_(o_.connect_timeout.count() > 0 ? o_.connect_timeout : connect_timeout),
-        io_timeout_(o_.command_timeout.count() > 0 ? o_.command_timeout : io_timeout),
+      : o_(with_port(std::move(o))),
+        connect_timeout_(o_.address.connect_timeout.count() > 0 ? o_.address.connect_timeout
+                                                                : connect_timeout),
+        io_timeout_(o_.address.command_timeout.count() > 0 ? o_.address.command_timeout
+                                                           : io_timeout),
         where_(o_.where()) {}
 
   /// `mysql host:port ...` (see `mysql_address::where`).
@@ -265,11 +244,12 @@ class mysql_connection {
 
   /// The password never appears in a message, even if a server were to echo it.
   [[nodiscard]] std::string redact(std::string text) const {
-    if (!o_.password.empty())
-      for (auto p = text.find(o_.password); p != std::string::npos;
-           p = text.find(o_.password, p + 3))
-        text.replace(p, o_.password.size(), "***");
-    return text;
+    return o_.address.hide_password(std::move(text));
+  }
+
+  static mysql_address with_port(mysql_address o) {
+    if (o.address.port == 0) o.address.port = mysql_address::default_port;
+    return o;
   }
 
   /// Waits for what the client asked (`status`: MYSQL_WAIT_* bits) until `deadline`; returns
@@ -314,11 +294,11 @@ class mysql_connection {
     (void)::mysql_options(m.get(), MYSQL_OPT_NONBLOCK, nullptr);
     (void)mysql_optionsv(m.get(), MYSQL_SET_CHARSET_NAME, "utf8mb4");
     (void)mysql_optionsv(m.get(), MYSQL_INIT_COMMAND, "SET time_zone = '+00:00'");
-    if (o_.tls || !o_.tls_ca_file.empty()) {
+    if (o_.tls_required()) {
       my_bool on = 1;
       (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_ENFORCE, &on);
-      if (!o_.tls_ca_file.empty()) {
-        (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_CA, o_.tls_ca_file.c_str());
+      if (!o_.address.tls_ca_file.empty()) {
+        (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_CA, o_.address.tls_ca_file.c_str());
         (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
       }
     }
@@ -327,9 +307,10 @@ class mysql_connection {
     MYSQL* ret = nullptr;
     const auto c = [](const std::string& s) { return s.empty() ? nullptr : s.c_str(); };
     int st = mysql_real_connect_start(
-        &ret, m.get(), o_.unix_socket.empty() ? o_.host.c_str() : nullptr, c(o_.user),
-        c(o_.password), c(o_.database), o_.unix_socket.empty() ? static_cast<unsigned>(o_.port) : 0,
-        c(o_.unix_socket), CLIENT_MULTI_STATEMENTS | CLIENT_FOUND_ROWS);
+        &ret, m.get(), o_.address.unix_socket.empty() ? o_.address.host.c_str() : nullptr,
+        c(o_.address.user), c(o_.address.password), c(o_.database),
+        o_.address.unix_socket.empty() ? static_cast<unsigned>(o_.address.port) : 0,
+        c(o_.address.unix_socket), CLIENT_MULTI_STATEMENTS | CLIENT_FOUND_ROWS);
     while (st != 0) {
       const auto r = wait(st, deadline);
       if (!r) throw store_connection_error(head + "timed out");
@@ -338,9 +319,10 @@ class mysql_connection {
     if (ret == nullptr) throw store_connection_error(head + redact(mysql_error(m.get())));
     // Connector/C enforces TLS only when another TLS option is set: without one it goes on in
     // plaintext with a server that offers none. Such a connection is closed unused.
-    if ((o_.tls || !o_.tls_ca_file.empty()) && mysql_get_ssl_cipher(m.get()) == nullptr)
+    if (o_.tls_required() && mysql_get_ssl_cipher(m.get()) == nullptr)
       throw store_connection_error(head + "the server offers no TLS, which " +
-                                   (o_.tls_ca_file.empty() ? "tls=1" : "tls_ca") + " requires");
+                                   (o_.address.tls_ca_file.empty() ? "tls=1" : "tls_ca") +
+                                   " requires");
     conn_ = std::move(m);
   }
 

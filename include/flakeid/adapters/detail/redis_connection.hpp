@@ -63,18 +63,21 @@ class redis_connection {
   redis_connection(redis_options options, std::chrono::milliseconds connect_timeout,
                    std::chrono::milliseconds io_timeout)
       : options_(std::move(options)) {
-    if (options_.connect_timeout.count() <= 0) options_.connect_timeout = connect_timeout;
-    if (options_.command_timeout.count() <= 0) options_.command_timeout = io_timeout;
-    if (options_.tls && !redis_tls_built)
+    if (options_.address.port == 0) options_.address.port = redis_options::default_port;
+    if (options_.address.connect_timeout.count() <= 0)
+      options_.address.connect_timeout = connect_timeout;
+    if (options_.address.command_timeout.count() <= 0)
+      options_.address.command_timeout = io_timeout;
+    if (options_.address.tls && !redis_tls_built)
       throw invalid_option_error("flakeid: " + options_.where() +
                                  ": TLS was not built in: link the CMake target "
                                  "flakeid::redis_tls (OpenSSL) instead of flakeid::redis");
-    if (options_.tls && !options_.unix_socket.empty())
+    if (options_.address.tls && !options_.address.unix_socket.empty())
       throw invalid_option_error("flakeid: " + options_.where() +
                                  ": TLS runs over TCP, not over a Unix socket");
-    if (options_.unix_socket.empty() && options_.host.empty())
+    if (options_.address.unix_socket.empty() && options_.address.host.empty())
       throw invalid_option_error("flakeid: a Redis server needs a host or a unix_socket");
-    if (options_.port <= 0 || options_.port > 65535)
+    if (options_.address.port <= 0 || options_.address.port > 65535)
       throw invalid_option_error("flakeid: " + options_.where() + ": port must be 1..65535");
     if (options_.db < 0) throw invalid_option_error("flakeid: " + options_.where() + ": db < 0");
   }
@@ -103,7 +106,8 @@ class redis_connection {
     connect();
     redis_reply r = send(args);
     if (r->type == REDIS_REPLY_ERROR)
-      throw store_connection_error(where() + ": " + std::string(r->str, r->len));
+      throw store_connection_error(where() + ": " +
+                                   options_.address.hide_password(std::string(r->str, r->len)));
     return r;
   }
 
@@ -131,27 +135,28 @@ class redis_connection {
   void connect() {
     if (open()) return;
     const std::string head = "cannot connect to " + where() + " within " +
-                             std::to_string(options_.connect_timeout.count()) + " ms: ";
-    if (options_.tls) {
+                             std::to_string(options_.address.connect_timeout.count()) + " ms: ";
+    if (options_.address.tls) {
 #if defined(FLAKEID_REDIS_TLS)
       try {
-        tls_.reset(new redis_tls_stream(options_, options_.connect_timeout));
+        tls_.reset(new redis_tls_stream(options_, options_.address.connect_timeout));
       } catch (const std::runtime_error& e) {
         throw store_connection_error(head + e.what());
       }
 #endif
     } else {
-      const timeval tv = to_timeval(options_.connect_timeout);
-      redisContext* c = options_.unix_socket.empty()
-                            ? redisConnectWithTimeout(options_.host.c_str(), options_.port, tv)
-                            : redisConnectUnixWithTimeout(options_.unix_socket.c_str(), tv);
+      const timeval tv = to_timeval(options_.address.connect_timeout);
+      redisContext* c =
+          options_.address.unix_socket.empty()
+              ? redisConnectWithTimeout(options_.address.host.c_str(), options_.address.port, tv)
+              : redisConnectUnixWithTimeout(options_.address.unix_socket.c_str(), tv);
       if (c == nullptr || c->err != 0) {
         const std::string why = c == nullptr ? "out of memory" : c->errstr;
         if (c != nullptr) redisFree(c);
         throw store_connection_error(head + why);
       }
       ctx_.reset(c);
-      if (redisSetTimeout(c, to_timeval(options_.command_timeout)) != REDIS_OK) fail_io();
+      if (redisSetTimeout(c, to_timeval(options_.address.command_timeout)) != REDIS_OK) fail_io();
     }
     log_in();
   }
@@ -159,16 +164,16 @@ class redis_connection {
   /// AUTH and SELECT on a new connection; a refusal closes it. The message names the user,
   /// server and db (`where()`), never the password.
   void log_in() {
-    if (!options_.user.empty() || !options_.password.empty()) {
+    if (!options_.address.user.empty() || !options_.address.password.empty()) {
       std::vector<std::string> auth{"AUTH"};
-      if (!options_.user.empty()) auth.push_back(options_.user);
-      auth.push_back(options_.password);
+      if (!options_.address.user.empty()) auth.push_back(options_.address.user);
+      auth.push_back(options_.address.password);
       const redis_reply r = send(auth);
       if (r->type == REDIS_REPLY_ERROR) {
         reset();
         throw store_connection_error("cannot log in to " + where() +
-                                     (options_.user.empty() ? " (default user): " : ": ") +
-                                     std::string(r->str, r->len));
+                                     (options_.address.user.empty() ? " (default user): " : ": ") +
+                                     options_.address.hide_password(std::string(r->str, r->len)));
       }
     }
     if (options_.db != 0) {
@@ -176,7 +181,8 @@ class redis_connection {
       if (r->type == REDIS_REPLY_ERROR) {
         reset();
         throw store_connection_error("cannot select db " + std::to_string(options_.db) + " on " +
-                                     where() + ": " + std::string(r->str, r->len));
+                                     where() + ": " +
+                                     options_.address.hide_password(std::string(r->str, r->len)));
       }
     }
   }
@@ -195,10 +201,10 @@ class redis_connection {
     if (tls_) {
       try {
         return redis_reply(tls_->command(static_cast<int>(argv.size()), argv.data(), lens.data(),
-                                         options_.command_timeout));
+                                         options_.address.command_timeout));
       } catch (const std::runtime_error& e) {
         tls_.reset();  // reconnect next time
-        throw store_connection_error(where() + ": " + e.what());
+        throw store_connection_error(where() + ": " + options_.address.hide_password(e.what()));
       }
     }
 #endif
@@ -213,10 +219,10 @@ class redis_connection {
     // hiredis reports a read past SO_RCVTIMEO as EAGAIN (or, in newer versions, "timed out").
     if (why.find("timed out") != std::string::npos ||
         why.find("Resource temporarily unavailable") != std::string::npos)
-      why = "no answer within " + std::to_string(options_.command_timeout.count()) + " ms (" + why +
-            ")";
+      why = "no answer within " + std::to_string(options_.address.command_timeout.count()) +
+            " ms (" + why + ")";
     reset();  // reconnect next time
-    throw store_connection_error(where() + ": " + why);
+    throw store_connection_error(where() + ": " + options_.address.hide_password(why));
   }
 
   redis_options options_;

@@ -86,7 +86,7 @@ class redis_tls_stream {
  public:
   using steady = std::chrono::steady_clock;
 
-  /// Connects to `o.host:o.port` and completes the TLS handshake before `connect_timeout`.
+  /// Connects to `o.address.host:port` and completes the TLS handshake before `connect_timeout`.
   redis_tls_stream(const redis_options& o, std::chrono::milliseconds connect_timeout) {
     const sigpipe_guard no_sigpipe;
     const auto deadline = steady::now() + connect_timeout;
@@ -94,9 +94,9 @@ class redis_tls_stream {
     if (!ctx_) fail_ssl("cannot create a TLS context");
     SSL_CTX_set_min_proto_version(ctx_.get(), TLS1_2_VERSION);
     SSL_CTX_set_verify(ctx_.get(), SSL_VERIFY_PEER, nullptr);
-    if (!o.tls_ca_file.empty()) {
-      if (SSL_CTX_load_verify_locations(ctx_.get(), o.tls_ca_file.c_str(), nullptr) != 1)
-        fail_ssl("cannot load the CA file '" + o.tls_ca_file + "'");
+    if (!o.address.tls_ca_file.empty()) {
+      if (SSL_CTX_load_verify_locations(ctx_.get(), o.address.tls_ca_file.c_str(), nullptr) != 1)
+        fail_ssl("cannot load the CA file '" + o.address.tls_ca_file + "'");
     } else if (SSL_CTX_set_default_verify_paths(ctx_.get()) != 1) {
       fail_ssl("cannot load the system's CA certificates");
     }
@@ -113,7 +113,7 @@ class redis_tls_stream {
     open_socket(o, deadline);
     ssl_.reset(SSL_new(ctx_.get()));
     if (!ssl_ || SSL_set_fd(ssl_.get(), fd_) != 1) fail_ssl("cannot set up TLS");
-    const std::string& name = o.tls_server_name.empty() ? o.host : o.tls_server_name;
+    const std::string& name = o.tls_server_name.empty() ? o.address.host : o.tls_server_name;
     if (is_ip(name)) {
       X509_VERIFY_PARAM* p = SSL_get0_param(ssl_.get());
       if (X509_VERIFY_PARAM_set1_ip_asc(p, name.c_str()) != 1) fail_ssl("bad IP address " + name);
@@ -252,14 +252,14 @@ class redis_tls_stream {
     }
   }
 
-  /// A non-blocking TCP connection to the first address of `o.host` that answers.
+  /// A non-blocking TCP connection to the first address of `o.address.host` that answers.
   void open_socket(const redis_options& o, steady::time_point deadline) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* list = nullptr;
-    const std::string port = std::to_string(o.port);
-    if (const int rc = ::getaddrinfo(o.host.c_str(), port.c_str(), &hints, &list); rc != 0)
+    const std::string port = std::to_string(o.address.port);
+    if (const int rc = ::getaddrinfo(o.address.host.c_str(), port.c_str(), &hints, &list); rc != 0)
       throw std::runtime_error(std::string("cannot resolve the host: ") + ::gai_strerror(rc));
     const std::unique_ptr<addrinfo, void (*)(addrinfo*)> owner(list, ::freeaddrinfo);
     std::string why = "no address";

@@ -31,12 +31,14 @@
 #include "../../detail/server_store.hpp"
 #include "../../errors.hpp"
 #include "../../version.hpp"
+#include "../server_address.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// Where a ZooKeeper ensemble is: `host:port[,host:port...][/chroot]`, as the ZooKeeper
-/// clients write it, and the session timeout to ask for.
+/// clients write it (each host read as a `server_address`'s is: an IPv6 address in brackets),
+/// and the session timeout to ask for.
 struct zookeeper_address {
   /// The ensemble and an optional chroot: `zk1:2181,zk2:2181/apps`.
   std::string hosts = "127.0.0.1:2181";
@@ -88,6 +90,8 @@ class zookeeper_session {
       throw invalid_option_error("flakeid: invalid ZooKeeper address '" + a_.hosts +
                                  "' or session timeout of " +
                                  std::to_string(a_.session_timeout.count()) + " ms");
+    check_host_list(a_.hosts, "[::1]:2181",
+                    [&](const std::string& why) { bad_server_uri("ZooKeeper", a_.hosts, why); });
   }
   zookeeper_session(const zookeeper_session&) = delete;
   zookeeper_session& operator=(const zookeeper_session&) = delete;

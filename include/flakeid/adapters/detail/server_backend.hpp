@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file adapters/detail/server_backend.hpp
+/// Internal: the shell every server backend shares, so that a backend writes its connection
+/// and its statements and nothing else.
+///
+/// - `server_distributor<D, Address, Conn, Memo>`: a segment distributor's key, `store_name()`,
+///   `with_key`, `expire_after`, its checks (the key, the namespace, the timeouts), copy
+///   semantics (a copy opens a connection of its own) and `call`, which runs one public call
+///   under the fork check and the lock and maps a failed connection to
+///   `segment_store_error` once.
+/// - `server_store<Address, D, LeaseStore>`: a store's address and options, checked once (by
+///   making a distributor, so that an address its connection refuses fails here), and the
+///   `lease()`, `distributor()` and `current()` factories; cheap to copy.
+///
+/// `Conn` is the backend's connection, made from `(Address, connect_timeout, io_timeout)` (or
+/// `(Address, connect_timeout)` when it bounds its requests otherwise), with `where()` and
+/// `check_fork()`; `Memo` what a distributor remembers between calls (a default-made
+/// aggregate). `LeaseStore` is the backend's `lease_store`, made from `(Address,
+/// lease_options)`.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "../../detail/server_store.hpp"
+#include "../../lease.hpp"
+#include "../../lease_store.hpp"
+#include "../../version.hpp"
+
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
+
+/// What a SQL distributor has made sure of on its server, once per distributor.
+struct table_memo {
+  bool table_ready = false;   // the table exists
+  bool expiry_ready = false;  // the table has its expiry column, and its expired rows were deleted
+};
+
+/// A distributor's connection, the lock its calls take turns on, and what it remembers.
+template <class Conn, class Memo>
+struct server_state {
+  template <class Address>
+  server_state(const Address& a, const store_options& o) : conn(open(a, o)) {}
+  std::mutex mutex;  // one request at a time on the connection
+  Conn conn;
+  Memo memo{};
+
+ private:
+  template <class Address>
+  static Conn open(const Address& a, const store_options& o) {
+    if constexpr (std::is_constructible_v<Conn, const Address&, std::chrono::milliseconds,
+                                          std::chrono::milliseconds>)
+      return Conn(a, o.connect_timeout, io_timeout_or(o.io_timeout, segment_io_timeout));
+    else
+      return Conn(a, o.connect_timeout);
+  }
+};
+
+/// The part of a server backend's segment distributor that is the same for every backend (see
+/// the file comment). `D` is the distributor, made from `(Address, std::string key,
+/// store_options)`.
+template <class D, class Address, class Conn, class Memo>
+class server_distributor {
+ public:
+  /// `<server> namespace <ns>` (the connection's `where()`: no password).
+  [[nodiscard]] std::string_view store_name() const noexcept { return name_; }
+  /// The counter's key (without the namespace).
+  [[nodiscard]] std::string_view key() const noexcept { return key_; }
+  /// A distributor for counter `key` of the same server and namespace, on a connection of its
+  /// own.
+  [[nodiscard]] D with_key(const std::string& key) const { return D(address_, key, options_); }
+
+  /// From now on every `next_max_id` also lets the counter expire once it has been idle for
+  /// `idle` (each backend's file comment says how). Not to be called while another thread uses
+  /// this distributor. Throws `invalid_option_error` below 1 ms.
+  void expire_after(std::chrono::milliseconds idle) {
+    check_timeout("segment counter", "expire_after", idle, std::chrono::milliseconds{1});
+    idle_ms_ = idle.count();
+  }
+
+ protected:
+  /// Counter `key` at `address`. Does not connect. Throws `invalid_option_error` for an empty
+  /// key, a bad namespace or timeout (or what `Conn` refuses of the address).
+  server_distributor(Address address, std::string key, store_options options)
+      : address_(std::move(address)), options_(std::move(options)), key_(std::move(key)) {
+    check_segment_key(key_);
+    check_store_options(options_, "segment store");
+    s_ = std::make_unique<server_state<Conn, Memo>>(address_, options_);
+    name_ = s_->conn.where() + " namespace " + options_.name_space;
+  }
+  /// A copy opens a connection of its own (on its first call) to the same counter.
+  server_distributor(const server_distributor& o)
+      : address_(o.address_),
+        options_(o.options_),
+        key_(o.key_),
+        name_(o.name_),
+        idle_ms_(o.idle_ms_),
+        s_(std::make_unique<server_state<Conn, Memo>>(address_, options_)) {}
+  server_distributor(server_distributor&&) noexcept = default;
+  server_distributor& operator=(const server_distributor& o) {
+    if (this != &o) *this = server_distributor(o);
+    return *this;
+  }
+  server_distributor& operator=(server_distributor&&) noexcept = default;
+  ~server_distributor() = default;
+
+  /// Runs `f()` as the public call `what` ("next_max_id(100)"): refuses in a forked child
+  /// (before the lock, which a thread of the parent may have held), takes the lock, and turns
+  /// a failed connection into one `segment_store_error` naming the store, the key and `what`.
+  template <class F>
+  decltype(auto) call(const std::string& what, F&& f) {
+    s_->conn.check_fork();
+    std::lock_guard lk(s_->mutex);
+    return segment_call(name_, key_, what, std::forward<F>(f));
+  }
+
+  Address address_;
+  store_options options_;
+  std::string key_;
+  std::string name_;
+  std::int64_t idle_ms_ = 0;  // 0: the counter never expires
+  std::unique_ptr<server_state<Conn, Memo>> s_;
+};
+
+/// The part of a server store that is the same for every backend (see the file comment).
+template <class Address, class D, class LeaseStore>
+class server_store {
+ public:
+  /// A lease on a worker id of this store's namespace, with its own connection. Throws as
+  /// `lease`'s constructor.
+  [[nodiscard]] flakeid::lease lease(lease_options options = {}) const {
+    options = lease_options_for_store(std::move(options), options_);
+    return {std::make_unique<LeaseStore>(address_, options), options};
+  }
+  /// A distributor for counter `key` (created on first use), with its own connection. Throws
+  /// `invalid_option_error` for an empty key.
+  [[nodiscard]] D distributor(const std::string& key) const { return D(address_, key, options_); }
+  /// The counter's value: the largest number handed out so far (0 when unused). Opens a
+  /// connection for the call. Throws `segment_store_error`.
+  [[nodiscard]] std::uint64_t current(const std::string& key) const {
+    return distributor(key).current();
+  }
+  /// The options.
+  [[nodiscard]] const store_options& options() const noexcept { return options_; }
+
+ protected:
+  /// The server at `address` under `options`. Does not connect. Throws `invalid_option_error`
+  /// for a bad namespace or timeout, or an address the backend's connection refuses.
+  server_store(Address address, store_options options)
+      : address_(std::move(address)), options_(std::move(options)) {
+    (void)D(address_, "check", options_);
+  }
+
+  Address address_;
+  store_options options_;
+};
+
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid
