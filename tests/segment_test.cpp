@@ -34,13 +34,13 @@ namespace {
 
 // ---- test distributors ---------------------------------------------------------------------
 
-/// Wraps a memory distributor: counts calls (and which thread made them), can be switched to
-/// throw, and can be slowed down. Copies share the switches.
+/// Wraps a memory distributor: counts calls (and which thread made them), and can be switched
+/// to throw, for every thread or for all but one. Copies share the switches.
 class test_distributor {
  public:
   struct control {
     std::atomic<bool> failing{false};
-    std::atomic<int> delay_us{0};
+    std::thread::id serves_only{};  // when set, the other threads' calls throw (under `mutex`)
     std::atomic<std::uint64_t> calls{0};
     std::atomic<std::uint64_t> failures{0};
     std::mutex mutex;
@@ -51,12 +51,14 @@ class test_distributor {
       : inner_(std::move(inner)), ctl_(std::make_shared<control>()) {}
 
   std::uint64_t next_max_id(std::uint64_t step) {
+    bool refused = false;
     {
       std::lock_guard lk(ctl_->mutex);
       ctl_->threads.insert(std::this_thread::get_id());
+      refused =
+          ctl_->serves_only != std::thread::id{} && ctl_->serves_only != std::this_thread::get_id();
     }
-    if (const int us = ctl_->delay_us.load(); us > 0) std::this_thread::sleep_for(microseconds{us});
-    if (ctl_->failing.load()) {
+    if (refused || ctl_->failing.load()) {
       ctl_->failures.fetch_add(1);
       throw std::runtime_error("store down");
     }
@@ -66,6 +68,11 @@ class test_distributor {
   [[nodiscard]] std::string_view store_name() const noexcept { return "flaky"; }
   [[nodiscard]] std::string_view key() const noexcept { return inner_.key(); }
   [[nodiscard]] control& ctl() const noexcept { return *ctl_; }
+  /// Answers only `thread`'s calls from now on (every thread's again with a default id).
+  void serve_only(std::thread::id thread) const {
+    std::lock_guard lk(ctl_->mutex);
+    ctl_->serves_only = thread;
+  }
 
  private:
   flakeid::memory_distributor inner_;
@@ -541,15 +548,19 @@ TEST(segment_chain_test, store_failure_drains_the_chain_then_fails_then_resumes)
 TEST(segment_chain_test, hungry_callers_double_the_prefetch_and_calm_shrinks_it) {
   flakeid::memory_store store;
   test_distributor d{store.distributor("n")};
-  d.ctl().delay_us = 200;
+  // The worker's store calls fail, so every segment comes from a hungry caller: the chain is
+  // empty at each caller's turn to the store, however fast either thread runs.
+  d.serve_only(std::this_thread::get_id());
   flakeid::segment_chain_generator gen{
       d, {.step = 1, .min_ahead = 2, .max_ahead = 16, .refill_period = 20ms}};
   std::size_t peak = 0;
   std::vector<std::uint64_t> ids;
-  for (int i = 0; i < 3000 && peak < 16; ++i) {
+  // Until the worker has doubled the target three times; the bound only ends a broken run.
+  for (const auto end = steady_clock::now() + 60s; peak < 16 && steady_clock::now() < end;) {
     ids.push_back(gen.next_id());
     peak = std::max(peak, gen.stats().ahead_target);
   }
+  d.serve_only(std::thread::id{});
   EXPECT_EQ(peak, 16u);
   EXPECT_GT(gen.stats().hungry, 0u);
   expect_strictly_increasing(ids);
@@ -786,16 +797,20 @@ TEST(segment_chain_test, a_thread_block_larger_than_a_segment_is_rejected) {
 
 TEST(segment_chain_test, close_stops_the_worker_and_the_generator) {
   flakeid::memory_store store;
-  flakeid::segment_chain_generator gen{store.distributor("orders"),
-                                       {.step = 10, .min_ahead = 2, .max_ahead = 2}};
-  EXPECT_GE(gen.next_id(), 1u);
-  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 2; }));
-  gen.close();
-  const std::uint64_t at_close = store.current("orders");
-  EXPECT_THROW((void)gen.next_id(), flakeid::segment_closed_error);
-  std::this_thread::sleep_for(20ms);
+  std::uint64_t at_close = 0;
+  {
+    flakeid::segment_chain_generator gen{store.distributor("orders"),
+                                         {.step = 10, .min_ahead = 2, .max_ahead = 2}};
+    EXPECT_GE(gen.next_id(), 1u);
+    ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 2; }));
+    gen.close();
+    at_close = store.current("orders");
+    EXPECT_THROW((void)gen.next_id(), flakeid::segment_closed_error);
+    gen.close();
+  }
+  // Checked once the generator is gone: a store call at any time after close() shows, not only
+  // one within some wait.
   EXPECT_EQ(store.current("orders"), at_close) << "the worker called the store after close()";
-  gen.close();
 }
 
 TEST(segment_chain_test, expired_prefetched_segments_are_skipped) {
@@ -1096,6 +1111,7 @@ TEST(memory_store_test, an_expired_counter_is_dropped_once_no_distributor_holds_
     auto d = store.distributor("old");
     d.expire_after(1ms);
     EXPECT_EQ(d.next_max_id(10), 10U);
+    // At least 5 ms of steady time, the counter's clock: a longer wait leaves it as expired.
     const auto since = steady_clock::now();
     while (steady_clock::now() - since < 5ms) std::this_thread::sleep_for(1ms);
     // Expired, but a distributor still holds it: kept.
@@ -1104,7 +1120,7 @@ TEST(memory_store_test, an_expired_counter_is_dropped_once_no_distributor_holds_
     EXPECT_EQ(d.next_max_id(10), 20U);
   }
   // Held by none and past its expiry (every call set it 1 ms ahead): the next distributor call
-  // drops it, and the key counts from 0 again.
+  // drops it, and the key counts from 0 again (waited for as above).
   const auto since = steady_clock::now();
   while (steady_clock::now() - since < 5ms) std::this_thread::sleep_for(1ms);
   (void)store.distributor("other");

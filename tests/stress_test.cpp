@@ -141,6 +141,7 @@ auto clock_shaker(flakeid::manual_clock clock, milliseconds max_step) {
       const milliseconds step{
           1 + static_cast<std::int64_t>(rng() % static_cast<unsigned>(max_step.count()))};
       clock.step_back(step);
+      // The pauses only vary where the steps fall among the calls: the checks hold for any.
       std::this_thread::sleep_for(microseconds{rng() % 200});
       clock.advance(step + 1ms);
       std::this_thread::sleep_for(microseconds{rng() % 200});

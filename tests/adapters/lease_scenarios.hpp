@@ -525,6 +525,8 @@ void sigstop_holder(Backend& b) {
   char c = 0;
   ASSERT_EQ(::read(ready[0], &c, 1), 1) << "the first holder did not start minting";
   ::kill(a, SIGSTOP);
+  // Its record's age: the id is free only past ttl + safe_guard. A longer wait (a slow machine)
+  // changes nothing, since the stopped holder cannot renew; claim_until polls for it anyway.
   std::this_thread::sleep_for(o.ttl + o.safe_guard + 200ms);
 
   auto second = claim_until(b, o, steady::now() + 60s);
@@ -584,7 +586,10 @@ void store_forgets(Backend& b, Forget forget) {
       if (t.joinable()) t.join();
     }
   } joiner{stop, minter};
-  while (minted.load() == 0) std::this_thread::sleep_for(1ms);
+  // The first ID; the bound only ends a broken run.
+  for (const auto end = steady::now() + 60s; minted.load() == 0 && steady::now() < end;)
+    std::this_thread::sleep_for(1ms);
+  ASSERT_GT(minted.load(), 0U) << "the first holder minted nothing within 60 s";
   forget();
   auto second = claim_until(b, o, steady::now() + 60s);
   ASSERT_NE(second, nullptr);

@@ -413,9 +413,9 @@ class redis_server {
 
  private:
   void wait_ready() {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
     // Ready once it accepts connections on every listener asked for (the Unix socket may come
-    // up after the TCP port).
+    // up after the TCP port); the limit only ends a broken start.
     while (!port_open(port_) || (config_.unix_socket && !unix_socket_open(socket_path()))) {
       if (std::chrono::steady_clock::now() > deadline)
         throw std::runtime_error("redis-server did not start: " + read_file(dir_ + "/redis.log"));

@@ -149,7 +149,9 @@ TEST_F(zookeeper_segment_test, a_call_outlives_a_frozen_server_within_io_timeout
     }
   });
   // Frozen for longer than the client waits for an answer, and than the session lives: the
-  // call is tried again, on a new session, and answers once the server runs again.
+  // call is tried again, on a new session, and answers once the server runs again. (Should the
+  // thread reach its call only after the freeze, the call answers at once: the checks hold
+  // either way, and io_timeout is far longer than any stretched freeze.)
   std::this_thread::sleep_for(3s);
   b.server.resume();
   t.join();
