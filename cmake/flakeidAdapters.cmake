@@ -15,7 +15,8 @@
 #   flakeid::zookeeper include/flakeid/adapters/zookeeper.hpp (zookeeper_store: leases on
 #                      ephemeral znodes, segments); the ZooKeeper C client
 #                      (libzookeeper-mt-dev)
-# Their shared connection code is in include/flakeid/adapters/detail/.
+# Their shared connection code is in include/flakeid/adapters/detail/; the headers two adapters
+# share (server_address.hpp, detail/server_backend.hpp) are in the file set of each that uses them.
 # FLAKEID_REDIS_FOUND / FLAKEID_REDIS_TLS_FOUND / FLAKEID_POSTGRES_FOUND / FLAKEID_MYSQL_FOUND
 # tell whether each target exists.
 include(flakeidFindClient)
@@ -64,7 +65,8 @@ if(FLAKEID_REDIS_FOUND)
     READY "TARGET flakeid::hiredis_client"
     PC_REQUIRES hiredis
     LINK flakeid::flakeid flakeid::hiredis_client
-    HEADERS redis.hpp redis_options.hpp detail/redis_connection.hpp)
+    HEADERS redis.hpp redis_options.hpp server_address.hpp detail/redis_connection.hpp
+            detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: hiredis not found; flakeid::redis is not built")
 endif()
@@ -99,7 +101,7 @@ if(FLAKEID_POSTGRES_FOUND)
     READY "TARGET flakeid::libpq_client"
     PC_REQUIRES libpq
     LINK flakeid::flakeid flakeid::libpq_client
-    HEADERS postgres.hpp detail/postgres_connection.hpp)
+    HEADERS postgres.hpp detail/postgres_connection.hpp detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: libpq not found; flakeid::postgres is not built")
 endif()
@@ -111,7 +113,8 @@ if(FLAKEID_MYSQL_FOUND)
     READY "TARGET flakeid::mariadb_client"
     PC_REQUIRES libmariadb
     LINK flakeid::flakeid flakeid::mariadb_client
-    HEADERS mysql.hpp detail/mysql_connection.hpp)
+    HEADERS mysql.hpp server_address.hpp detail/mysql_connection.hpp
+            detail/mysql_lease_store.hpp detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: MariaDB Connector/C not found; flakeid::mysql is not built")
 endif()
@@ -123,7 +126,8 @@ if(FLAKEID_ZOOKEEPER_FOUND)
     READY "TARGET flakeid::zookeeper_client"
     PC_LIBS -lzookeeper_mt
     LINK flakeid::flakeid flakeid::zookeeper_client
-    HEADERS zookeeper.hpp detail/zookeeper_connection.hpp detail/zookeeper_lease_store.hpp)
+    HEADERS zookeeper.hpp server_address.hpp detail/zookeeper_connection.hpp
+            detail/zookeeper_lease_store.hpp detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: the ZooKeeper C client not found; flakeid::zookeeper is not built")
 endif()
