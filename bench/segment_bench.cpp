@@ -258,7 +258,7 @@ class thread_block_checked_floor {
     static thread_local block b;
     return b;
   }
-  FLAKEID_SEGMENT_NOINLINE std::uint64_t refill(block& b) {
+  FLAKEID_NOINLINE std::uint64_t refill(block& b) {
     const std::uint64_t first = counter_.fetch_add(64 * stride_, std::memory_order_relaxed);
     b.owner = owner_.load(std::memory_order_relaxed);
     b.next = first + stride_;

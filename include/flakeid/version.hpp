@@ -2,7 +2,8 @@
 // Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file version.hpp
-/// The version of these headers, and the inline namespace that carries it.
+/// The version of these headers, the inline namespace that carries it, and the one attribute
+/// macro the headers share (`FLAKEID_NOINLINE`).
 ///
 ///     #if FLAKEID_VERSION >= 100  // 0.1.0 or later
 ///
@@ -23,6 +24,16 @@
   (FLAKEID_VERSION_MAJOR * 10000 + FLAKEID_VERSION_MINOR * 100 + FLAKEID_VERSION_PATCH)
 /// The inline namespace of this version's ABI.
 #define FLAKEID_ABI_NAMESPACE v0_1
+
+/// Keeps a function out of line: a slow path (a new segment, a new thread block) or an error, so
+/// that the fast path that calls it, inlined into the caller, stays a few instructions.
+#if defined(__GNUC__) || defined(__clang__)
+#define FLAKEID_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define FLAKEID_NOINLINE __declspec(noinline)
+#else
+#define FLAKEID_NOINLINE
+#endif
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {

@@ -5,7 +5,7 @@
 /// The errors `basic_snowflake` throws for a clock gone back and a lease fence that is down, and
 /// the fence of a generator that needs none. The messages are written with `snprintf` into a
 /// buffer (`std::string` arithmetic here would be compiled into every generator), and the
-/// functions are kept out of line and marked cold, so the generator's fast path stays small.
+/// functions are kept out of line (they never return), so the generator's fast path stays small.
 
 #include <chrono>
 #include <climits>
@@ -17,22 +17,14 @@
 #include "../version.hpp"
 #include "../worker_id.hpp"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define FLAKEID_COLD_PATH __attribute__((cold, noinline))
-#elif defined(_MSC_VER)
-#define FLAKEID_COLD_PATH __declspec(noinline)
-#else
-#define FLAKEID_COLD_PATH
-#endif
-
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 namespace detail {
 
 /// Throws `clock_backwards_error` for a step back of `step_ms` past what the policy tolerates
 /// (`bound_ms`; 0: none).
-[[noreturn]] FLAKEID_COLD_PATH inline void throw_backwards(std::int64_t step_ms,
-                                                           std::int64_t bound_ms) {
+[[noreturn]] FLAKEID_NOINLINE inline void throw_backwards(std::int64_t step_ms,
+                                                          std::int64_t bound_ms) {
   char msg[160];
   if (bound_ms > 0)
     (void)std::snprintf(msg, sizeof msg,
@@ -46,8 +38,8 @@ namespace detail {
 }
 /// Throws `lease_lost_error` for an ID of timestamp `ts_ms` past the fence's deadline
 /// (`INT64_MIN`: the fence is down).
-[[noreturn]] FLAKEID_COLD_PATH inline void throw_lease_lost(std::int64_t ts_ms,
-                                                            std::int64_t deadline_ms) {
+[[noreturn]] FLAKEID_NOINLINE inline void throw_lease_lost(std::int64_t ts_ms,
+                                                           std::int64_t deadline_ms) {
   char msg[256];
   const int n = std::snprintf(
       msg, sizeof msg, "flakeid: the worker-id lease does not cover timestamp %lld (Unix ms): ",

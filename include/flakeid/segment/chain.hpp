@@ -20,6 +20,7 @@
 #include "../detail/fork_guard.hpp"
 #include "../detail/thread_blocks.hpp"
 #include "../errors.hpp"
+#include "../version.hpp"
 #include "engine.hpp"
 #include "options.hpp"
 
@@ -187,7 +188,7 @@ class segment_chain_generator {
   // of its claims in one segment) doubles its block, up to a segment (at most 2^16), so that
   // threads touch the shared position less often; a thread alone halves it back down to
   // `thread_block`.
-  FLAKEID_SEGMENT_NOINLINE std::uint64_t next_block(detail::segment_thread_block& b) {
+  FLAKEID_NOINLINE std::uint64_t next_block(detail::segment_thread_block& b) {
     const bool mine = b.owner == instance_;
     std::uint64_t want = mine ? b.want : opts_.thread_block;
     std::uint64_t got = 0;

@@ -25,16 +25,6 @@
 #include "../version.hpp"
 #include "options.hpp"
 
-// Keeps a generator's slow path (a new segment, a new thread block) out of line, so that the
-// fast path, inlined into the caller, stays a few instructions that need few registers.
-#if defined(__GNUC__) || defined(__clang__)
-#define FLAKEID_SEGMENT_NOINLINE __attribute__((noinline))
-#elif defined(_MSC_VER)
-#define FLAKEID_SEGMENT_NOINLINE __declspec(noinline)
-#else
-#define FLAKEID_SEGMENT_NOINLINE
-#endif
-
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 
@@ -336,7 +326,7 @@ class segment_engine {
 
   /// `next_id` past the fast path: a segment with a time to live, a used-up, missing or reused
   /// run. `p` is the position the caller's fetch_add returned.
-  FLAKEID_SEGMENT_NOINLINE std::uint64_t next_id_slow(std::uint64_t p) {
+  FLAKEID_NOINLINE std::uint64_t next_id_slow(std::uint64_t p) {
     for (;;) {
       const auto g = gen_of(p);
       const std::uint64_t off = p & offset_mask;
