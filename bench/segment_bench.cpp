@@ -267,7 +267,7 @@ class thread_block_checked_floor {
   }
   std::uint64_t stride_ = 1;
   // An owner no other generator has, as the chain's (the library's own counter of them).
-  std::atomic<std::uint64_t> owner_{flakeid::detail::next_segment_instance()};
+  std::atomic<std::uint64_t> owner_{flakeid::detail::next_block_owner()};
   alignas(64) std::atomic<std::uint64_t> counter_{0};
 };
 
