@@ -1,5 +1,6 @@
 // Stress: 8 threads share one generator and mint 20 million IDs in all (FLAKEID_STRESS_IDS sets
-// another count; the ThreadSanitizer preset runs fewer). No ID may appear twice, and each
+// another count: the test preset runs 20 million, the Clang presets 4 million, AddressSanitizer
+// 2 million and ThreadSanitizer 400,000). No ID may appear twice, and each
 // thread's IDs must be strictly increasing (per gene on the gene generator). The manual-clock
 // cases add a thread that keeps stepping the clock back and forth while the others mint.
 #include <gtest/gtest.h>
