@@ -101,7 +101,8 @@ if(FLAKEID_POSTGRES_FOUND)
     READY "TARGET flakeid::libpq_client"
     PC_REQUIRES libpq
     LINK flakeid::flakeid flakeid::libpq_client
-    HEADERS postgres.hpp detail/postgres_connection.hpp detail/server_backend.hpp)
+    HEADERS postgres.hpp server_address.hpp detail/postgres_connection.hpp
+            detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: libpq not found; flakeid::postgres is not built")
 endif()

@@ -45,7 +45,7 @@ class seen_messages {
   std::vector<std::string> all_;
 };
 
-seen_messages& seen() {
+inline seen_messages& seen() {
   static seen_messages s;
   return s;
 }

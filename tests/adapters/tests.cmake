@@ -127,6 +127,7 @@ if(FLAKEID_POSTGRES_FOUND)
   flakeid_server_sources(postgres_tests postgres_lease_test "lease;server" 90)
   flakeid_server_sources(postgres_tests postgres_segment_test "segment;server" 90)
   flakeid_server_sources(postgres_tests postgres_auth_test "lease;segment;server" 90)
+  flakeid_server_sources(postgres_tests postgres_address_test "lease;segment;server" 90)
   flakeid_server_sources(postgres_tests postgres_fork_test "fork;server" 90)
   flakeid_server_sources(postgres_tests postgres_sql_test "sql;server" 120)
   # The SQL example against a cluster the test starts (the example is built with the examples).

@@ -103,6 +103,7 @@
 #include "../version.hpp"
 #include "detail/postgres_connection.hpp"
 #include "detail/server_backend.hpp"
+#include "server_address.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
@@ -514,6 +515,68 @@ class postgres_distributor
   std::string table_;
 };
 
+/// Where a PostgreSQL server is, written as for the other server backends: `address` (the
+/// fields every backend shares, see `server_address`) and the database. The store turns it into
+/// a libpq connection string (`conninfo()`); a connection string of your own is taken as it is.
+///
+///     flakeid::postgres_store store{flakeid::postgres_address{
+///         .address = {.host = "db.internal", .user = "app", .password = pw, .tls = true,
+///                     .tls_ca_file = "/etc/ssl/db-ca.pem"},
+///         .database = "app"}};
+///
+/// - `address.port` 0 is PostgreSQL's 5432.
+/// - `address.unix_socket`: the directory of the server's socket (libpq's `host=/run/postgresql`),
+///   or the socket's own path (`/run/postgresql/.s.PGSQL.5433`: its directory and port).
+/// - `address.tls` or a CA file: TLS is required and the server's certificate and host name are
+///   verified (`sslmode=verify-full`), against `tls_ca_file` or, without one, libpq's default
+///   `~/.postgresql/root.crt`. Without either, libpq's default (`sslmode=prefer`).
+/// - `address.connect_timeout` and `address.command_timeout`, when not 0, take the place of the
+///   store's `connect_timeout` and `io_timeout`.
+struct postgres_address {
+  server_address address{};
+  /// The database; empty: libpq's default (the user's name).
+  std::string database{};
+
+  /// The libpq connection string: `host`, `port`, `user`, `password`, `dbname`, `sslmode`,
+  /// `sslrootcert`, each quoted (a password may hold any character; do not log the string).
+  [[nodiscard]] std::string conninfo() const {
+    std::string c;
+    const auto add = [&c](std::string_view key, std::string_view value) {
+      if (!c.empty()) c += ' ';
+      c.append(key).append("='");
+      for (const char ch : value) {
+        if (ch == '\\' || ch == '\'') c += '\\';
+        c += ch;
+      }
+      c += '\'';
+    };
+    std::string host = address.host;
+    int port = address.port != 0 ? address.port : 5432;
+    if (!address.unix_socket.empty()) {
+      constexpr std::string_view socket_name = "/.s.PGSQL.";
+      host = address.unix_socket;
+      if (const auto k = host.rfind(socket_name); k != std::string::npos) {
+        const auto n = detail::parse_decimal<std::uint16_t>(
+            std::string_view(host).substr(k + socket_name.size()));
+        if (n && *n != 0) {
+          port = *n;
+          host.resize(k);
+        }
+      }
+    }
+    add("host", host);
+    add("port", std::to_string(port));
+    if (!address.user.empty()) add("user", address.user);
+    if (!address.password.empty()) add("password", address.password);
+    if (!database.empty()) add("dbname", database);
+    if (address.tls || !address.tls_ca_file.empty()) {
+      add("sslmode", "verify-full");
+      if (!address.tls_ca_file.empty()) add("sslrootcert", address.tls_ca_file);
+    }
+    return c;
+  }
+};
+
 /// Worker-id leases and segment counters in one PostgreSQL namespace: the two protocols over
 /// one database (see the file comment). Cheap to copy; holds no connection itself: each lease
 /// and each distributor has its own.
@@ -532,8 +595,19 @@ class postgres_store
   explicit postgres_store(std::string conninfo, store_options options = {})
       : server_store(std::move(conninfo), std::move(options)) {}
 
+  /// The server at `a` (see `postgres_address`). Does not connect. Throws as above.
+  explicit postgres_store(const postgres_address& a, store_options options = {})
+      : server_store(a.conninfo(), with_timeouts(a.address, std::move(options))) {}
+
   /// The connection string, as given (it may hold a password: do not log it).
   [[nodiscard]] const std::string& conninfo() const noexcept { return address_; }
+
+ private:
+  static store_options with_timeouts(const server_address& a, store_options o) {
+    if (a.connect_timeout.count() > 0) o.connect_timeout = a.connect_timeout;
+    if (a.command_timeout.count() > 0) o.io_timeout = a.command_timeout;
+    return o;
+  }
 };
 
 }  // namespace FLAKEID_ABI_NAMESPACE

@@ -3,8 +3,8 @@
 #pragma once
 /// \file adapters/server_address.hpp
 /// `server_address`: where a server is and how to log in, written once for every server
-/// backend. `redis_options` and `mysql_address` hold one, `address`, and the fields of their
-/// own (a Redis db and client certificate, a MySQL database), so that each is written with
+/// backend. `redis_options`, `mysql_address` and `postgres_address` hold one, `address`, and the
+/// fields of their own (a Redis db and client certificate, a database), so that each is written with
 /// designated initializers (`{.address = {.host = "h", .port = 6380}, .db = 2}`); a ZooKeeper
 /// host list is read with the same host reader. One URI reader,
 /// `scheme://[user[:password]@]host[:port][/path][?query]` (percent-decoding, the user info,
@@ -162,12 +162,12 @@ void uri_query(std::string_view query, Fail&& fail, Each&& each) {
 }  // namespace detail
 
 /// Where a server is and how to log in: the fields every server backend shares (see the file
-/// comment). `redis_options` and `mysql_address` hold one as their `address`; an aggregate,
-/// written with designated initializers: `{.host = "db.internal", .user = "app"}`.
+/// comment). `redis_options`, `mysql_address` and `postgres_address` hold one as their `address`;
+/// an aggregate, written with designated initializers: `{.host = "db.internal", .user = "app"}`.
 struct server_address {
   /// Host name or IP address (IPv6 without brackets here).
   std::string host = "127.0.0.1";
-  /// TCP port; 0: the backend's own (Redis 6379, MySQL 3306). `parse` sets it.
+  /// TCP port; 0: the backend's own (Redis 6379, MySQL 3306, PostgreSQL 5432). `parse` sets it.
   int port = 0;
   /// A Unix socket path; when set, `host` and `port` are not used.
   std::string unix_socket{};
