@@ -23,7 +23,7 @@
 /// Clock moved back (behind the last tick used):
 ///   throw_on_backwards    throw `clock_backwards_error` carrying the step (Twitter; default).
 ///   wait_on_backwards<Ms> wait for the clock to catch up when the step is at most Ms, else throw
-///                         (mybatis-plus 5, ShardingSphere 10, CosId 500).
+///                         (mybatis-plus 5, ShardingSphere 10 = `<9>`, CosId 500).
 ///   hold_on_backwards<Ms> keep counting in the last tick when the step is at most Ms, moving to
 ///                         the next one only when the sequence runs out; else throw (NewLife,
 ///                         hutool).
