@@ -309,7 +309,7 @@ TEST(mysql_segment_options, bad_options_throw) {
                flakeid::invalid_option_error);
   expect_error<flakeid::invalid_option_error>(
       [] { flakeid::mysql_store("mysql://h/x", {.io_timeout = -5ms}); },
-      "flakeid: segment store io_timeout of -5 ms is too short: use 0 (the default) or more");
+      "flakeid: mysql store io_timeout of -5 ms is too short: use 0 (the default) or more");
   EXPECT_THROW(flakeid::mysql_store("mysql://h:0/x"), flakeid::invalid_option_error);
   EXPECT_THROW((void)flakeid::mysql_store("mysql://h/x").distributor(""),
                flakeid::invalid_option_error);

@@ -152,7 +152,7 @@ TEST(postgres_store_options, bad_options_throw) {
   EXPECT_THROW(flakeid::postgres_store("", {.connect_timeout = 0ms}), std::invalid_argument);
   expect_error<flakeid::invalid_option_error>(
       [] { flakeid::postgres_store("", {.io_timeout = -5ms}); },
-      "flakeid: segment store io_timeout of -5 ms is too short: use 0 (the default) or more");
+      "flakeid: postgres store io_timeout of -5 ms is too short: use 0 (the default) or more");
   EXPECT_THROW(flakeid::postgres_store("host=127.0.0.1 bogus"), flakeid::invalid_option_error);
 }
 

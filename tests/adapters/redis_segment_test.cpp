@@ -451,14 +451,14 @@ TEST(redis_store_options, bad_options_throw) {
   EXPECT_THROW(flakeid::redis_store("127.0.0.1:x"), flakeid::invalid_option_error);
   expect_error<flakeid::invalid_option_error>(
       [] { flakeid::redis_store("127.0.0.1:6379", {.name_space = "a b"}); },
-      "flakeid: segment store namespace 'a b' is invalid: use 1 to 40 letters, digits, '_' or "
+      "flakeid: redis store namespace 'a b' is invalid: use 1 to 40 letters, digits, '_' or "
       "'-'");
   expect_error<flakeid::invalid_option_error>(
       [] { flakeid::redis_store("127.0.0.1:6379", {.io_timeout = -1ms}); },
-      "flakeid: segment store io_timeout of -1 ms is too short: use 0 (the default) or more");
+      "flakeid: redis store io_timeout of -1 ms is too short: use 0 (the default) or more");
   expect_error<flakeid::invalid_option_error>(
       [] { flakeid::redis_store("127.0.0.1:6379", {.connect_timeout = 0ms}); },
-      "flakeid: segment store connect_timeout of 0 ms is too short: use at least 1 ms");
+      "flakeid: redis store connect_timeout of 0 ms is too short: use at least 1 ms");
   expect_error<flakeid::invalid_option_error>(
       [] { (void)flakeid::redis_store("127.0.0.1").distributor(""); },
       "flakeid: a segment counter key must not be empty");

@@ -399,7 +399,7 @@ class mysql_store
   /// `invalid_option_error` for a bad namespace or timeout.
   explicit mysql_store(mysql_address address, store_options options = {},
                        mysql_table table = mysql_table::flakeid)
-      : server_store(std::move(address), std::move(options)), table_(table) {}
+      : server_store(std::move(address), std::move(options), "mysql store"), table_(table) {}
   /// The same, from a `mysql://` URI (see `mysql_address::parse`).
   explicit mysql_store(std::string_view uri, store_options options = {},
                        mysql_table table = mysql_table::flakeid)

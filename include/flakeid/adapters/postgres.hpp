@@ -593,11 +593,12 @@ class postgres_store
   /// Throws `invalid_option_error` for a connection string that does not parse, a bad namespace
   /// or timeout.
   explicit postgres_store(std::string conninfo, store_options options = {})
-      : server_store(std::move(conninfo), std::move(options)) {}
+      : server_store(std::move(conninfo), std::move(options), "postgres store") {}
 
   /// The server at `a` (see `postgres_address`). Does not connect. Throws as above.
   explicit postgres_store(const postgres_address& a, store_options options = {})
-      : server_store(a.conninfo(), with_timeouts(a.address, std::move(options))) {}
+      : server_store(a.conninfo(), with_timeouts(a.address, std::move(options)), "postgres store") {
+  }
 
   /// The connection string, as given (it may hold a password: do not log it).
   [[nodiscard]] const std::string& conninfo() const noexcept { return address_; }

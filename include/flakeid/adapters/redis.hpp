@@ -547,7 +547,7 @@ class redis_store
   /// Throws `invalid_option_error` for a bad namespace or timeout, or TLS asked for and not
   /// built in.
   explicit redis_store(redis_options server, store_options options = {})
-      : server_store(std::move(server), std::move(options)) {}
+      : server_store(std::move(server), std::move(options), "redis store") {}
   /// The server at `address`: a `redis://`, `rediss://` or `unix://` URI, or `host[:port]` (see
   /// `redis_options::parse`, which throws `invalid_option_error`).
   explicit redis_store(const std::string& address, store_options options = {})

@@ -446,7 +446,7 @@ class zookeeper_store : public detail::server_store<zookeeper_address, zookeeper
   /// The ensemble at `address` under `options.name_space`. Does not connect. Throws
   /// `invalid_option_error` for a bad namespace or timeout, or a host list that does not read.
   explicit zookeeper_store(zookeeper_address address, store_options options = {})
-      : server_store(std::move(address), std::move(options)) {}
+      : server_store(std::move(address), std::move(options), "zookeeper store") {}
   /// The same, from `host:port[,host:port...][/chroot]`.
   explicit zookeeper_store(std::string_view hosts, store_options options = {})
       : zookeeper_store(zookeeper_address{std::string(hosts)}, std::move(options)) {}

@@ -153,9 +153,11 @@ class server_store {
 
  protected:
   /// The server at `address` under `options`. Does not connect. Throws `invalid_option_error`
-  /// for a bad namespace or timeout, or an address the backend's connection refuses.
-  server_store(Address address, store_options options)
+  /// for a bad namespace or timeout (the message names the store: `kind`, "redis store"), or an
+  /// address the backend's connection refuses.
+  server_store(Address address, store_options options, std::string_view kind)
       : address_(std::move(address)), options_(std::move(options)) {
+    check_store_options(options_, kind);
     (void)D(address_, "check", options_);
   }
 
