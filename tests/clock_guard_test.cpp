@@ -71,23 +71,21 @@ struct guarded {
 
 TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refused) {
   guarded g;
-  auto& clk = g.clk;
-  const std::int64_t t0 = g.t0;
   {
     flakeid::clock_guard_file guard = g.guard();
-    borrowing_gen gen{guard, clk};
+    borrowing_gen gen{guard, g.clk};
     // The generator told the guard its lead (401 ms) before the claim, and the guard had the
     // deadline confirmed from the clock plus that lead before the generator could mint: no
     // renewal needs to come first. The clock stands still, so a renewal that runs meanwhile
     // asks for the same deadline.
-    EXPECT_EQ(deadline_of(guard), t0 + 401 + 240);
+    EXPECT_EQ(deadline_of(guard), g.t0 + 401 + 240);
     EXPECT_EQ(number_in(guard.state_file()), deadline_of(guard)) << "recorded before use";
     // 4,096 IDs a tick, from the clock's tick to 400 ms ahead of it, none refused.
     std::uint64_t k = 0;
     try {
       for (; k < 401 * 4096; ++k) {
         const std::uint64_t id = gen.next_id();
-        ASSERT_EQ(id, twitter.compose({.timestamp = clk.now() + milliseconds{k / 4096},
+        ASSERT_EQ(id, twitter.compose({.timestamp = g.clk.now() + milliseconds{k / 4096},
                                        .worker = 7,
                                        .sequence = k % 4096}))
             << k;
@@ -96,15 +94,15 @@ TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refuse
       ADD_FAILURE() << "refused after " << k << " IDs: " << e.what();
     }
     EXPECT_EQ(k, 401U * 4096);
-    EXPECT_EQ(clk.slept(), 0ms) << "nothing waited";
-    EXPECT_EQ(ms_of(clk), t0);
+    EXPECT_EQ(g.clk.slept(), 0ms) << "nothing waited";
+    EXPECT_EQ(ms_of(g.clk), g.t0);
   }
   // A clean release records the clock plus the lead (a call in flight may have borrowed that
   // far), not the deadline.
   flakeid::clock_guard_file again = g.guard();
   (void)again.assign(twitter);
   ASSERT_TRUE(again.recorded().has_value());
-  EXPECT_EQ(again.recorded()->time_since_epoch().count(), t0 + 401);
+  EXPECT_EQ(again.recorded()->time_since_epoch().count(), g.t0 + 401);
 }
 
 // A restart after a clean release: the recorded timestamp (the clock plus the lead) is waited
@@ -112,20 +110,18 @@ TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refuse
 // the record without borrowing past its span; then the deadline covers the lead at once.
 TEST(clock_guard_test, a_borrowing_restart_waits_for_the_record_by_the_plain_clock) {
   guarded g;
-  auto& clk = g.clk;
-  const std::int64_t t0 = g.t0;
   {
     flakeid::clock_guard_file guard = g.guard();
-    borrowing_gen gen{guard, clk};
-    EXPECT_EQ(gen.next_id(), twitter.compose({.timestamp = clk.now(), .worker = 7}));
+    borrowing_gen gen{guard, g.clk};
+    EXPECT_EQ(gen.next_id(), twitter.compose({.timestamp = g.clk.now(), .worker = 7}));
   }
   flakeid::clock_guard_file again = g.guard();
-  borrowing_gen gen{again, clk};
+  borrowing_gen gen{again, g.clk};
   ASSERT_TRUE(again.recorded().has_value());
-  EXPECT_EQ(again.recorded()->time_since_epoch().count(), t0 + 401);
-  EXPECT_EQ(clk.slept(), 402ms) << "waited until the clock passed the record";
-  EXPECT_EQ(deadline_of(again), t0 + 402 + 401 + 240);
-  EXPECT_EQ(gen.next_id(), twitter.compose({.timestamp = clk.now(), .worker = 7}));
+  EXPECT_EQ(again.recorded()->time_since_epoch().count(), g.t0 + 401);
+  EXPECT_EQ(g.clk.slept(), 402ms) << "waited until the clock passed the record";
+  EXPECT_EQ(deadline_of(again), g.t0 + 402 + 401 + 240);
+  EXPECT_EQ(gen.next_id(), twitter.compose({.timestamp = g.clk.now(), .worker = 7}));
 }
 
 /// Writes `value` as an earlier version kept it in the guard's own file.
@@ -140,31 +136,27 @@ void write_earlier_state(const std::string& path, std::int64_t value) {
 // and minted further: its timestamp raises the state, the mark does not go down.
 TEST(clock_guard_test, an_earlier_version_that_ran_again_raises_the_state) {
   using manual_gen = flakeid::classic_snowflake<twitter, flakeid::manual_clock>;
-  temp_dir dir;
-  flakeid::manual_clock clk{time_point_cast<milliseconds>(system_clock::now())};
-  const std::int64_t t0 = ms_of(clk);
-  const std::string file = dir.path + "/state";
-  const flakeid::fixed_node node{flakeid::worker_id{7}};
-  write_earlier_state(file, t0 - 1000);
+  guarded g;
+  write_earlier_state(g.file, g.t0 - 1000);
   {
-    flakeid::clock_guard_file guard{file, node, guard_options(clk)};
-    manual_gen gen{guard, clk};
-    EXPECT_EQ(guard.recorded()->time_since_epoch().count(), t0 - 1000) << "adopted";
-    EXPECT_EQ(twitter.decompose(gen.next_id()).timestamp, clk.now());
-  }                                     // records the clock at release plus one tick: t0 + 1
-  write_earlier_state(file, t0 + 500);  // the earlier version, run again, minted up to here
+    flakeid::clock_guard_file guard = g.guard();
+    manual_gen gen{guard, g.clk};
+    EXPECT_EQ(guard.recorded()->time_since_epoch().count(), g.t0 - 1000) << "adopted";
+    EXPECT_EQ(twitter.decompose(gen.next_id()).timestamp, g.clk.now());
+  }                                         // records the clock at release plus one tick: t0 + 1
+  write_earlier_state(g.file, g.t0 + 500);  // the earlier version, run again, minted up to here
   std::int64_t second_ts = 0;
   {
-    flakeid::clock_guard_file guard{file, node, guard_options(clk)};
-    manual_gen gen{guard, clk};
+    flakeid::clock_guard_file guard = g.guard();
+    manual_gen gen{guard, g.clk};
     ASSERT_TRUE(guard.recorded().has_value());
-    EXPECT_EQ(guard.recorded()->time_since_epoch().count(), t0 + 500);
+    EXPECT_EQ(guard.recorded()->time_since_epoch().count(), g.t0 + 500);
     second_ts = twitter.decompose(gen.next_id()).timestamp.time_since_epoch().count();
-    EXPECT_EQ(second_ts, t0 + 501) << "waited past the earlier version's last timestamp";
+    EXPECT_EQ(second_ts, g.t0 + 501) << "waited past the earlier version's last timestamp";
   }
   // A timestamp below the state's changes nothing.
-  write_earlier_state(file, t0);
-  flakeid::clock_guard_file guard{file, node, guard_options(clk)};
+  write_earlier_state(g.file, g.t0);
+  flakeid::clock_guard_file guard = g.guard();
   (void)guard.assign(twitter);
   EXPECT_EQ(guard.recorded()->time_since_epoch().count(), second_ts + 1);
 }

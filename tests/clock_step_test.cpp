@@ -106,32 +106,38 @@ tally run_steps(std::uint64_t seed) {
   return t;
 }
 
+/// The tallies of `Policy` on a multi-threaded generator (seed `seed`) and on a single-threaded
+/// one (seed `seed + 1`).
+template <class Policy>
+std::array<tally, 2> both_kinds(std::uint64_t seed) {
+  return {run_steps<Policy>(seed), run_steps<Policy, flakeid::single_threaded>(seed + 1)};
+}
+
 TEST(clock_step_test, throw_on_backwards_throws_every_step) {
-  const tally t = run_steps<flakeid::throw_on_backwards>(1);
-  EXPECT_GT(t.thrown, 50);
-  EXPECT_EQ(t.waited + t.held, 0);
-  const tally st = run_steps<flakeid::throw_on_backwards, flakeid::single_threaded>(2);
-  EXPECT_GT(st.thrown, 50);
+  const auto both = both_kinds<flakeid::throw_on_backwards>(1);
+  for (const tally& t : both) EXPECT_GT(t.thrown, 50);
+  EXPECT_EQ(both[0].waited + both[0].held, 0);
+}
+
+/// `Policy` on both kinds of generator (seeds `seed` and `seed + 1`): each handled more than 10
+/// steps within its bound the way `within` counts, and threw on more than 10 beyond it; the
+/// multi-threaded one never handled a step the way `other` counts.
+template <class Policy>
+void expect_within_and_beyond(std::uint64_t seed, int tally::*within, int tally::*other) {
+  const auto both = both_kinds<Policy>(seed);
+  for (const tally& t : both) {
+    EXPECT_GT(t.*within, 10);
+    EXPECT_GT(t.thrown, 10);
+  }
+  EXPECT_EQ(both[0].*other, 0);
 }
 
 TEST(clock_step_test, wait_on_backwards_waits_within_10_ms_and_throws_beyond) {
-  const tally t = run_steps<flakeid::wait_on_backwards<10>>(3);
-  EXPECT_GT(t.waited, 10);
-  EXPECT_GT(t.thrown, 10);
-  EXPECT_EQ(t.held, 0);
-  const tally st = run_steps<flakeid::wait_on_backwards<10>, flakeid::single_threaded>(4);
-  EXPECT_GT(st.waited, 10);
-  EXPECT_GT(st.thrown, 10);
+  expect_within_and_beyond<flakeid::wait_on_backwards<10>>(3, &tally::waited, &tally::held);
 }
 
 TEST(clock_step_test, hold_on_backwards_holds_within_1_s_and_throws_beyond) {
-  const tally t = run_steps<flakeid::hold_on_backwards<1000>>(5);
-  EXPECT_GT(t.held, 10);
-  EXPECT_GT(t.thrown, 10);
-  EXPECT_EQ(t.waited, 0);
-  const tally st = run_steps<flakeid::hold_on_backwards<1000>, flakeid::single_threaded>(6);
-  EXPECT_GT(st.held, 10);
-  EXPECT_GT(st.thrown, 10);
+  expect_within_and_beyond<flakeid::hold_on_backwards<1000>>(5, &tally::held, &tally::waited);
 }
 
 }  // namespace

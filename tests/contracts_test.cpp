@@ -30,19 +30,14 @@ struct not_unix_time {  // a steady clock's time_point is not Unix time
   static constexpr bool is_steady = true;
   static time_point now() noexcept { return steady_clock::now(); }
 };
-struct no_now {
+struct no_now {  // a clock's types in Unix milliseconds, but no now()
   using rep = std::int64_t;
   using period = std::milli;
   using duration = milliseconds;
   using time_point = sys_time<milliseconds>;
   static constexpr bool is_steady = false;
 };
-struct wrong_now {
-  using rep = std::int64_t;
-  using period = std::milli;
-  using duration = milliseconds;
-  using time_point = sys_time<milliseconds>;
-  static constexpr bool is_steady = false;
+struct wrong_now : no_now {  // now() of another time_point
   static sys_seconds now() noexcept { return {}; }
 };
 static_assert(!flakeid::clock_source<std::chrono::steady_clock>);

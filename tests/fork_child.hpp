@@ -10,6 +10,7 @@
 //
 // Tests that fork have `forked_child` in their name: the sanitizer presets skip them.
 
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -92,6 +94,88 @@ forked_child_result run_in_forked_child(F&& body,
   while (::waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {
   }
   return r;
+}
+
+/// Runs `body(report)` in a forked child, as a process that crashes holding what it made: the
+/// body calls `report(text)` while it still holds it (its leases, files and generators alive);
+/// the text reaches the parent, and the child stops there until the parent kills it with
+/// SIGKILL. A child whose body throws or returns reports nothing. Returns the report.
+template <class F>
+std::string report_then_sigkill(F&& body) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    ADD_FAILURE() << "pipe: " << std::strerror(errno);
+    return {};
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    const auto report = [&](const std::string& out) {
+      for (std::size_t done = 0; done < out.size();) {
+        const ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+      }
+      ::close(fds[1]);
+      for (;;) ::pause();  // until the parent's SIGKILL
+    };
+    try {
+      body(report);
+    } catch (...) {
+    }
+    ::_exit(99);
+  }
+  ::close(fds[1]);
+  EXPECT_GE(pid, 0) << "fork: " << std::strerror(errno);
+  std::string said;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    said.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  if (pid > 0) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  return said;
+}
+
+/// Forks `n` children that run at once: child `p` runs `body(p)` and leaves with _exit, with 0,
+/// or with 99 after an exception (said on stderr). Returns their pids, for
+/// `expect_children_exit_cleanly`.
+template <class F>
+std::vector<pid_t> fork_children(int n, F body) {
+  std::vector<pid_t> kids;
+  for (int p = 0; p < n; ++p) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      int code = 0;
+      try {
+        body(p);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "child %d: %s\n", static_cast<int>(::getpid()), e.what());
+        code = 99;
+      }
+      ::_exit(code);
+    }
+    EXPECT_GT(pid, 0) << "fork: " << std::strerror(errno);
+    kids.push_back(pid);
+  }
+  return kids;
+}
+
+/// Waits for each child of `kids`: every one exited with 0.
+inline void expect_children_exit_cleanly(const std::vector<pid_t>& kids) {
+  for (const pid_t pid : kids) {
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "child " << pid << " status " << status;
+  }
 }
 
 /// IDs as bytes, for a child's report.

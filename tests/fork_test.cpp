@@ -71,6 +71,18 @@ child_draw parse(const forked_child_result& r) {
   return {r.text.substr(0, nl), ids_of(r.text.substr(nl + 1))};
 }
 
+/// After the child `r`, the parent draws `n` more IDs with `next` onto `parent`; the child
+/// exited with 0 and was refused as `what` ("this snowflake generator"). The child's report.
+template <class Next>
+child_draw refused_child(const forked_child_result& r, const std::string& what,
+                         std::vector<std::uint64_t>& parent, int n, Next next) {
+  for (int i = 0; i < n; ++i) parent.push_back(next());
+  const child_draw c = parse(r);
+  EXPECT_TRUE(r.exited_with(0)) << r.text;
+  EXPECT_EQ(c.error, forked_message(what));
+  return c;
+}
+
 std::size_t duplicates(std::vector<std::uint64_t> a, std::vector<std::uint64_t> b) {
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
@@ -110,10 +122,8 @@ TEST(fork_test, forked_child_snowflake_generator_throws_and_the_parent_goes_on) 
     }
     return out;
   });
-  for (int i = 0; i < 1000; ++i) parent.push_back(gen.next_id());
-  const child_draw c = parse(r);
-  EXPECT_TRUE(r.exited_with(0)) << r.text;
-  EXPECT_EQ(c.error, forked_message("this snowflake generator"));
+  const child_draw c =
+      refused_child(r, "this snowflake generator", parent, 1000, [&] { return gen.next_id(); });
   EXPECT_TRUE(c.ids.empty());
   EXPECT_EQ(duplicates(parent, c.ids), 0U);
   for (std::size_t i = 0; i < parent.size(); ++i) ASSERT_EQ(parent[i], first_id_2025 + i);
@@ -139,10 +149,8 @@ TEST(fork_test, forked_child_generator_built_on_a_pre_fork_lease_assignment_thro
     out += bytes_of({own.next_id()});
     return out;
   });
-  for (int i = 0; i < 100; ++i) parent.push_back(gen.next_id());
-  const child_draw c = parse(r);
-  EXPECT_TRUE(r.exited_with(0)) << r.text;
-  EXPECT_EQ(c.error, forked_message("this snowflake generator"));
+  const child_draw c =
+      refused_child(r, "this snowflake generator", parent, 100, [&] { return gen.next_id(); });
   // Only the generator on worker 8 minted: 2025-01-01, datacenter 1, worker 8, sequence 0.
   EXPECT_EQ(c.ids, std::vector<std::uint64_t>{first_id_2025 + (std::uint64_t{1} << 12)});
   EXPECT_EQ(duplicates(parent, c.ids), 0U);
@@ -156,10 +164,8 @@ TEST(fork_test, forked_child_backfill_minter_throws_and_the_parent_goes_on) {
   std::vector<std::uint64_t> parent{minter.next_id_at(t)};
   const forked_child_result r =
       run_in_forked_child([&] { return draw(100, [&] { return minter.next_id_at(t); }); });
-  for (int i = 0; i < 100; ++i) parent.push_back(minter.next_id_at(t));
-  const child_draw c = parse(r);
-  EXPECT_TRUE(r.exited_with(0)) << r.text;
-  EXPECT_EQ(c.error, forked_message("this backfill minter"));
+  const child_draw c =
+      refused_child(r, "this backfill minter", parent, 100, [&] { return minter.next_id_at(t); });
   EXPECT_TRUE(c.ids.empty());
   for (std::size_t i = 0; i < parent.size(); ++i) ASSERT_EQ(parent[i], first_id_2025 + i);
 }
@@ -177,10 +183,8 @@ TEST(fork_test, forked_child_striped_generator_throws_and_a_rebuilt_one_mints) {
     out += bytes_of({own.next_id()});
     return out;
   });
-  for (int i = 0; i < 100; ++i) parent.push_back(gen.next_id());
-  const child_draw c = parse(r);
-  EXPECT_TRUE(r.exited_with(0)) << r.text;
-  EXPECT_EQ(c.error, forked_message("this snowflake generator"));
+  const child_draw c =
+      refused_child(r, "this snowflake generator", parent, 100, [&] { return gen.next_id(); });
   ASSERT_EQ(c.ids.size(), 1U) << "only the rebuilt generator's ID";
   // Worker 8 << 1 | stripe 0 = 16 (the parent's stripe is 7 << 1 | 0 = 14).
   EXPECT_EQ(c.ids[0], first_id_2025 - (std::uint64_t{7} << 12) + (std::uint64_t{16} << 12));

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <flakeid/flakeid.hpp>
 #include <span>
+#include <thread>
+#include <vector>
 
 namespace flakeid_test {
 
@@ -51,6 +53,23 @@ struct fake_monotonic {
 };
 using fake_tick_clock = flakeid::basic_tick_clock<fake_monotonic>;
 
+/// Has `threads` threads draw `per_thread` IDs each with `next()` at once: each thread's IDs, in
+/// the order it drew them.
+template <class Next>
+std::vector<std::vector<std::uint64_t>> drawn_in_threads(std::size_t threads,
+                                                         std::size_t per_thread, Next next) {
+  std::vector<std::vector<std::uint64_t>> out(threads);
+  std::vector<std::thread> pool;
+  for (auto& v : out) {
+    pool.emplace_back([&next, &v, per_thread] {
+      v.reserve(per_thread);
+      for (std::size_t i = 0; i < per_thread; ++i) v.push_back(next());
+    });
+  }
+  for (auto& t : pool) t.join();
+  return out;
+}
+
 // ---- rigs: one generator and its clock ---------------------------------------------------------
 
 /// A generator on a manual clock: waits advance the clock, and the clock can step back.
@@ -79,9 +98,11 @@ struct tick_rig {
 
 // ---- the generators under test, one case each ---------------------------------------------------
 
-template <class Gen>
-struct classic_like {
-  using rig = manual_rig<Gen, 1, 7>;
+/// A case of a plain generator on the twitter layout, datacenter 1 and worker 7, that throws on
+/// any step back; the other cases change what differs.
+template <class Rig>
+struct plain_case {
+  using rig = Rig;
   static constexpr auto& layout = flakeid::layouts::twitter;
   static std::uint64_t mint(rig& r) { return r.gen.next_id(); }
   static void fill(rig& r, std::span<std::uint64_t> out) { r.gen.next_ids(out); }
@@ -92,6 +113,9 @@ struct classic_like {
     return twitter_id(static_cast<std::uint64_t>(unix_ms - twitter_epoch), 1, 7, seq);
   }
 };
+
+template <class Gen>
+struct classic_like : plain_case<manual_rig<Gen, 1, 7>> {};
 struct classic_case
     : classic_like<flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock>> {};
 struct classic_st_case
@@ -99,15 +123,12 @@ struct classic_st_case
           flakeid::classic_snowflake_st<flakeid::layouts::twitter, flakeid::manual_clock>> {};
 
 template <class Gen>
-struct gene_like {
+struct gene_like : plain_case<manual_rig<Gen, 1, 7>> {
   using rig = manual_rig<Gen, 1, 7>;
   static constexpr auto& layout = flakeid::layouts::seed_gene;
   static constexpr std::uint64_t key = 1000045;  // gene 1000045 % 32 == 13
   static std::uint64_t mint(rig& r) { return r.gen.next_id(key); }
   static void fill(rig& r, std::span<std::uint64_t> out) { r.gen.next_ids(out, key); }
-  static constexpr std::uint64_t first_seq = 0;
-  static constexpr std::int64_t backwards_wait_ms = 0;  // throws on any step back
-  static constexpr std::uint64_t next_start(std::uint64_t) { return 0; }
   static constexpr std::uint64_t id(std::int64_t unix_ms, std::uint64_t seq) {
     return seed_gene_id(static_cast<std::uint64_t>(unix_ms - seed_gene_epoch), 1, 7, seq, 13);
   }
@@ -139,18 +160,7 @@ struct cosid_st_case
 
 /// The tick generators, with their policies, on a fake monotonic clock.
 template <class Gen>
-struct tick_like {
-  using rig = tick_rig<typename Gen::policies_type>;
-  static constexpr auto& layout = flakeid::layouts::twitter;
-  static std::uint64_t mint(rig& r) { return r.gen.next_id(); }
-  static void fill(rig& r, std::span<std::uint64_t> out) { r.gen.next_ids(out); }
-  static constexpr std::uint64_t first_seq = 0;
-  static constexpr std::int64_t backwards_wait_ms = 0;  // throws on any step back
-  static constexpr std::uint64_t next_start(std::uint64_t) { return 0; }
-  static constexpr std::uint64_t id(std::int64_t unix_ms, std::uint64_t seq) {
-    return twitter_id(static_cast<std::uint64_t>(unix_ms - twitter_epoch), 1, 7, seq);
-  }
-};
+struct tick_like : plain_case<tick_rig<typename Gen::policies_type>> {};
 struct tick_case : tick_like<flakeid::tick_snowflake<>> {};
 struct tick_st_case : tick_like<flakeid::tick_snowflake_st<>> {};
 

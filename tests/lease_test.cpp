@@ -25,6 +25,7 @@
 #include "adapters/expect_error.hpp"
 #include "adapters/lease_scenarios.hpp"
 #include "adapters/test_servers.hpp"
+#include "fork_child.hpp"
 
 namespace {
 
@@ -113,36 +114,41 @@ struct scripted {
       : l(std::move(store), o.use_clock(clk)) {}
   /// No renewal is confirmed from now on.
   void cut() { ::cut(s); }
+  /// The store says from now on that it lost its records 50 ms before the clock's reading;
+  /// returns that time (Unix ms).
+  std::int64_t lose_memory() {
+    const std::int64_t at = ms_of(clk) - 50;
+    std::lock_guard lk(s->m);
+    s->lost_memory_at = at;
+    return at;
+  }
 };
 
 TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at_release) {
   scripted t;
-  auto& s = t.s;
-  auto& clk = t.clk;
-  auto& l = t.l;
-  manual_gen gen{l, clk};
+  manual_gen gen{t.l, t.clk};
   EXPECT_EQ(gen.node(), (flakeid::node_id{0, 3}));
-  const std::int64_t t0 = ms_of(clk);
+  const std::int64_t t0 = ms_of(t.clk);
   // The first deadline: claim time + ttl - margin (margin = ttl / 5), recorded by the claim.
-  EXPECT_EQ(ms_or_min(l.deadline()), t0 + 240);
+  EXPECT_EQ(ms_or_min(t.l.deadline()), t0 + 240);
   {
-    std::lock_guard lk(s->m);
-    EXPECT_EQ(s->recorded, t0 + 240);
+    std::lock_guard lk(t.s->m);
+    EXPECT_EQ(t.s->recorded, t0 + 240);
   }
   const std::uint64_t id = gen.next_id();
-  clk.advance(100ms);
-  ASSERT_TRUE(wait_for([&] { return ms_or_min(l.deadline()) == t0 + 340; }))
+  t.clk.advance(100ms);
+  ASSERT_TRUE(wait_for([&] { return ms_or_min(t.l.deadline()) == t0 + 340; }))
       << "a renewal moves the deadline to its send time + ttl - margin";
   {
-    std::lock_guard lk(s->m);
-    EXPECT_GE(s->recorded, ms_or_min(l.deadline())) << "the store holds every deadline in use";
+    std::lock_guard lk(t.s->m);
+    EXPECT_GE(t.s->recorded, ms_or_min(t.l.deadline())) << "the store holds every deadline in use";
   }
-  EXPECT_TRUE(l.valid());
-  l.release();
-  EXPECT_TRUE(s->was_released);
+  EXPECT_TRUE(t.l.valid());
+  t.l.release();
+  EXPECT_TRUE(t.s->was_released);
   // Released: the clock (id + 100 ms) plus the generator's lead of one tick.
-  EXPECT_EQ(s->released, ts_of(id) + 101);
-  EXPECT_FALSE(l.deadline().has_value());
+  EXPECT_EQ(t.s->released, ts_of(id) + 101);
+  EXPECT_FALSE(t.l.deadline().has_value());
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
 }
 
@@ -150,11 +156,9 @@ TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at
 template <class Gen>
 void refused_from_the_deadline() {
   scripted t;
-  auto& clk = t.clk;
-  auto& l = t.l;
-  Gen gen{l, clk};
+  Gen gen{t.l, t.clk};
   t.cut();  // no renewal is ever confirmed again
-  const std::int64_t deadline = ms_or_min(l.deadline());
+  const std::int64_t deadline = ms_or_min(t.l.deadline());
   std::set<std::uint64_t> ids;
   bool refused = false;
   for (int i = 0; i < 100'000 && !refused; ++i) {
@@ -162,7 +166,7 @@ void refused_from_the_deadline() {
       const std::uint64_t id = gen.next_id();
       EXPECT_LT(Gen::decompose(id).timestamp.time_since_epoch().count(), deadline);
       EXPECT_TRUE(ids.insert(id).second);
-      if (i % 64 == 0) clk.advance(1ms);
+      if (i % 64 == 0) t.clk.advance(1ms);
     } catch (const flakeid::lease_lost_error& e) {
       refused = true;
       EXPECT_NE(std::string(e.what()).find("it holds until " + std::to_string(deadline)),
@@ -197,11 +201,9 @@ TEST(lease_fence_test, hold_on_backwards_is_refused_from_its_deadline) {
 
 TEST(lease_fence_test, borrowing_stops_at_the_deadline_although_the_clock_is_behind_it) {
   scripted t;
-  auto& clk = t.clk;
-  auto& l = t.l;
-  borrowing gen{l, clk};
+  borrowing gen{t.l, t.clk};
   t.cut();
-  const std::int64_t deadline = ms_or_min(l.deadline());
+  const std::int64_t deadline = ms_or_min(t.l.deadline());
   std::uint64_t last = 0;
   // The clock stands still; 4,096 IDs a tick: the generator borrows ahead, up to the deadline.
   std::size_t n = 0;
@@ -210,22 +212,20 @@ TEST(lease_fence_test, borrowing_stops_at_the_deadline_although_the_clock_is_beh
   } catch (const flakeid::lease_lost_error&) {
   }
   EXPECT_EQ(ts_of(last), deadline - 1) << "the last tick before the deadline";
-  EXPECT_EQ(n, 4096U * static_cast<std::size_t>(deadline - ms_of(clk)));
-  EXPECT_LT(ms_of(clk), deadline) << "the clock never moved";
+  EXPECT_EQ(n, 4096U * static_cast<std::size_t>(deadline - ms_of(t.clk)));
+  EXPECT_LT(ms_of(t.clk), deadline) << "the clock never moved";
 }
 
 TEST(lease_fence_test, gene_generator_is_refused_from_its_deadline) {
   using gene_manual = flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock>;
   scripted t;
-  auto& clk = t.clk;
-  auto& l = t.l;
-  gene_manual gen{l, clk};
+  gene_manual gen{t.l, t.clk};
   t.cut();
-  const std::int64_t deadline = ms_or_min(l.deadline());
-  clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{deadline - 1}});
+  const std::int64_t deadline = ms_or_min(t.l.deadline());
+  t.clk.set(flakeid::manual_clock::time_point{std::chrono::milliseconds{deadline - 1}});
   const std::uint64_t id = gen.next_id(12345);
   EXPECT_EQ(gene_manual::decompose(id).timestamp.time_since_epoch().count(), deadline - 1);
-  clk.advance(1ms);
+  t.clk.advance(1ms);
   EXPECT_THROW((void)gen.next_id(12345), flakeid::lease_lost_error);
   EXPECT_THROW((void)gen.next_id(7), flakeid::lease_lost_error) << "every gene is fenced";
 }
@@ -233,13 +233,11 @@ TEST(lease_fence_test, gene_generator_is_refused_from_its_deadline) {
 TEST(lease_fence_test, striped_stripes_share_the_fence) {
   using striped = flakeid::striped_snowflake<flakeid::layouts::twitter, flakeid::manual_clock, 2>;
   scripted t;
-  auto& clk = t.clk;
-  auto& l = t.l;
-  striped gen{l, clk};
+  striped gen{t.l, t.clk};
   EXPECT_EQ(gen.stripe(0).node(), (flakeid::node_id{0, 3 << 2}));
   EXPECT_EQ(gen.stripe(3).node(), (flakeid::node_id{0, (3 << 2) | 3}));
   t.cut();
-  clk.set(*l.deadline());
+  t.clk.set(*t.l.deadline());
   for (std::size_t i = 0; i < striped::stripe_count; ++i)
     EXPECT_THROW((void)gen.stripe(i).next_id(), flakeid::lease_lost_error) << i;
 }
@@ -271,18 +269,15 @@ TEST(lease_fence_test, tick_generator_is_refused_from_its_deadline) {
 
 TEST(lease_fence_test, a_new_holder_mints_only_above_the_old_deadline_plus_safe_guard) {
   scripted t;
-  auto& s = t.s;
-  auto& clk = t.clk;
-  auto& l = t.l;
-  const std::int64_t old_deadline = ms_of(clk) + 500;
+  const std::int64_t old_deadline = ms_of(t.clk) + 500;
   {
-    std::lock_guard lk(s->m);
-    s->recorded = old_deadline;
+    std::lock_guard lk(t.s->m);
+    t.s->recorded = old_deadline;
   }
-  manual_gen gen{l, clk};
-  EXPECT_EQ(ms_or_min(l.not_after()), old_deadline + 100);
+  manual_gen gen{t.l, t.clk};
+  EXPECT_EQ(ms_or_min(t.l.not_after()), old_deadline + 100);
   EXPECT_EQ(ts_of(gen.next_id()), old_deadline + 101) << "waited for the clock to pass it";
-  EXPECT_GT(ms_or_min(l.deadline()), ms_of(clk)) << "acquire returns on a valid fence";
+  EXPECT_GT(ms_or_min(t.l.deadline()), ms_of(t.clk)) << "acquire returns on a valid fence";
 }
 
 /// The defaults' proportions: safe_guard (2 s) longer than max_wait (1 s).
@@ -470,16 +465,9 @@ TEST(lease_fence_test, max_wait_bounds_how_far_the_record_lies_ahead_and_the_gua
 
 TEST(lease_fence_test, a_store_that_lost_its_memory_makes_the_claimer_wait_ttl_plus_guard) {
   scripted t;
-  auto& s = t.s;
-  auto& clk = t.clk;
-  auto& l = t.l;
-  const std::int64_t lost_at = ms_of(clk) - 50;
-  {
-    std::lock_guard lk(s->m);
-    s->lost_memory_at = lost_at;
-  }
-  manual_gen gen{l, clk};
-  EXPECT_EQ(ms_or_min(l.not_after()), lost_at + 300 + 100);
+  const std::int64_t lost_at = t.lose_memory();
+  manual_gen gen{t.l, t.clk};
+  EXPECT_EQ(ms_or_min(t.l.not_after()), lost_at + 300 + 100);
   EXPECT_EQ(ts_of(gen.next_id()), lost_at + 401);
 }
 
@@ -496,11 +484,7 @@ TEST(lease_fence_test, a_wait_over_a_second_is_announced_with_its_reason) {
     events.emplace_back(e, d);
   };
   scripted t{o};
-  const std::int64_t lost_at = ms_of(t.clk) - 50;
-  {
-    std::lock_guard lk(t.s->m);
-    t.s->lost_memory_at = lost_at;
-  }
+  const std::int64_t lost_at = t.lose_memory();
   manual_gen gen{t.l, t.clk};
   EXPECT_EQ(ts_of(gen.next_id()), lost_at + 2501);
   std::lock_guard lk(em);
@@ -524,11 +508,7 @@ TEST(lease_fence_test, a_wait_of_a_second_or_less_is_not_announced) {
     events.push_back(e);
   };
   scripted t{o};
-  const std::int64_t lost_at = ms_of(t.clk) - 50;
-  {
-    std::lock_guard lk(t.s->m);
-    t.s->lost_memory_at = lost_at;
-  }
+  const std::int64_t lost_at = t.lose_memory();
   manual_gen gen{t.l, t.clk};
   EXPECT_EQ(ts_of(gen.next_id()), lost_at + 401);
   std::lock_guard lk(em);
@@ -540,16 +520,13 @@ TEST(lease_fence_test, acquire_never_returns_on_an_expired_fence) {
   // The previous deadline lies 900 ms ahead: longer than ttl - margin (240 ms). The claim's
   // own deadline has passed when the wait ends, so acquire renews before returning.
   scripted t;
-  auto& s = t.s;
-  auto& clk = t.clk;
-  auto& l = t.l;
   {
-    std::lock_guard lk(s->m);
-    s->recorded = ms_of(clk) + 800;
+    std::lock_guard lk(t.s->m);
+    t.s->recorded = ms_of(t.clk) + 800;
   }
-  (void)l.acquire(1);
-  EXPECT_GT(ms_or_min(l.deadline()), ms_of(clk));
-  EXPECT_TRUE(l.valid());
+  (void)t.l.acquire(1);
+  EXPECT_GT(ms_or_min(t.l.deadline()), ms_of(t.clk));
+  EXPECT_TRUE(t.l.valid());
 }
 
 TEST(lease_fence_test, a_release_racing_a_renewal_leaves_the_fence_down) {
@@ -557,22 +534,19 @@ TEST(lease_fence_test, a_release_racing_a_renewal_leaves_the_fence_down) {
     auto o = engine_options();
     o.ttl = 30ms;  // renewals every 10 ms
     scripted t{o};
-    auto& s = t.s;
-    auto& clk = t.clk;
-    auto& l = t.l;
-    manual_gen gen{l, clk};
+    manual_gen gen{t.l, t.clk};
     // The renewal answers "held" only after release() has dropped the fence.
     std::atomic<bool> in_renew{false};
     {
-      std::lock_guard lk(s->m);
-      s->in_renew = [&] {
+      std::lock_guard lk(t.s->m);
+      t.s->in_renew = [&] {
         in_renew.store(true);
-        while (l.deadline()) std::this_thread::yield();
+        while (t.l.deadline()) std::this_thread::yield();
       };
     }
     while (!in_renew.load()) std::this_thread::yield();
-    l.release();
-    EXPECT_FALSE(l.deadline().has_value()) << "round " << round;
+    t.l.release();
+    EXPECT_FALSE(t.l.deadline().has_value()) << "round " << round;
     EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error) << "round " << round;
   }
 }
@@ -586,14 +560,11 @@ TEST(lease_test, refuses_when_unconfirmed_and_resumes_when_renewed_again) {
     events.push_back(e);
   };
   scripted t{o};
-  auto& s = t.s;
-  auto& clk = t.clk;
-  auto& l = t.l;
-  manual_gen gen{l, clk};
+  manual_gen gen{t.l, t.clk};
   (void)gen.next_id();
   t.cut();
-  clk.set(*l.deadline());
-  EXPECT_FALSE(l.valid());
+  t.clk.set(*t.l.deadline());
+  EXPECT_FALSE(t.l.valid());
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
   auto seen = [&](flakeid::lease_event e) {
     std::lock_guard lk(em);
@@ -601,10 +572,10 @@ TEST(lease_test, refuses_when_unconfirmed_and_resumes_when_renewed_again) {
   };
   ASSERT_TRUE(wait_for([&] { return seen(flakeid::lease_event::suspended); }));
   {
-    std::lock_guard lk(s->m);
-    s->reachable = true;
+    std::lock_guard lk(t.s->m);
+    t.s->reachable = true;
   }
-  ASSERT_TRUE(wait_for([&] { return l.valid(); }));
+  ASSERT_TRUE(wait_for([&] { return t.l.valid(); }));
   EXPECT_NO_THROW((void)gen.next_id());
   EXPECT_TRUE(seen(flakeid::lease_event::renew_failed));
   EXPECT_TRUE(wait_for([&] { return seen(flakeid::lease_event::resumed); }));
@@ -1301,12 +1272,7 @@ TEST(clock_guard_test, a_crash_leaves_a_horizon_that_covers_every_minted_id) {
   file_backend b;
   const std::string file = b.dir + "/state";
   const flakeid::fixed_node node{flakeid::worker_id{7}};
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(fds[0]);
+  const std::vector<std::uint64_t> minted = ids_of(report_then_sigkill([&](const auto& report) {
     flakeid::manual_clock clk = clock_at_wall();
     flakeid::clock_guard_file guard{file, node, guard_options(clk)};
     manual_gen gen{guard, clk};
@@ -1323,16 +1289,10 @@ TEST(clock_guard_test, a_crash_leaves_a_horizon_that_covers_every_minted_id) {
       last = gen.next_id();
       clk.advance(1ms);
     }
-    (void)!::write(fds[1], &last, sizeof last);
-    ::pause();
-    ::_exit(1);
-  }
-  ::close(fds[1]);
-  std::uint64_t last = 0;
-  ASSERT_EQ(::read(fds[0], &last, sizeof last), static_cast<ssize_t>(sizeof last));
-  ::close(fds[0]);
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
+    report(bytes_of({last}));
+  }));
+  ASSERT_EQ(minted.size(), 1U) << "the child reported no ID";
+  const std::uint64_t last = minted[0];
 
   flakeid::manual_clock clk = clock_at_wall(-200ms);  // restarted with the clock moved back
   flakeid::clock_guard_file guard{file, node, guard_options(clk)};
@@ -1447,12 +1407,7 @@ TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkil
   const std::string file = b.dir + "/state";
   const std::string ids_file = b.dir + "/ids";
   const flakeid::fixed_node node{flakeid::worker_id{7}};
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(fds[0]);
+  const std::string said = report_then_sigkill([&](const auto& report) {
     const int out = ::open(ids_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     flakeid::manual_clock clk = clock_at_wall();
     flakeid::clock_guard_file guard{file, node, guard_options(clk)};
@@ -1468,17 +1423,11 @@ TEST(clock_guard_test, borrowing_stays_below_the_recorded_deadline_across_sigkil
     }
     (void)!::write(out, ids.data(), n * sizeof(std::uint64_t));
     ::close(out);
-    (void)!::write(fds[1], n == span && clk.slept() == 0ms ? "a" : "r", 1);
-    ::pause();
-    ::_exit(1);
-  }
-  ::close(fds[1]);
-  char c = 0;
-  ASSERT_EQ(::read(fds[0], &c, 1), 1);
-  ::close(fds[0]);
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
-  EXPECT_EQ(c, 'a') << "the generator did not borrow its whole span without a refusal or a wait";
+    report(n == span && clk.slept() == 0ms ? "a" : "r");
+  });
+  ASSERT_EQ(said.size(), 1U);
+  EXPECT_EQ(said[0], 'a')
+      << "the generator did not borrow its whole span without a refusal or a wait";
   const int in = ::open(ids_file.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(in, 0);
   const std::vector<std::uint64_t> before = read_ids(in);

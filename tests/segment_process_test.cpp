@@ -24,6 +24,7 @@
 #include <flakeid/segment.hpp>
 #include <flakeid/store/file.hpp>
 
+#include "adapters/segment_scenarios.hpp"
 #include "fork_child.hpp"
 
 using namespace std::chrono_literals;
@@ -47,55 +48,37 @@ struct temp_dir {
 constexpr int processes = 40;
 constexpr std::size_t ids_per_process = 100'000;
 
-/// Child body: draws `ids_per_process` IDs from generator `Gen` on the file store and writes
-/// them to `out`. Never returns.
+/// A child's work: draws `ids_per_process` IDs from generator `Gen` on the file store and writes
+/// them to `out`.
 template <class Gen, class Options>
-[[noreturn]] void draw_and_exit(const std::filesystem::path& store_dir,
-                                const std::filesystem::path& out, Options opts) {
-  int rc = 0;
-  try {
-    flakeid::file_store store{store_dir};
-    std::vector<std::uint64_t> ids(ids_per_process);
-    {
-      Gen gen{store.distributor("orders"), opts};
-      for (std::size_t i = 0; i < ids.size(); i += 1000) {
-        if (i % 2000 == 0) {
-          gen.next_ids(std::span(ids).subspan(i, 1000));
-        } else {
-          for (std::size_t k = i; k < i + 1000; ++k) ids[k] = gen.next_id();
-        }
+void draw_into(const std::filesystem::path& store_dir, const std::filesystem::path& out,
+               Options opts) {
+  flakeid::file_store store{store_dir};
+  std::vector<std::uint64_t> ids(ids_per_process);
+  {
+    Gen gen{store.distributor("orders"), opts};
+    for (std::size_t i = 0; i < ids.size(); i += 1000) {
+      if (i % 2000 == 0) {
+        gen.next_ids(std::span(ids).subspan(i, 1000));
+      } else {
+        for (std::size_t k = i; k < i + 1000; ++k) ids[k] = gen.next_id();
       }
-      gen.close();
     }
-    std::ofstream f(out, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(ids.data()),
-            static_cast<std::streamsize>(ids.size() * sizeof(std::uint64_t)));
-    rc = f ? 0 : 3;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "child %d: %s\n", static_cast<int>(::getpid()), e.what());
-    rc = 2;
+    gen.close();
   }
-  std::_Exit(rc);
+  std::ofstream f(out, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(ids.data()),
+          static_cast<std::streamsize>(ids.size() * sizeof(std::uint64_t)));
+  if (!f) throw std::runtime_error("cannot write " + out.string());
 }
 
 /// Forks `processes` children running `Gen`, then checks every process's IDs are strictly
 /// increasing and all are distinct. Returns the counter's final value.
 template <class Gen, class Options>
 std::uint64_t run_forked(const temp_dir& dir, Options opts) {
-  std::vector<pid_t> kids;
-  for (int p = 0; p < processes; ++p) {
-    const pid_t pid = ::fork();
-    if (pid == 0)
-      draw_and_exit<Gen>(dir.path / "store", dir.path / ("ids." + std::to_string(p)), opts);
-    EXPECT_GT(pid, 0);
-    kids.push_back(pid);
-  }
-  for (const pid_t pid : kids) {
-    int status = 0;
-    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "child " << pid << " status " << status;
-  }
+  expect_children_exit_cleanly(fork_children(processes, [&](int p) {
+    draw_into<Gen>(dir.path / "store", dir.path / ("ids." + std::to_string(p)), opts);
+  }));
   std::vector<std::uint64_t> all;
   all.reserve(std::size_t{processes} * ids_per_process);
   for (int p = 0; p < processes; ++p) {
@@ -206,17 +189,10 @@ TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
   ::munmap(mem, sizeof(shared_log));
 
   // A new process (here: this one) goes on above every number handed out before the crashes.
-  const std::uint64_t before = *std::max_element(handed_out.begin(), handed_out.end());
   flakeid::file_store store{dir.path};
   flakeid::segment_chain_generator<flakeid::file_distributor> gen{store.distributor("orders"),
                                                                   {.step = 500}};
-  for (int i = 0; i < 10'000; ++i) {
-    const std::uint64_t id = gen.next_id();
-    ASSERT_GT(id, before);
-    handed_out.push_back(id);
-  }
-  std::sort(handed_out.begin(), handed_out.end());
-  EXPECT_EQ(std::adjacent_find(handed_out.begin(), handed_out.end()), handed_out.end());
+  flakeid_test::expect_goes_on_above(gen, handed_out);
 }
 
 // A pre-fork server: the parent keeps drawing from a chain and a plain generator on the file

@@ -26,6 +26,7 @@
 #include <flakeid/flakeid.hpp>
 
 #include "adapters/expect_error.hpp"
+#include "adapters/segment_scenarios.hpp"
 
 using namespace std::chrono;
 using namespace std::chrono_literals;
@@ -145,24 +146,39 @@ void expect_distinct(std::vector<std::uint64_t> ids) {
   EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end()) << "a repeated ID";
 }
 
+/// Runs `draw(t, ids)` in `threads` threads (t from 0), each filling `ids`, a vector of its
+/// own; returns the vectors once every thread is done.
+template <class Id = std::uint64_t, class Draw>
+std::vector<std::vector<Id>> in_threads(std::size_t threads, Draw draw) {
+  std::vector<std::vector<Id>> got(threads);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) pool.emplace_back([&, t] { draw(t, got[t]); });
+  for (auto& th : pool) th.join();
+  return got;
+}
+
 /// Has `threads` threads, started together, draw `per_thread` IDs each from `gen` with
 /// `next_id()`: each thread's IDs, in the order it drew them.
 template <class Gen>
 std::vector<std::vector<std::uint64_t>> draw_together(Gen& gen, std::size_t threads,
                                                       std::size_t per_thread) {
-  std::vector<std::vector<std::uint64_t>> got(threads);
   std::atomic<std::size_t> ready{0};
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      got[t].reserve(per_thread);
-      ready.fetch_add(1);
-      while (ready.load() < threads) std::this_thread::yield();  // all draw at once
-      for (std::size_t i = 0; i < per_thread; ++i) got[t].push_back(gen.next_id());
-    });
+  return in_threads(threads, [&](std::size_t, std::vector<std::uint64_t>& ids) {
+    ids.reserve(per_thread);
+    ready.fetch_add(1);
+    while (ready.load() < threads) std::this_thread::yield();  // all draw at once
+    for (std::size_t i = 0; i < per_thread; ++i) ids.push_back(gen.next_id());
+  });
+}
+
+/// Checks that each thread's IDs in `got` strictly increase; returns them all, after `before`.
+std::vector<std::uint64_t> joined_increasing(const std::vector<std::vector<std::uint64_t>>& got,
+                                             std::vector<std::uint64_t> before = {}) {
+  for (const auto& v : got) {
+    expect_strictly_increasing(v);
+    before.insert(before.end(), v.begin(), v.end());
   }
-  for (auto& th : pool) th.join();
-  return got;
+  return before;
 }
 
 using sys_ms = sys_time<milliseconds>;
@@ -435,29 +451,20 @@ TEST(segment_generator_test, four_threads_get_distinct_increasing_ids) {
   flakeid::segment_generator gen{store.distributor("n"), 37};
   constexpr std::size_t threads = 4;
   constexpr std::size_t per_thread = 50'000;
-  std::vector<std::vector<std::uint64_t>> got(threads);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      got[t].reserve(per_thread);
-      for (std::size_t i = 0; i < per_thread; ++i) {
-        if (i % 100 == 0) {
-          std::uint64_t few[3];
-          gen.next_ids(few);
-          got[t].insert(got[t].end(), few, few + 3);
-          i += 2;
-        } else {
-          got[t].push_back(gen.next_id());
+  const std::vector<std::uint64_t> all =
+      joined_increasing(in_threads(threads, [&](std::size_t, std::vector<std::uint64_t>& ids) {
+        ids.reserve(per_thread);
+        for (std::size_t i = 0; i < per_thread; ++i) {
+          if (i % 100 == 0) {
+            std::uint64_t few[3];
+            gen.next_ids(few);
+            ids.insert(ids.end(), few, few + 3);
+            i += 2;
+          } else {
+            ids.push_back(gen.next_id());
+          }
         }
-      }
-    });
-  }
-  for (auto& th : pool) th.join();
-  std::vector<std::uint64_t> all;
-  for (auto& v : got) {
-    expect_strictly_increasing(v);
-    all.insert(all.end(), v.begin(), v.end());
-  }
+      }));
   expect_distinct(all);
   EXPECT_EQ(all.size(), std::size_t{threads} * per_thread);
   EXPECT_LE(*std::max_element(all.begin(), all.end()), store.current("n"));
@@ -516,21 +523,15 @@ TEST(segment_chain_test, store_failure_drains_the_chain_then_fails_then_resumes)
   ids.push_back(gen.next_id());
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
   ctl.failing = true;
-  std::size_t served = 0;
-  try {
-    for (;;) {
-      ids.push_back(gen.next_id());
-      ++served;
-      ASSERT_LT(served, 1000u) << "the chain should have run dry";
-    }
-  } catch (const flakeid::segment_store_error& e) {
-    // The caller that found the chain empty asked for the target's worth, three segments of
-    // 10, with one call.
-    EXPECT_STREQ(e.what(),
-                 "flakeid: segment store flaky, key 'orders': next_max_id(30) failed: store down");
-    EXPECT_EQ(e.store(), "flaky");
-    EXPECT_EQ(e.key(), "orders");
-  }
+  const flakeid_test::drained run = flakeid_test::drain_until_it_fails(gen, ids);
+  ASSERT_TRUE(run.error.has_value());
+  // The caller that found the chain empty asked for the target's worth, three segments of 10,
+  // with one call.
+  EXPECT_STREQ(run.error->what(),
+               "flakeid: segment store flaky, key 'orders': next_max_id(30) failed: store down");
+  EXPECT_EQ(run.error->store(), "flaky");
+  EXPECT_EQ(run.error->key(), "orders");
+  const std::size_t served = run.served;
   // It served the rest of the current segment and the three prefetched ones.
   EXPECT_GE(served, 30u);
   EXPECT_LE(served, 39u);
@@ -575,23 +576,14 @@ TEST(segment_chain_test, four_threads_get_distinct_increasing_ids) {
                                        {.step = 64, .min_ahead = 2, .max_ahead = 32}};
   constexpr std::size_t threads = 4;
   constexpr std::size_t per_thread = 100'000;
-  std::vector<std::vector<std::uint64_t>> got(threads);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      got[t].resize(per_thread);
-      for (std::size_t i = 0; i < per_thread; i += 10) {
-        gen.next_ids(std::span(got[t]).subspan(i, 5));
-        for (std::size_t k = i + 5; k < i + 10; ++k) got[t][k] = gen.next_id();
-      }
-    });
-  }
-  for (auto& th : pool) th.join();
-  std::vector<std::uint64_t> all;
-  for (auto& v : got) {
-    expect_strictly_increasing(v);
-    all.insert(all.end(), v.begin(), v.end());
-  }
+  const std::vector<std::uint64_t> all =
+      joined_increasing(in_threads(threads, [&](std::size_t, std::vector<std::uint64_t>& ids) {
+        ids.resize(per_thread);
+        for (std::size_t i = 0; i < per_thread; i += 10) {
+          gen.next_ids(std::span(ids).subspan(i, 5));
+          for (std::size_t k = i + 5; k < i + 10; ++k) ids[k] = gen.next_id();
+        }
+      }));
   expect_distinct(all);
   EXPECT_EQ(all.size(), std::size_t{threads} * per_thread);
 }
@@ -607,12 +599,7 @@ TEST(segment_chain_test, short_runs_switch_under_eight_threads_without_a_repeat)
       {.step = 1, .min_ahead = 2, .max_ahead = 64, .stride = 3, .remainder = 1}};
   constexpr std::size_t threads = 8;
   constexpr std::size_t per_thread = 100'000;
-  const std::vector<std::vector<std::uint64_t>> got = draw_together(gen, threads, per_thread);
-  std::vector<std::uint64_t> all;
-  for (auto& v : got) {
-    expect_strictly_increasing(v);
-    all.insert(all.end(), v.begin(), v.end());
-  }
+  const std::vector<std::uint64_t> all = joined_increasing(draw_together(gen, threads, per_thread));
   expect_distinct(all);
   EXPECT_EQ(all.size(), std::size_t{threads} * per_thread);
   for (const std::uint64_t id : all) ASSERT_EQ(id % 3, 1u) << id;
@@ -679,30 +666,19 @@ TEST(segment_chain_test, thread_blocks_give_distinct_ids_increasing_per_thread) 
                                        {.step = 1000, .min_ahead = 4, .thread_block = 64}};
   constexpr std::size_t threads = 4;
   constexpr std::size_t per_thread = 50'000;
-  std::vector<std::vector<std::uint64_t>> got(threads);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      got[t].reserve(per_thread + 8);
-      for (std::size_t i = 0; i < per_thread; ++i) {
-        if (i % 97 == 0) {  // a batch drains the thread's block first, then goes on above it
-          std::uint64_t few[5];
-          gen.next_ids(few);
-          got[t].insert(got[t].end(), few, few + 5);
-        } else {
-          got[t].push_back(gen.next_id());
+  expect_distinct(
+      joined_increasing(in_threads(threads, [&](std::size_t, std::vector<std::uint64_t>& ids) {
+        ids.reserve(per_thread + 8);
+        for (std::size_t i = 0; i < per_thread; ++i) {
+          if (i % 97 == 0) {  // a batch drains the thread's block first, then goes on above it
+            std::uint64_t few[5];
+            gen.next_ids(few);
+            ids.insert(ids.end(), few, few + 5);
+          } else {
+            ids.push_back(gen.next_id());
+          }
         }
-      }
-    });
-  }
-  for (auto& th : pool) th.join();
-  std::vector<std::uint64_t> all;
-  for (auto& v : got) {
-    expect_strictly_increasing(v);
-    all.insert(all.end(), v.begin(), v.end());
-  }
-  std::sort(all.begin(), all.end());
-  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "an ID was handed out twice";
+      })));
 }
 
 namespace {
@@ -1003,25 +979,20 @@ struct counted_days {
 
 TEST(grouped_segment_test, a_thousand_days_hold_two_days_of_distributors) {
   counted_days t;
-  const sys_ms first_day = t.first_day;
-  auto& clock = t.clock;
-  auto& store = t.store;
-  auto& live = t.live;
-  auto& gen = t.gen;
-  EXPECT_EQ(live->load(), 1);  // the base distributor
+  EXPECT_EQ(t.live->load(), 1);  // the base distributor
   int most = 0;
   for (int day = 0; day < 1000; ++day) {
-    clock.set(first_day + days{day});
-    const std::uint32_t stamp = gen.stamp_at(clock.now());
-    ASSERT_EQ(gen.next(), (flakeid::grouped_id{stamp, 1}));
-    ASSERT_EQ(gen.next(), (flakeid::grouped_id{stamp, 2}));
-    most = std::max(most, live->load());
+    t.clock.set(t.first_day + days{day});
+    const std::uint32_t stamp = t.gen.stamp_at(t.clock.now());
+    ASSERT_EQ(t.gen.next(), (flakeid::grouped_id{stamp, 1}));
+    ASSERT_EQ(t.gen.next(), (flakeid::grouped_id{stamp, 2}));
+    most = std::max(most, t.live->load());
   }
   // The base distributor and two days' counters, from the second day to the thousandth.
   EXPECT_EQ(most, 3);
-  EXPECT_EQ(live->load(), 3);
-  EXPECT_EQ(store.current("orders@20250318"), 10U);  // the store keeps the counters
-  EXPECT_EQ(gen.stamp_at(clock.now()), 20271212U);
+  EXPECT_EQ(t.live->load(), 3);
+  EXPECT_EQ(t.store.current("orders@20250318"), 10U);  // the store keeps the counters
+  EXPECT_EQ(t.gen.stamp_at(t.clock.now()), 20271212U);
 }
 
 TEST(grouped_segment_test, a_thousand_days_in_a_file_store_keep_the_open_files_bounded) {
@@ -1054,29 +1025,24 @@ TEST(grouped_segment_test, a_thousand_days_in_a_file_store_keep_the_open_files_b
 
 TEST(grouped_segment_test, a_dropped_day_seen_again_goes_on_above_its_numbers) {
   counted_days t;
-  const sys_ms day1 = t.first_day;
-  auto& clock = t.clock;
-  auto& store = t.store;
-  auto& live = t.live;
-  auto& gen = t.gen;
-  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 1}));
-  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 2}));
-  clock.set(day1 + days{1});
-  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250319, 1}));
-  clock.set(day1 + days{2});
-  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250320, 1}));
-  EXPECT_EQ(live->load(), 3);  // 18 March's counter is dropped
+  EXPECT_EQ(t.gen.next(), (flakeid::grouped_id{20250318, 1}));
+  EXPECT_EQ(t.gen.next(), (flakeid::grouped_id{20250318, 2}));
+  t.clock.set(t.first_day + days{1});
+  EXPECT_EQ(t.gen.next(), (flakeid::grouped_id{20250319, 1}));
+  t.clock.set(t.first_day + days{2});
+  EXPECT_EQ(t.gen.next(), (flakeid::grouped_id{20250320, 1}));
+  EXPECT_EQ(t.live->load(), 3);  // 18 March's counter is dropped
   // The clock goes back two days: 18 March gets a new counter on the same key, which the
   // store kept at 10, so it goes on at 11 (3 to 10 are a gap), never at 1 again.
-  clock.set(day1);
-  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 11}));
-  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250318, 12}));
-  EXPECT_EQ(store.current("orders@20250318"), 20U);
-  EXPECT_EQ(live->load(), 3);  // 20 March (the latest) and 18 March; 19 March is dropped
-  clock.set(day1 + days{2});
-  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250320, 2}));
-  clock.set(day1 + days{1});
-  EXPECT_EQ(gen.next(), (flakeid::grouped_id{20250319, 11}));
+  t.clock.set(t.first_day);
+  EXPECT_EQ(t.gen.next(), (flakeid::grouped_id{20250318, 11}));
+  EXPECT_EQ(t.gen.next(), (flakeid::grouped_id{20250318, 12}));
+  EXPECT_EQ(t.store.current("orders@20250318"), 20U);
+  EXPECT_EQ(t.live->load(), 3);  // 20 March (the latest) and 18 March; 19 March is dropped
+  t.clock.set(t.first_day + days{2});
+  EXPECT_EQ(t.gen.next(), (flakeid::grouped_id{20250320, 2}));
+  t.clock.set(t.first_day + days{1});
+  EXPECT_EQ(t.gen.next(), (flakeid::grouped_id{20250319, 11}));
 }
 
 TEST(grouped_segment_test, threads_across_many_days_never_repeat_a_number) {
@@ -1152,17 +1118,12 @@ TEST(grouped_segment_test, four_threads_across_midnight_never_repeat) {
   flakeid::memory_store store;
   flakeid::grouped_segment_generator gen{
       store.distributor("o"), flakeid::group_period::day, {.step = 16}, clock};
-  std::vector<std::vector<flakeid::grouped_id>> got(4);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < 4; ++t) {
-    pool.emplace_back([&, t] {
-      for (int i = 0; i < 20'000; ++i) {
-        got[t].push_back(gen.next());
-        if (t == 0 && i % 1000 == 0) clock.advance(100ms);
-      }
-    });
-  }
-  for (auto& th : pool) th.join();
+  const auto got = in_threads<flakeid::grouped_id>(4, [&](std::size_t t, auto& ids) {
+    for (int i = 0; i < 20'000; ++i) {
+      ids.push_back(gen.next());
+      if (t == 0 && i % 1000 == 0) clock.advance(100ms);
+    }
+  });
   std::set<std::pair<std::uint32_t, std::uint64_t>> seen;
   for (auto& v : got)
     for (auto& id : v) EXPECT_TRUE(seen.emplace(id.stamp, id.number).second) << id.to_string();
@@ -1176,15 +1137,9 @@ TEST(segment_generator_test, step_one_under_four_threads_reuses_slots_safely) {
   flakeid::segment_generator plain{store.distributor("p"), 1};
   flakeid::segment_chain_generator chain{store.distributor("c"),
                                          {.step = 1, .min_ahead = 8, .max_ahead = 64}};
-  std::vector<std::vector<std::uint64_t>> got(8);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < 8; ++t) {
-    pool.emplace_back([&, t] {
-      for (int i = 0; i < 20'000; ++i)
-        got[t].push_back(t % 2 == 0 ? plain.next_id() : chain.next_id());
-    });
-  }
-  for (auto& th : pool) th.join();
+  const auto got = in_threads(8, [&](std::size_t t, std::vector<std::uint64_t>& ids) {
+    for (int i = 0; i < 20'000; ++i) ids.push_back(t % 2 == 0 ? plain.next_id() : chain.next_id());
+  });
   std::vector<std::uint64_t> p;
   std::vector<std::uint64_t> c;
   for (std::size_t t = 0; t < 8; ++t) {
@@ -1283,12 +1238,8 @@ TEST(segment_stride_test, thread_blocks_step_by_the_stride) {
   EXPECT_EQ(few[2], 19u);
   constexpr std::size_t threads = 4;
   constexpr std::size_t per_thread = 200'000;
-  const std::vector<std::vector<std::uint64_t>> got = draw_together(gen, threads, per_thread);
-  std::vector<std::uint64_t> all{3, 7, 11, 15, 19};
-  for (auto& v : got) {
-    expect_strictly_increasing(v);
-    all.insert(all.end(), v.begin(), v.end());
-  }
+  const std::vector<std::uint64_t> all =
+      joined_increasing(draw_together(gen, threads, per_thread), {3, 7, 11, 15, 19});
   for (const std::uint64_t id : all) ASSERT_EQ(id % 4, 3u) << id;
   expect_distinct(all);
 }

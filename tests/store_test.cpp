@@ -183,7 +183,10 @@ TEST(memory_store_test, a_lease_without_an_instance_that_takes_the_id_clears_the
   EXPECT_THROW((void)twin.acquire(4), flakeid::instance_in_use_error) << "and records it there";
 }
 
-TEST(memory_store_test, all_ids_leased_is_a_worker_id_error_that_names_the_count) {
+/// Two leases hold both ids of namespace "orders" (max_ids 2) of a memory store; a third one,
+/// with `wait_for_id` if given, fails to claim with `message`.
+void expect_all_ids_leased(std::optional<std::chrono::milliseconds> wait_for_id,
+                           const std::string& message) {
   auto clk = new_year();
   flakeid::memory_store store{{.name_space = "orders"}};
   auto o = slow_lease(clk);
@@ -192,9 +195,15 @@ TEST(memory_store_test, all_ids_leased_is_a_worker_id_error_that_names_the_count
   auto b = store.lease(o);
   (void)a.assign(flakeid::layouts::twitter);
   (void)b.assign(flakeid::layouts::twitter);
+  if (wait_for_id) o.wait_for_id = *wait_for_id;
   auto c = store.lease(o);
-  expect_error<flakeid::worker_id_error>(
-      [&] { (void)c.assign(flakeid::layouts::twitter); },
+  expect_error<flakeid::worker_id_error>([&] { (void)c.assign(flakeid::layouts::twitter); },
+                                         message);
+}
+
+TEST(memory_store_test, all_ids_leased_is_a_worker_id_error_that_names_the_count) {
+  expect_all_ids_leased(
+      std::nullopt,
       "flakeid: no free worker id in namespace orders: all 2 ids are leased, or were used "
       "further ahead of this clock than max_wait (1000 ms) (memory store)");
 }
@@ -241,18 +250,8 @@ TEST(memory_store_test, wait_for_id_keeps_trying_until_an_id_comes_free) {
 }
 
 TEST(memory_store_test, wait_for_id_names_itself_when_all_ids_stay_leased) {
-  auto clk = new_year();
-  flakeid::memory_store store{{.name_space = "orders"}};
-  auto o = slow_lease(clk);
-  o.max_ids = 2;
-  auto a = store.lease(o);
-  auto b = store.lease(o);
-  (void)a.assign(flakeid::layouts::twitter);
-  (void)b.assign(flakeid::layouts::twitter);
-  o.wait_for_id = 1s;
-  auto c = store.lease(o);
-  expect_error<flakeid::worker_id_error>(
-      [&] { (void)c.assign(flakeid::layouts::twitter); },
+  expect_all_ids_leased(
+      1s,
       "flakeid: no free worker id in namespace orders: all 2 ids are leased, or were used "
       "further ahead of this clock than max_wait (1000 ms), for wait_for_id (1000 ms) (memory "
       "store)");

@@ -8,6 +8,8 @@
 #include <flakeid/flakeid.hpp>
 #include <flakeid/striped.hpp>
 
+#include "generator_support.hpp"
+
 using namespace std::chrono;
 using flakeid::datacenter_id;
 using flakeid::worker_id;
@@ -79,17 +81,7 @@ TEST(striped_test, fresh_threads_take_distinct_stripes_round_robin) {
 TEST(striped_test, unique_across_more_threads_than_stripes) {
   using gen_t = flakeid::striped_snowflake<flakeid::layouts::twitter, flakeid::wall_clock, 1>;
   gen_t gen{datacenter_id{3}, worker_id{9}};
-  constexpr int threads = 6;
-  constexpr int per_thread = 30'000;
-  std::vector<std::vector<std::uint64_t>> out(threads);
-  std::vector<std::thread> pool;
-  for (auto& v : out) {
-    pool.emplace_back([&gen, &v] {
-      v.reserve(per_thread);
-      for (int i = 0; i < per_thread; ++i) v.push_back(gen.next_id());
-    });
-  }
-  for (auto& t : pool) t.join();
+  const auto out = flakeid_test::drawn_in_threads(6, 30'000, [&gen] { return gen.next_id(); });
   std::vector<std::uint64_t> all;
   std::set<std::uint64_t> workers;
   for (const auto& v : out) {

@@ -12,6 +12,8 @@
 #include <flakeid/flakeid.hpp>
 #include <flakeid/tsc_clock.hpp>
 
+#include "generator_support.hpp"
+
 using namespace std::chrono;
 
 namespace {
@@ -117,16 +119,7 @@ TEST(tsc_clock_test, fast_tick_generator_mints_increasing_ids_near_wall_time) {
 TEST(tsc_clock_test, fast_tick_generator_is_unique_across_threads) {
   flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::fast_tick_clock> gen{
       flakeid::worker_id{1}};
-  constexpr int per_thread = 100'000;
-  std::vector<std::vector<std::uint64_t>> out(3);
-  std::vector<std::thread> pool;
-  for (auto& v : out) {
-    pool.emplace_back([&gen, &v] {
-      v.reserve(per_thread);
-      for (int i = 0; i < per_thread; ++i) v.push_back(gen.next_id());
-    });
-  }
-  for (auto& t : pool) t.join();
+  const auto out = flakeid_test::drawn_in_threads(3, 100'000, [&gen] { return gen.next_id(); });
   std::vector<std::uint64_t> all;
   for (const auto& v : out) {
     EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));

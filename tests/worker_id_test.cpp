@@ -105,15 +105,17 @@ TEST(worker_id_test, statefulset_ordinal_takes_the_number_after_the_last_dash) {
 
 TEST(worker_id_test, statefulset_ordinal_rejects_names_without_a_usable_ordinal) {
   const auto& l = flakeid::layouts::twitter;
-  EXPECT_EQ(error_of<flakeid::worker_id_error>(
-                [&] { (void)flakeid::statefulset_ordinal{"orders"}.assign(l); }),
-            "flakeid: host name 'orders' has no StatefulSet ordinal (expected <name>-<number>)");
-  EXPECT_EQ(error_of<flakeid::worker_id_error>(
-                [&] { (void)flakeid::statefulset_ordinal{"orders-"}.assign(l); }),
-            "flakeid: host name 'orders-' has no StatefulSet ordinal (expected <name>-<number>)");
-  EXPECT_EQ(error_of<flakeid::worker_id_error>(
-                [&] { (void)flakeid::statefulset_ordinal{"orders-abc"}.assign(l); }),
-            "flakeid: host name 'orders-abc' ends in 'abc', not a StatefulSet ordinal");
+  const std::pair<const char*, const char*> refused[] = {
+      {"orders",
+       "flakeid: host name 'orders' has no StatefulSet ordinal (expected <name>-<number>)"},
+      {"orders-",
+       "flakeid: host name 'orders-' has no StatefulSet ordinal (expected <name>-<number>)"},
+      {"orders-abc", "flakeid: host name 'orders-abc' ends in 'abc', not a StatefulSet ordinal"}};
+  for (const auto& [host, message] : refused) {
+    EXPECT_EQ(error_of<flakeid::worker_id_error>(
+                  [&] { (void)flakeid::statefulset_ordinal{host}.assign(l); }),
+              message);
+  }
   EXPECT_EQ(error_of<flakeid::field_range_error>(
                 [&] { (void)flakeid::statefulset_ordinal{"orders-32"}.assign(l); }),
             "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");

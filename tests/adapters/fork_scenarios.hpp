@@ -67,4 +67,16 @@ fork_outcome use_a_distributor_in_a_forked_child(Backend& b, const std::string& 
   return o;
 }
 
+/// The scenario of every backend: the child is refused (its connection described as `what`,
+/// "this connection to" or "this session of"), and the parent's connection is untouched: the
+/// next range follows at once, on the same socket.
+template <class Backend>
+void forked_child_is_refused_and_the_parent_goes_on(Backend& b, const std::string& what) {
+  const fork_outcome o = use_a_distributor_in_a_forked_child(b, "fork");
+  EXPECT_TRUE(o.child_exited) << o.child_said;
+  EXPECT_TRUE(is_fork_refusal(o.child_said, what)) << o.child_said;
+  EXPECT_EQ(o.parent_error, "");
+  EXPECT_EQ(o.next, o.first + 100);
+}
+
 }  // namespace flakeid_test

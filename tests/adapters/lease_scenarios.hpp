@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "../fork_child.hpp"
 #include "test_servers.hpp"
 
 namespace flakeid_test {
@@ -163,41 +164,26 @@ std::unique_ptr<flakeid::lease> claim_until(Backend& b, const flakeid::lease_opt
 template <class Backend>
 void sigkill_holder(Backend& b) {
   const auto o = quick_options(unique_ns("kill"));
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(fds[0]);
+  const std::vector<std::uint64_t> minted = ids_of(report_then_sigkill([&](const auto& report) {
+    // Minting 3 s ahead of the wall clock: the next holder must not reuse those timestamps.
+    flakeid::manual_clock clk = clock_at_wall(3000ms);
+    auto oc = o;
+    oc.use_clock(clk);  // the fence speaks the generator's time
+    auto l = b.make(oc);
+    manual_gen gen{*l, clk};
     std::uint64_t last = 0;
-    try {
-      // Minting 3 s ahead of the wall clock: the next holder must not reuse those timestamps.
-      flakeid::manual_clock clk = clock_at_wall(3000ms);
-      auto oc = o;
-      oc.use_clock(clk);  // the fence speaks the generator's time
-      auto l = b.make(oc);
-      manual_gen gen{*l, clk};
-      for (int i = 0; i < 50; ++i) {
-        last = gen.next_id();
-        clk.advance(1ms);
-      }
-      // Usually lets one renewal record the last timestamp; the checks below hold whether or
-      // not it ran, since every ID lies below the deadline the lease confirmed before minting.
-      std::this_thread::sleep_for(o.ttl / 2);
-      (void)!::write(fds[1], &last, sizeof last);
-      ::pause();
-    } catch (...) {
-      (void)!::write(fds[1], &last, sizeof last);
+    for (int i = 0; i < 50; ++i) {
+      last = gen.next_id();
+      clk.advance(1ms);
     }
-    ::_exit(1);
-  }
-  ::close(fds[1]);
-  std::uint64_t last = 0;
-  ASSERT_EQ(::read(fds[0], &last, sizeof last), static_cast<ssize_t>(sizeof last));
-  ::close(fds[0]);
+    // Usually lets one renewal record the last timestamp; the checks below hold whether or
+    // not it ran, since every ID lies below the deadline the lease confirmed before minting.
+    std::this_thread::sleep_for(o.ttl / 2);
+    report(bytes_of({last}));
+  }));
+  ASSERT_EQ(minted.size(), 1U) << "the child could not mint";
+  const std::uint64_t last = minted[0];
   ASSERT_NE(last, 0U) << "the child could not mint";
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
 
   // The next holder mints only above the child's recorded deadline plus the safe guard: the
   // child's IDs all lie below that deadline, whatever time it is now.
@@ -991,4 +977,43 @@ void a_restarted_server_is_lost_memory(Backend& b) {
   EXPECT_GE(*got_b->lost_memory_at, before) << "the wait starts at the server's start";
 }
 
+/// What a lease of a `Store` at `address`, where nothing listens, throws from `acquire`: a
+/// lease_store_error that names `where` and the connect timeout (500 ms) first (checked).
+template <class Store>
+std::string unreachable_lease_error(const std::string& address, const std::string& where) {
+  auto o = quick_options("unreachable");
+  o.connect_timeout = 500ms;
+  auto l = Store{address, store_options_of(o)}.lease(o);
+  try {
+    (void)l.acquire(32);
+  } catch (const flakeid::lease_store_error& e) {
+    const std::string expected = "flakeid: cannot connect to " + where + " within 500 ms: ";
+    EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "acquired from nowhere";
+  return "";
+}
+
 }  // namespace flakeid_test
+
+/// The lease scenarios of a holder every server store passes alike, as tests of `suite`: one
+/// list for every backend (the race of 40 and the server outage, whose options differ by
+/// backend, are tests of each).
+#define FLAKEID_LEASE_SCENARIOS(suite)                                                   \
+  FLAKEID_SCENARIO_TEST(suite, killed_holder_id_returns_after_expiry_and_safe_guard,     \
+                        sigkill_holder)                                                  \
+  FLAKEID_SCENARIO_TEST(suite, a_stopped_holder_gets_lease_lost_not_ids, sigstop_holder) \
+  FLAKEID_SCENARIO_TEST(suite, skips_an_id_used_far_ahead_of_this_clock,                 \
+                        skips_an_id_used_far_ahead)                                      \
+  FLAKEID_SCENARIO_TEST(suite, restart_with_clock_moved_back_waits_or_refuses,           \
+                        restart_with_clock_back)
+
+/// The lease scenarios of instances and twins, as tests of `suite`, for every backend.
+#define FLAKEID_INSTANCE_SCENARIOS(suite)                                      \
+  FLAKEID_SCENARIO_TEST(suite, instance_takes_its_released_id_again,           \
+                        instance_takes_its_released_id_again)                  \
+  FLAKEID_SCENARIO_TEST(suite, instance_takes_its_id_again_after_sigkill,      \
+                        instance_takes_its_id_again_after_sigkill)             \
+  FLAKEID_SCENARIO_TEST(suite, a_live_twin_is_refused, a_live_twin_is_refused) \
+  FLAKEID_SCENARIO_TEST(suite, twins_race_for_one_instance, twins_race_for_one_instance)

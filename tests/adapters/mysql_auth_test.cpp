@@ -14,10 +14,6 @@ using namespace flakeid_test;
 const std::string password = "S3cr3tPw";
 const std::string wrong_password = "Wr0ngPw";
 
-flakeid::lease_options recorded(const std::string& ns) {
-  return recording(unhurried(patient_options(quick_options(ns))));
-}
-
 flakeid::store_options patient(const std::string& ns) {
   return {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s};
 }
@@ -30,20 +26,12 @@ class mysql_auth_test : public secrets_stay_hidden {
 
 /// A lease and a segment counter reached at `uri` work; returns the lease's `where()`.
 std::string expect_works(const std::string& uri, const std::string& stem) {
-  const std::string ns = unique_ns(stem);
-  const auto o = recorded(ns);
-  auto lease = flakeid::mysql_store{uri, store_options_of(o)}.lease(o);
-  EXPECT_EQ(lease.acquire(8), 0U);
-  seen().add(lease.where());
-  const flakeid::mysql_store store{uri, patient(ns)};
-  auto d = store.distributor("orders");
-  seen().add(std::string(d.store_name()));
-  EXPECT_EQ(d.next_max_id(5), 5U);
-  return lease.where();
+  return expect_store_works<flakeid::mysql_store>(uri, recorded_patient(unique_ns(stem)), 8);
 }
 
 std::string lease_error(const std::string& uri) {
-  return flakeid_test::lease_error<flakeid::mysql_store>(uri, recorded(unique_ns("refused")));
+  return flakeid_test::lease_error<flakeid::mysql_store>(uri,
+                                                         recorded_patient(unique_ns("refused")));
 }
 
 std::string uri_of(const mariadb_server& db, const std::string& user, const std::string& pw,
@@ -69,13 +57,7 @@ TEST_F(mysql_auth_test, password_right_works_wrong_or_none_is_a_clear_error) {
   EXPECT_EQ(none.substr(0, head.size()), head) << none;
   EXPECT_NE(none.find("(using password: NO)"), std::string::npos) << none;
 
-  const flakeid::mysql_store store{uri_of(db, "flakeid", wrong_password), patient("refused")};
-  const std::string m = error_of([&] { (void)store.distributor("orders").next_max_id(1); });
-  const std::string segment_head = "flakeid: segment store " + where +
-                                   " namespace refused, key 'orders': next_max_id(1) failed: "
-                                   "cannot connect to " +
-                                   where;
-  EXPECT_EQ(m.substr(0, segment_head.size()), segment_head) << m;
+  expect_segment_refused<flakeid::mysql_store>(uri_of(db, "flakeid", wrong_password), where);
 }
 
 TEST_F(mysql_auth_test, tls_verified_against_the_test_ca) {

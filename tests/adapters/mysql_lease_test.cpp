@@ -3,103 +3,16 @@
 #include <flakeid/adapters/mysql.hpp>
 
 #include "expect_error.hpp"
-#include "lease_scenarios.hpp"
-#include "test_servers.hpp"
+#include "mysql_backend.hpp"
 
 namespace {
 
 using namespace flakeid_test;
 
-/// A wait-only bound for the raw connections of these tests.
-constexpr std::chrono::milliseconds patient_ms{30'000};
-
-struct mysql_backend {
-  mariadb_server server{true};  // a lease store must keep what it confirmed
-  mysql_backend() = default;
-  /// `durable` false: the server runs with innodb_flush_log_at_trx_commit=0.
-  explicit mysql_backend(bool durable) : server(durable) {}
-  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
-    return lease_from(flakeid::mysql_store{server.uri(), store_options_of(o)}, o);
-  }
-  void stop() { server.stop(); }
-  void start() { server.start(); }
-  /// SIGKILL, then a start on the same data.
-  void restart() {
-    server.stop();
-    server.start();
-  }
-  /// What was committed so far is on disk even with innodb_flush_log_at_trx_commit=0 (one
-  /// commit with the setting at 1 writes and flushes the log up to it); and the server has run
-  /// 4 s (a bounded wait), so that its start and the next one lie further apart than the store
-  /// can tell (Uptime counts seconds).
-  void settle() const {
-    for (int i = 0; i < 600 && std::stoll(value_of("SELECT VARIABLE_VALUE FROM "
-                                                   "information_schema.GLOBAL_STATUS WHERE "
-                                                   "VARIABLE_NAME = 'UPTIME'")) < 4;
-         ++i)
-      std::this_thread::sleep_for(100ms);
-    (void)value_of(
-        "SET @old = @@GLOBAL.innodb_flush_log_at_trx_commit; "
-        "SET GLOBAL innodb_flush_log_at_trx_commit = 1; "
-        "CREATE TABLE IF NOT EXISTS flakeid_settle (n INT) ENGINE=InnoDB; "
-        "INSERT INTO flakeid_settle VALUES (1); "
-        "SET GLOBAL innodb_flush_log_at_trx_commit = @old");
-  }
-  [[nodiscard]] static std::string table(const std::string& ns) {
-    return "`flakeid_lease_" + ns + "`";
-  }
-
-  // For the SQL scenarios of lease_scenarios.hpp.
-  std::unique_ptr<flakeid::lease_store> store(const flakeid::lease_options& o) const {
-    return std::make_unique<flakeid::detail::mysql_lease_store>(
-        flakeid::mysql_address::parse(server.uri()), o);
-  }
-  void make_older_table(const std::string& ns, std::chrono::milliseconds age) const {
-    const std::string table = "`flakeid_lease_" + ns + "`";
-    ASSERT_EQ(value_of("CREATE TABLE IF NOT EXISTS " + table +
-                       " (id BIGINT NOT NULL PRIMARY KEY, holder VARCHAR(255) NULL, "
-                       "last_unix_ms BIGINT NULL, expires_ms BIGINT NOT NULL) "
-                       "ENGINE=InnoDB; INSERT IGNORE INTO " +
-                       table + " (id, expires_ms) VALUES (-1, " + flakeid::detail::mysql_now_ms +
-                       " - " + std::to_string(age.count()) + "); SELECT 'made'"),
-              "made");
-  }
-  [[nodiscard]] std::string has_instance_column(const std::string& ns) const {
-    return value_of(
-        "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND "
-        "TABLE_NAME = 'flakeid_lease_" +
-        ns + "' AND COLUMN_NAME = 'instance'");
-  }
-  [[nodiscard]] std::string instances_of(const std::string& ns) const {
-    return value_of(
-        "SELECT GROUP_CONCAT(CONCAT(id, '=', COALESCE(instance, '-')) ORDER BY id SEPARATOR ',') "
-        "FROM `flakeid_lease_" +
-        ns + "`");
-  }
-  /// The first column of the first row `sql` answers ("" for none, "-" for NULL), on a
-  /// connection of its own.
-  [[nodiscard]] std::string value_of(const std::string& sql) const {
-    flakeid::detail::mysql_connection raw{flakeid::mysql_address::parse(server.uri()), patient_ms,
-                                          patient_ms};
-    const auto r = raw.exec(sql);
-    if (r.rows.empty() || r.rows[0].empty()) return "";
-    return r.rows[0][0].value_or("-");
-  }
-};
-
-class mysql_lease_test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-    b.start();
-  }
-  mysql_backend b;
-};
+using mysql_lease_test = mysql_test;
 
 TEST_F(mysql_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
-TEST_F(mysql_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) {
-  sigkill_holder(b);
-}
+FLAKEID_LEASE_SCENARIOS(mysql_lease_test)
 // A restarted server may have lost its last commits: the holder is lost for good, and a new
 // lease takes over (see a_restarted_server_is_lost_memory).
 TEST_F(mysql_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true, true); }
@@ -109,33 +22,15 @@ TEST_F(mysql_lease_test, a_restarted_server_drops_the_holder_and_makes_claims_wa
 }
 
 /// MariaDB with innodb_flush_log_at_trx_commit=0: a SIGKILL loses up to a second of commits.
-class mysql_lossy_lease_test : public ::testing::Test {
+class mysql_lossy_lease_test : public mysql_test {
  protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-    b.start();
-  }
-  mysql_backend b{false};
+  mysql_lossy_lease_test() : mysql_test(false) {}
 };
 
 TEST_F(mysql_lossy_lease_test, a_restart_that_lost_commits_makes_claims_wait) {
   a_restarted_server_is_lost_memory(b);
 }
-TEST_F(mysql_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_holder(b); }
-TEST_F(mysql_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
-  skips_an_id_used_far_ahead(b);
-}
-TEST_F(mysql_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
-  restart_with_clock_back(b);
-}
-TEST_F(mysql_lease_test, instance_takes_its_released_id_again) {
-  instance_takes_its_released_id_again(b);
-}
-TEST_F(mysql_lease_test, instance_takes_its_id_again_after_sigkill) {
-  instance_takes_its_id_again_after_sigkill(b);
-}
-TEST_F(mysql_lease_test, a_live_twin_is_refused) { a_live_twin_is_refused(b); }
-TEST_F(mysql_lease_test, twins_race_for_one_instance) { twins_race_for_one_instance(b); }
+FLAKEID_INSTANCE_SCENARIOS(mysql_lease_test)
 
 TEST_F(mysql_lease_test, a_layout_with_22_worker_bits_adds_rows_as_they_are_used) {
   auto o = quick_options(unique_ns("wide"));
@@ -143,8 +38,7 @@ TEST_F(mysql_lease_test, a_layout_with_22_worker_bits_adds_rows_as_they_are_used
   auto second = flakeid::mysql_store{b.server.uri(), store_options_of(o)}.lease(o);
   EXPECT_EQ(first.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 0}));
   EXPECT_EQ(second.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 1}));
-  flakeid::detail::mysql_connection raw{flakeid::mysql_address::parse(b.server.uri()), patient_ms,
-                                        patient_ms};
+  auto raw = b.raw();
   const auto r = raw.exec("SELECT COUNT(*), MAX(holder IS NOT NULL) FROM `flakeid_lease_" +
                           o.name_space + "` WHERE id >= 0");
   ASSERT_EQ(r.rows.size(), 1U);
@@ -160,8 +54,7 @@ TEST_F(mysql_lease_test, release_records_the_last_timestamp_and_frees_the_row) {
     EXPECT_EQ(l.acquire(4), 0U);
     EXPECT_NE(l.where().find("mysql 127.0.0.1:"), std::string::npos) << l.where();
   }
-  flakeid::detail::mysql_connection raw{flakeid::mysql_address::parse(b.server.uri()), patient_ms,
-                                        patient_ms};
+  auto raw = b.raw();
   const auto r = raw.exec("SELECT holder IS NULL, last_unix_ms IS NOT NULL FROM `flakeid_lease_" +
                           o.name_space + "` WHERE id = 0");
   ASSERT_EQ(r.rows.size(), 1U);
@@ -207,7 +100,7 @@ TEST_F(mysql_lease_test, worker_node_rows_give_every_start_a_new_id_beside_uid_g
                           " user flakeid db flakeid WORKER_NODE id 1");
   EXPECT_EQ(a.fence, nullptr) << "an id never handed out again needs no lease";
   // A Java service on uid-generator inserts its row the same way.
-  flakeid::detail::mysql_connection raw{address, patient_ms, patient_ms};
+  flakeid::detail::mysql_connection raw{address, patient, patient};
   (void)raw.exec(
       "INSERT INTO WORKER_NODE (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES "
       "('10.0.0.8', '1700000000000-42', 1, CURDATE(), NOW(), NOW())");
@@ -234,22 +127,11 @@ TEST_F(mysql_lease_test, worker_node_rows_give_every_start_a_new_id_beside_uid_g
 }
 
 TEST(mysql_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
-  const int port = free_port();
-  auto o = quick_options("unreachable");
-  o.connect_timeout = 500ms;
-  auto l = flakeid::mysql_store{"mysql://app:S3cr3tPw@127.0.0.1:" + std::to_string(port) + "/shop",
-                                store_options_of(o)}
-               .lease(o);
-  try {
-    (void)l.acquire(32);
-    FAIL() << "acquired from nowhere";
-  } catch (const flakeid::lease_store_error& e) {
-    const std::string expected =
-        "flakeid: cannot connect to mysql 127.0.0.1:" + std::to_string(port) +
-        " user app db shop within 500 ms: ";
-    EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
-    EXPECT_EQ(std::string(e.what()).find("S3cr3tPw"), std::string::npos) << e.what();
-  }
+  const std::string port = std::to_string(free_port());
+  const std::string error = unreachable_lease_error<flakeid::mysql_store>(
+      "mysql://app:S3cr3tPw@127.0.0.1:" + port + "/shop",
+      "mysql 127.0.0.1:" + port + " user app db shop");
+  EXPECT_EQ(error.find("S3cr3tPw"), std::string::npos) << error;
 }
 
 TEST(mysql_address_test, reads_uris_and_names_what_is_wrong_without_the_password) {

@@ -4,57 +4,16 @@
 #include <flakeid/adapters/mysql.hpp>
 
 #include "expect_error.hpp"
-#include "segment_scenarios.hpp"
-#include "test_servers.hpp"
+#include "mysql_backend.hpp"
 
 namespace {
 
 using namespace flakeid_test;
 
-static_assert(flakeid::keyed_segment_distributor<flakeid::mysql_distributor>);
-static_assert(flakeid::expiring_segment_distributor<flakeid::mysql_distributor>);
+using mysql_segment_test = mysql_test;
 
-struct mysql_backend {
-  using store_type = flakeid::mysql_store;
-  using distributor_type = flakeid::mysql_distributor;
-  mariadb_server server{true};
-  flakeid::mysql_table table = flakeid::mysql_table::flakeid;
-  /// A store in namespace `ns` whose connect and I/O timeouts are both `timeout`.
-  store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
-    return store_type{
-        server.uri(), {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}, table};
-  }
-  /// A connection of the test's own, for the peer's statements and for looking at tables.
-  [[nodiscard]] flakeid::detail::mysql_connection raw() const {
-    return {flakeid::mysql_address::parse(server.uri()), patient, patient};
-  }
-  void stop() { server.stop(); }
-  void start() { server.start(); }
-};
-
-class mysql_segment_test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-    b.start();
-  }
-  mysql_backend b;
-};
-
-TEST_F(mysql_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
-  forty_processes_on_chains(b);
-}
-TEST_F(mysql_segment_test, processes_on_segment_generators_waste_no_segment) {
-  processes_on_segment_generators(b);
-}
+FLAKEID_SEGMENT_SCENARIOS(mysql_segment_test)
 TEST_F(mysql_segment_test, server_outage_drains_the_chain_fails_then_resumes) { server_outage(b); }
-TEST_F(mysql_segment_test, restart_after_sigkill_never_repeats_a_number) {
-  restart_after_sigkill(b);
-}
-TEST_F(mysql_segment_test, grouped_counter_restarts_at_one_after_midnight) {
-  grouped_counter_across_midnight(b);
-}
-TEST_F(mysql_segment_test, idle_counters_expire_when_asked) { counters_expire_when_asked(b); }
 
 TEST_F(mysql_segment_test, a_table_from_before_expiry_gains_the_column) {
   const std::string ns = unique_segment_ns("oldtable");
@@ -78,7 +37,7 @@ TEST_F(mysql_segment_test, a_table_from_before_expiry_gains_the_column) {
 class mysql_cosid_segment_test : public mysql_segment_test {
  protected:
   void SetUp() override {
-    b.table = flakeid::mysql_table::cosid;
+    b.segment_table = flakeid::mysql_table::cosid;
     mysql_segment_test::SetUp();
     (void)b.raw().exec(cosid_schema);
   }
@@ -190,32 +149,15 @@ void interleave_with_a_peer(mysql_backend& b, flakeid::mysql_table table, const 
                             std::uint64_t peer_step, Peer peer,
                             flakeid::segment_options o = {.step = 37}) {
   shared_ids out(static_cast<std::size_t>(processes), per_process);
-  std::vector<pid_t> kids;
-  for (int p = 0; p < processes; ++p) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      int rc = 0;
-      try {
-        auto store = b.store("peer", patient);
-        flakeid::segment_generator gen{store.distributor(key, table), o};
-        for (auto& id : out.row(static_cast<std::size_t>(p))) id = gen.next_id();
-        out.count(static_cast<std::size_t>(p)).store(per_process);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "child %d: %s\n", static_cast<int>(::getpid()), e.what());
-        rc = 2;
-      }
-      std::_Exit(rc);
-    }
-    ASSERT_GT(pid, 0);
-    kids.push_back(pid);
-  }
+  const std::vector<pid_t> kids = fork_children(processes, [&](int p) {
+    auto store = b.store("peer", patient);
+    flakeid::segment_generator gen{store.distributor(key, table), o};
+    for (auto& id : out.row(static_cast<std::size_t>(p))) id = gen.next_id();
+    out.count(static_cast<std::size_t>(p)).store(per_process);
+  });
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
   for (int i = 0; i < peer_calls; ++i) ranges.push_back(peer(peer_step));
-  for (const pid_t pid : kids) {
-    int status = 0;
-    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
-  }
+  expect_children_exit_cleanly(kids);
   std::vector<std::uint64_t> all;
   for (int p = 0; p < processes; ++p) {
     ASSERT_EQ(out.count(static_cast<std::size_t>(p)).load(), per_process);

@@ -14,10 +14,6 @@ using namespace flakeid_test;
 const std::string password = "S3cr3tPw";
 const std::string wrong_password = "Wr0ngPw";
 
-flakeid::lease_options recorded(const std::string& ns) {
-  return recording(unhurried(patient_options(quick_options(ns))));
-}
-
 /// Checks, after each test, that no message holds a password.
 class postgres_auth_test : public secrets_stay_hidden {
  protected:
@@ -27,21 +23,12 @@ class postgres_auth_test : public secrets_stay_hidden {
 
 /// A lease and a segment counter reached with `conninfo` work.
 void expect_works(const std::string& conninfo, const std::string& stem) {
-  const std::string ns = unique_ns(stem);
-  const auto o = recorded(ns);
-  auto lease = flakeid::postgres_store{conninfo, store_options_of(o)}.lease(o);
-  EXPECT_EQ(lease.acquire(8), 0U);
-  seen().add(lease.where());
-  flakeid::postgres_store store{conninfo,
-                                {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
-  auto d = store.distributor("orders");
-  seen().add(std::string(d.store_name()));
-  EXPECT_EQ(d.next_max_id(5), 5U);
+  (void)expect_store_works<flakeid::postgres_store>(conninfo, recorded_patient(unique_ns(stem)), 8);
 }
 
 std::string lease_error(const std::string& conninfo) {
   return flakeid_test::lease_error<flakeid::postgres_store>(conninfo,
-                                                            recorded(unique_ns("refused")));
+                                                            recorded_patient(unique_ns("refused")));
 }
 
 std::string replace(std::string s, const std::string& from, const std::string& to) {
@@ -68,15 +55,8 @@ TEST_F(postgres_auth_test, password_right_works_wrong_or_none_is_a_clear_error) 
   }
   const std::string none = lease_error(replace(pg.conninfo(), " password=" + password, ""));
   EXPECT_EQ(none.substr(0, head.size()), head) << none;
-  flakeid::postgres_store store{
-      replace(pg.uri(), password, wrong_password),
-      {.name_space = "refused", .connect_timeout = 30s, .io_timeout = 30s}};
-  const std::string m = error_of([&] { (void)store.distributor("orders").next_max_id(1); });
-  const std::string segment_head = "flakeid: segment store " + where +
-                                   " namespace refused, key 'orders': next_max_id(1) failed: "
-                                   "cannot connect to " +
-                                   where;
-  EXPECT_EQ(m.substr(0, segment_head.size()), segment_head) << m;
+  expect_segment_refused<flakeid::postgres_store>(replace(pg.uri(), password, wrong_password),
+                                                  where);
 }
 
 TEST_F(postgres_auth_test, malformed_connection_strings_are_redacted) {
@@ -153,7 +133,7 @@ TEST_F(postgres_password_forms_test, no_piece_of_the_password_reaches_a_message)
         "postgresql://u@127.0.0.1:" + p + "/app?password=Zq9%27%20Xk7"}) {
     const std::string m = lease_error(c);
     EXPECT_EQ(m.substr(0, head.size()), head) << c << ": " << m;
-    const auto o = recorded(unique_ns("forms"));
+    const auto o = recorded_patient(unique_ns("forms"));
     auto lease = flakeid::postgres_store{c, store_options_of(o)}.lease(o);
     EXPECT_EQ(lease.where(), "postgresql 127.0.0.1:" + p + " user u db app");
     seen().add(lease.where());

@@ -3,65 +3,21 @@
 #include <flakeid/adapters/postgres.hpp>
 
 #include "expect_error.hpp"
-#include "segment_scenarios.hpp"
-#include "test_servers.hpp"
+#include "postgres_backend.hpp"
 
 namespace {
 
 using namespace flakeid_test;
 
-static_assert(flakeid::keyed_segment_distributor<flakeid::postgres_distributor>);
-static_assert(flakeid::expiring_segment_distributor<flakeid::postgres_distributor>);
+using postgres_segment_test = postgres_test;
 
-struct postgres_backend {
-  using store_type = flakeid::postgres_store;
-  using distributor_type = flakeid::postgres_distributor;
-  postgres_cluster server{true};
-  /// A store in namespace `ns` whose connect and I/O timeouts are both `timeout`.
-  store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
-    return store_type{server.conninfo(),
-                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
-  }
-  void stop() { server.stop(); }
-  void start() { server.start(); }
-};
-
-class postgres_segment_test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-    b.start();
-  }
-  postgres_backend b;
-};
-
-TEST_F(postgres_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
-  forty_processes_on_chains(b);
-}
-TEST_F(postgres_segment_test, processes_on_segment_generators_waste_no_segment) {
-  processes_on_segment_generators(b);
-}
+FLAKEID_SEGMENT_SCENARIOS(postgres_segment_test)
 TEST_F(postgres_segment_test, server_outage_drains_the_chain_fails_then_resumes) {
   server_outage(b);
 }
-TEST_F(postgres_segment_test, restart_after_sigkill_never_repeats_a_number) {
-  restart_after_sigkill(b);
-}
-TEST_F(postgres_segment_test, grouped_counter_restarts_at_one_after_midnight) {
-  grouped_counter_across_midnight(b);
-}
-TEST_F(postgres_segment_test, idle_counters_expire_when_asked) { counters_expire_when_asked(b); }
 
-/// The same scenarios with a password and SSL (sslmode=verify-full, CA made at test time).
-class postgres_ssl_segment_test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-    b.start();
-  }
-  postgres_backend b{
-      postgres_cluster{postgres_config{.durable = true, .password = "S3cr3tPw", .ssl = true}}};
-};
+/// The same scenarios with a password and SSL.
+using postgres_ssl_segment_test = postgres_ssl_test;
 
 TEST_F(postgres_ssl_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
   forty_processes_on_chains(b);

@@ -30,16 +30,7 @@ class redis_auth_test : public secrets_stay_hidden {
 
 /// A lease and a segment counter on `server` work.
 void expect_works(const flakeid::redis_options& server, const std::string& stem) {
-  const std::string ns = unique_ns(stem);
-  const auto o = recorded(ns);
-  auto lease = flakeid::redis_store{server, store_options_of(o)}.lease(o);
-  EXPECT_EQ(lease.acquire(32), 0U);
-  seen().add(lease.where());
-  flakeid::redis_store store{server, {.name_space = ns, .connect_timeout = 30s, .io_timeout = 30s}};
-  auto d = store.distributor("orders");
-  seen().add(std::string(d.store_name()));
-  EXPECT_EQ(d.next_max_id(5), 5U);
-  EXPECT_EQ(d.next_max_id(5), 10U);
+  (void)expect_store_works<flakeid::redis_store>(server, recorded(unique_ns(stem)), 32, 2);
 }
 
 /// What `acquire` throws on `server`.

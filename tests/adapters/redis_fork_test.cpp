@@ -1,36 +1,15 @@
 // A redis store connection in a forked child: it refuses, and leaves the parent's alone.
-#include <flakeid/adapters/redis.hpp>
-
-#include <chrono>
-#include <string>
-
 #include "fork_scenarios.hpp"
-#include "test_servers.hpp"
+#include "redis_backend.hpp"
 
 namespace {
 
 using namespace flakeid_test;
 
-struct redis_backend {
-  using distributor_type = flakeid::redis_distributor;
-  redis_server server{true};
-  [[nodiscard]] flakeid::redis_store store(const std::string& ns,
-                                           std::chrono::milliseconds timeout) const {
-    return flakeid::redis_store{
-        server.options(), {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
-  }
-};
+using redis_fork_test = redis_test;
 
-TEST(redis_fork_test, forked_child_distributor_refuses_and_the_parents_connection_works) {
-  redis_backend b;
-  FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-  b.server.start();
-  const fork_outcome o = use_a_distributor_in_a_forked_child(b, "fork");
-  EXPECT_TRUE(o.child_exited) << o.child_said;
-  EXPECT_TRUE(is_fork_refusal(o.child_said, "this connection to")) << o.child_said;
-  // The parent's connection is untouched: the next range follows at once, on the same socket.
-  EXPECT_EQ(o.parent_error, "");
-  EXPECT_EQ(o.next, o.first + 100);
+TEST_F(redis_fork_test, forked_child_distributor_refuses_and_the_parents_connection_works) {
+  forked_child_is_refused_and_the_parent_goes_on(b, "this connection to");
 }
 
 }  // namespace

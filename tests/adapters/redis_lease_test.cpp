@@ -4,55 +4,29 @@
 #include <mutex>
 
 #include "expect_error.hpp"
-#include "lease_scenarios.hpp"
-#include "test_servers.hpp"
+#include "redis_backend.hpp"
 
 namespace {
 
 using namespace flakeid_test;
 
-struct redis_backend {
-  redis_server server;
-  /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
-  /// machine that may be busy: generous, as it bounds the wait only, not the result.
-  std::chrono::milliseconds connect_timeout{0};
-  std::unique_ptr<flakeid::lease> make(flakeid::lease_options o) {
-    if (connect_timeout.count() > 0) o.connect_timeout = connect_timeout;
-    // Through the store, as a user holding leases and segments on one server would.
-    return lease_from(flakeid::redis_store{server.options(), store_options_of(o)}, o);
-  }
-  void stop() { server.stop(); }
-  void start() { server.start(); }
-};
-
-class redis_lease_test : public ::testing::Test {
+/// Without persistence: a restarted server forgets its keys (unless a test asks for it).
+class redis_lease_test : public redis_test {
  protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-    b.start();
-  }
-  redis_backend b;
+  redis_lease_test() : redis_test(false) {}
 };
 
 TEST_F(redis_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
-TEST_F(redis_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) {
-  sigkill_holder(b);
-}
+FLAKEID_LEASE_SCENARIOS(redis_lease_test)
 TEST_F(redis_lease_test, refuses_while_server_is_down_and_is_lost_when_it_forgot) {
   server_outage(b, false);
 }
 // With persistence the token survives the restart, but it still expires `ttl + safe_guard`
 // after the last renewal: a restart that takes longer than that (a loaded machine) loses the
 // lease, and a new one takes over.
-TEST(redis_lease_durable, refuses_while_server_is_down_and_resumes_with_persistence) {
-  redis_backend b{redis_server{true}};  // appendonly, fsync always: the token survives
-  FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-  b.start();
+using redis_lease_durable = redis_test;  // appendonly, fsync always: the token survives
+TEST_F(redis_lease_durable, refuses_while_server_is_down_and_resumes_with_persistence) {
   server_outage(b, true, /*record_may_expire=*/true);
-}
-TEST_F(redis_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_holder(b); }
-TEST_F(redis_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
-  skips_an_id_used_far_ahead(b);
 }
 TEST_F(redis_lease_test, restarted_without_persistence_no_duplicate) {
   store_forgets(b, [&] {
@@ -60,28 +34,11 @@ TEST_F(redis_lease_test, restarted_without_persistence_no_duplicate) {
     b.start();
   });
 }
-TEST_F(redis_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
-  restart_with_clock_back(b);
-}
-TEST_F(redis_lease_test, instance_takes_its_released_id_again) {
-  instance_takes_its_released_id_again(b);
-}
-TEST_F(redis_lease_test, instance_takes_its_id_again_after_sigkill) {
-  instance_takes_its_id_again_after_sigkill(b);
-}
-TEST_F(redis_lease_test, a_live_twin_is_refused) { a_live_twin_is_refused(b); }
-TEST_F(redis_lease_test, twins_race_for_one_instance) { twins_race_for_one_instance(b); }
+FLAKEID_INSTANCE_SCENARIOS(redis_lease_test)
 
 #if defined(FLAKEID_REDIS_TLS)
-/// The same scenarios over TLS (CA and certificate made at test time).
-class redis_tls_lease_test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-    b.start();
-  }
-  redis_backend b{redis_server{redis_config{.durable = true, .tls = true}}, 10s};
-};
+/// The same scenarios over TLS.
+using redis_tls_lease_test = redis_tls_test;
 
 TEST_F(redis_tls_lease_test, forty_contenders_race_for_thirty_two_ids) { race_40_for_32(b); }
 TEST_F(redis_tls_lease_test, refuses_while_server_is_down_and_resumes) {
@@ -279,18 +236,9 @@ TEST_F(redis_lease_test, an_allkeys_policy_is_refused_at_claim_and_renewal) {
 }
 
 TEST(redis_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
-  const int port = free_port();  // nothing listens there
-  auto o = quick_options("unreachable");
-  o.connect_timeout = 500ms;
-  auto l = flakeid::redis_store{"127.0.0.1:" + std::to_string(port), store_options_of(o)}.lease(o);
-  try {
-    (void)l.acquire(32);
-    FAIL() << "acquired from nowhere";
-  } catch (const flakeid::lease_store_error& e) {
-    const std::string expected =
-        "flakeid: cannot connect to redis 127.0.0.1:" + std::to_string(port) + " within 500 ms: ";
-    EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
-  }
+  const std::string port = std::to_string(free_port());  // nothing listens there
+  (void)unreachable_lease_error<flakeid::redis_store>("127.0.0.1:" + port,
+                                                      "redis 127.0.0.1:" + port);
 }
 
 TEST(redis_lease_address, parses_host_and_port) {

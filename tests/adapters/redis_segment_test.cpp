@@ -12,63 +12,20 @@
 #include <thread>
 
 #include "expect_error.hpp"
-#include "segment_scenarios.hpp"
-#include "test_servers.hpp"
+#include "redis_backend.hpp"
 
 namespace {
 
 using namespace flakeid_test;
 
-static_assert(flakeid::keyed_segment_distributor<flakeid::redis_distributor>);
-static_assert(flakeid::expiring_segment_distributor<flakeid::redis_distributor>);
+using redis_segment_test = redis_test;
 
-struct redis_backend {
-  using store_type = flakeid::redis_store;
-  using distributor_type = flakeid::redis_distributor;
-  redis_server server{true};
-  /// A store in namespace `ns` whose connect and I/O timeouts are both `timeout`.
-  store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
-    return store_type{server.options(),
-                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
-  }
-  void stop() { server.stop(); }
-  void start() { server.start(); }
-};
-
-class redis_segment_test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-    b.start();
-  }
-  redis_backend b;
-};
-
-TEST_F(redis_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
-  forty_processes_on_chains(b);
-}
-TEST_F(redis_segment_test, processes_on_segment_generators_waste_no_segment) {
-  processes_on_segment_generators(b);
-}
+FLAKEID_SEGMENT_SCENARIOS(redis_segment_test)
 TEST_F(redis_segment_test, server_outage_drains_the_chain_fails_then_resumes) { server_outage(b); }
-TEST_F(redis_segment_test, restart_after_sigkill_never_repeats_a_number) {
-  restart_after_sigkill(b);
-}
-TEST_F(redis_segment_test, grouped_counter_restarts_at_one_after_midnight) {
-  grouped_counter_across_midnight(b);
-}
-TEST_F(redis_segment_test, idle_counters_expire_when_asked) { counters_expire_when_asked(b); }
 
 #if defined(FLAKEID_REDIS_TLS)
-/// The same scenarios over TLS (CA and certificate made at test time).
-class redis_tls_segment_test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-    b.start();
-  }
-  redis_backend b{redis_server{redis_config{.durable = true, .tls = true}}};
-};
+/// The same scenarios over TLS.
+using redis_tls_segment_test = redis_tls_test;
 
 TEST_F(redis_tls_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
   forty_processes_on_chains(b);
@@ -358,10 +315,13 @@ TEST_F(redis_segment_test, a_restart_is_refused_when_config_cannot_be_read) {
 
 // A server restarted on an old snapshot (RDB) serves a counter below ranges it handed out:
 // neither a process started afterwards nor one running across it may repeat them.
-TEST(redis_segment_rollback, a_rollback_to_an_old_snapshot_never_repeats_a_number) {
-  redis_backend b{redis_server{false}};  // no append-only file: a restart loads dump.rdb
-  FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-  b.start();
+/// No append-only file: a restart loads dump.rdb, or nothing.
+class redis_segment_rollback : public redis_test {
+ protected:
+  redis_segment_rollback() : redis_test(false) {}
+};
+
+TEST_F(redis_segment_rollback, a_rollback_to_an_old_snapshot_never_repeats_a_number) {
   const std::string ns = unique_segment_ns("rollback");
   auto running = b.store(ns, patient).distributor("orders");  // a process running across it
   const std::string head =
@@ -409,10 +369,7 @@ TEST(redis_segment_rollback, a_rollback_to_an_old_snapshot_never_repeats_a_numbe
 
 // A server that lost everything (no persistence) looks like a new one to a process started
 // afterwards; a distributor that ran across the restart refuses.
-TEST(redis_segment_rollback, a_running_distributor_refuses_a_server_that_lost_its_memory) {
-  redis_backend b{redis_server{false}};
-  FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-  b.start();
+TEST_F(redis_segment_rollback, a_running_distributor_refuses_a_server_that_lost_its_memory) {
   const std::string ns = unique_segment_ns("amnesia");
   auto running = b.store(ns, patient).distributor("orders");
   EXPECT_EQ(running.next_max_id(100), 100U);

@@ -16,6 +16,8 @@
 
 #include "lease_scenarios.hpp"
 
+#include "lease_scenarios.hpp"
+
 namespace flakeid_test {
 
 /// Every exception message, `where()` and lease event text seen by the tests of this file.
@@ -112,6 +114,45 @@ std::string lease_error(const Address& address, const flakeid::lease_options& o)
     seen().add(e.what());
     return e.what();
   }
+}
+
+/// Quick lease options in namespace `ns`, unhurried and patient, whose messages are recorded.
+inline flakeid::lease_options recorded_patient(const std::string& ns) {
+  return recording(unhurried(patient_options(quick_options(ns))));
+}
+
+/// A lease (options `o`, `acquire(ids)`) and a segment counter (its first `ranges` ranges of 5)
+/// of a `Store` at `address` work; their names are recorded. Returns the lease's `where()`.
+template <class Store, class Address>
+std::string expect_store_works(const Address& address, const flakeid::lease_options& o,
+                               std::uint64_t ids, std::uint64_t ranges = 1) {
+  auto lease = Store{address, store_options_of(o)}.lease(o);
+  EXPECT_EQ(lease.acquire(ids), 0U);
+  seen().add(lease.where());
+  const Store store{address,
+                    {.name_space = o.name_space,
+                     .connect_timeout = std::chrono::seconds{30},
+                     .io_timeout = std::chrono::seconds{30}}};
+  auto d = store.distributor("orders");
+  seen().add(std::string(d.store_name()));
+  for (std::uint64_t k = 1; k <= ranges; ++k) EXPECT_EQ(d.next_max_id(5), 5 * k);
+  return lease.where();
+}
+
+/// A segment counter of a `Store` at `address` (namespace "refused") that may not log in fails
+/// naming `where`, the server and user it could not connect to (checked; the message recorded).
+template <class Store, class Address>
+void expect_segment_refused(const Address& address, const std::string& where) {
+  const Store store{address,
+                    {.name_space = "refused",
+                     .connect_timeout = std::chrono::seconds{30},
+                     .io_timeout = std::chrono::seconds{30}}};
+  const std::string m = error_of([&] { (void)store.distributor("orders").next_max_id(1); });
+  const std::string head = "flakeid: segment store " + where +
+                           " namespace refused, key 'orders': next_max_id(1) failed: cannot "
+                           "connect to " +
+                           where;
+  EXPECT_EQ(m.substr(0, head.size()), head) << m;
 }
 
 }  // namespace flakeid_test

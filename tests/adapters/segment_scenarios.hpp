@@ -24,10 +24,13 @@
 #include <flakeid/store/memory.hpp>
 #include <functional>
 #include <new>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "../fork_child.hpp"
 
 namespace flakeid_test {
 
@@ -85,6 +88,40 @@ class shared_ids {
   void* mem_ = nullptr;
 };
 
+/// A generator `gen` made after crashes (as a restarted process makes it) goes on above every
+/// number in `handed_out`, repeating none: 10,000 IDs (checked; `handed_out` gains them).
+template <class Gen>
+void expect_goes_on_above(Gen& gen, std::vector<std::uint64_t>& handed_out) {
+  const std::uint64_t before = *std::max_element(handed_out.begin(), handed_out.end());
+  for (int i = 0; i < 10'000; ++i) {
+    const std::uint64_t id = gen.next_id();
+    ASSERT_GT(id, before);
+    handed_out.push_back(id);
+  }
+  std::sort(handed_out.begin(), handed_out.end());
+  EXPECT_EQ(std::adjacent_find(handed_out.begin(), handed_out.end()), handed_out.end());
+}
+
+/// What `drain_until_it_fails` saw: the IDs served, and the error that ended them.
+struct drained {
+  std::size_t served = 0;
+  std::optional<flakeid::segment_store_error> error;
+};
+
+/// Draws from `gen` onto `ids` until its store's failure reaches the caller (at most 1,000
+/// IDs: a chain whose store is down runs dry before that).
+template <class Gen>
+drained drain_until_it_fails(Gen& gen, std::vector<std::uint64_t>& ids) {
+  drained d;
+  try {
+    for (; d.served < 1000; ++d.served) ids.push_back(gen.next_id());
+    ADD_FAILURE() << "the chain should have run dry";
+  } catch (const flakeid::segment_store_error& e) {
+    d.error = e;
+  }
+  return d;
+}
+
 /// Forks `processes` children; child `p` runs `Gen` on counter "orders" of a fresh store in
 /// namespace `ns` and draws `per_process` IDs (alternating next_ids and next_id) into row `p`.
 /// Checks every process's IDs are strictly increasing and all are distinct; returns the final
@@ -93,40 +130,21 @@ template <class Gen, class Backend, class Options>
 std::uint64_t run_forked(Backend& b, const std::string& ns, int processes, std::size_t per_process,
                          Options opts) {
   shared_ids out(static_cast<std::size_t>(processes), per_process);
-  std::vector<pid_t> kids;
-  for (int p = 0; p < processes; ++p) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      int rc = 0;
-      try {
-        auto store = b.store(ns, patient);
-        const std::span<std::uint64_t> ids = out.row(static_cast<std::size_t>(p));
-        Gen gen{store.distributor("orders"), opts};
-        for (std::size_t i = 0; i < ids.size(); i += 1000) {
-          const std::size_t n = std::min<std::size_t>(1000, ids.size() - i);
-          if (i % 2000 == 0) {
-            gen.next_ids(ids.subspan(i, n));
-          } else {
-            for (std::size_t k = i; k < i + n; ++k) ids[k] = gen.next_id();
-          }
-        }
-        gen.close();
-        out.count(static_cast<std::size_t>(p)).store(ids.size());
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "child %d: %s\n", static_cast<int>(::getpid()), e.what());
-        rc = 2;
+  expect_children_exit_cleanly(fork_children(processes, [&](int p) {
+    auto store = b.store(ns, patient);
+    const std::span<std::uint64_t> ids = out.row(static_cast<std::size_t>(p));
+    Gen gen{store.distributor("orders"), opts};
+    for (std::size_t i = 0; i < ids.size(); i += 1000) {
+      const std::size_t n = std::min<std::size_t>(1000, ids.size() - i);
+      if (i % 2000 == 0) {
+        gen.next_ids(ids.subspan(i, n));
+      } else {
+        for (std::size_t k = i; k < i + n; ++k) ids[k] = gen.next_id();
       }
-      std::_Exit(rc);
     }
-    EXPECT_GT(pid, 0);
-    kids.push_back(pid);
-  }
-  for (const pid_t pid : kids) {
-    int status = 0;
-    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "child " << pid << " status " << status;
-  }
+    gen.close();
+    out.count(static_cast<std::size_t>(p)).store(ids.size());
+  }));
   std::vector<std::uint64_t> all;
   all.reserve(static_cast<std::size_t>(processes) * per_process);
   for (int p = 0; p < processes; ++p) {
@@ -174,14 +192,10 @@ void forty_processes_on_chains(Backend& b) {
 /// A smaller run through plain segment generators: no segment is wasted.
 template <class Backend>
 void processes_on_segment_generators(Backend& b) {
-  using gen_type = flakeid::segment_generator<typename Backend::distributor_type>;
-  constexpr int processes = 10;
-  constexpr std::size_t per_process = 20'000;
-  constexpr std::uint64_t step = 500;
-  const std::string ns = unique_segment_ns("plain");
-  const std::uint64_t final_max =
-      run_forked<gen_type>(b, ns, processes, per_process, flakeid::segment_options{.step = step});
-  EXPECT_EQ(final_max, std::uint64_t{processes} * per_process);
+  // 10 processes x 20,000 IDs in segments of 500: the counter ends at exactly 200,000.
+  EXPECT_EQ(run_forked<flakeid::segment_generator<typename Backend::distributor_type>>(
+                b, unique_segment_ns("plain"), 10, 20'000, flakeid::segment_options{.step = 500}),
+            200'000U);
 }
 
 /// The server stops while a chain runs: the chain serves what it prefetched, then fails with a
@@ -198,7 +212,6 @@ void server_outage(Backend& b) {
   std::vector<std::uint64_t> ids{gen.next_id()};
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
   b.stop();
-  std::size_t served = 0;
   // The chain's worker asks for every missing segment at once: next_max_id(10), (20) or (30),
   // as far as it had got when the server went away.
   const std::string head = "flakeid: segment store " + name + ", key 'orders': next_max_id(";
@@ -209,17 +222,12 @@ void server_outage(Backend& b) {
                 rest.rfind("30) failed: ", 0) == 0)
         << what;
   };
-  try {
-    for (;;) {
-      ids.push_back(gen.next_id());
-      ++served;
-      ASSERT_LT(served, 1000u) << "the chain should have run dry";
-    }
-  } catch (const flakeid::segment_store_error& e) {
-    expect_head(e.what());
-    EXPECT_EQ(e.store(), name);
-    EXPECT_EQ(e.key(), "orders");
-  }
+  const drained run = drain_until_it_fails(gen, ids);
+  ASSERT_TRUE(run.error.has_value());
+  expect_head(run.error->what());
+  EXPECT_EQ(run.error->store(), name);
+  EXPECT_EQ(run.error->key(), "orders");
+  const std::size_t served = run.served;
   // The rest of the current segment and the three prefetched ones.
   EXPECT_GE(served, 30u);
   EXPECT_LE(served, 39u);
@@ -302,16 +310,9 @@ void restart_after_sigkill(Backend& b) {
       handed_out.push_back(ids[i]);
     }
   }
-  const std::uint64_t before = *std::max_element(handed_out.begin(), handed_out.end());
   auto store = b.store(ns, patient);
   flakeid::segment_chain_generator<dist> gen{store.distributor("orders"), {.step = 500}};
-  for (int i = 0; i < 10'000; ++i) {
-    const std::uint64_t id = gen.next_id();
-    ASSERT_GT(id, before);
-    handed_out.push_back(id);
-  }
-  std::sort(handed_out.begin(), handed_out.end());
-  EXPECT_EQ(std::adjacent_find(handed_out.begin(), handed_out.end()), handed_out.end());
+  expect_goes_on_above(gen, handed_out);
 }
 
 /// A daily counter crossing midnight under a manual clock restarts at 1 in its own key; a
@@ -384,3 +385,16 @@ void unreachable(Make make, const std::string& where) {
 }
 
 }  // namespace flakeid_test
+
+/// The segment scenarios every server store passes, as tests of `suite`: one list for every
+/// backend (server_outage, which ZooKeeper's sessions do not ride out alike, is a test of each).
+#define FLAKEID_SEGMENT_SCENARIOS(suite)                                                  \
+  FLAKEID_SCENARIO_TEST(suite, forty_processes_on_chains_call_the_store_once_per_segment, \
+                        forty_processes_on_chains)                                        \
+  FLAKEID_SCENARIO_TEST(suite, processes_on_segment_generators_waste_no_segment,          \
+                        processes_on_segment_generators)                                  \
+  FLAKEID_SCENARIO_TEST(suite, restart_after_sigkill_never_repeats_a_number,              \
+                        restart_after_sigkill)                                            \
+  FLAKEID_SCENARIO_TEST(suite, grouped_counter_restarts_at_one_after_midnight,            \
+                        grouped_counter_across_midnight)                                  \
+  FLAKEID_SCENARIO_TEST(suite, idle_counters_expire_when_asked, counters_expire_when_asked)

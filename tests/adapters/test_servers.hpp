@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <flakeid/adapters/redis_options.hpp>
 
 namespace flakeid_test {
@@ -51,6 +52,11 @@ inline bool allow_skip() {
       FAIL() << (why) << " (install it, or set FLAKEID_ALLOW_SKIP_SERVERS=1 to skip)"; \
     }                                                                                  \
   } while (0)
+
+/// A test of the fixture `suite` (whose `b` is the backend, as in server_test below) that runs
+/// `scenario(b)`, a function of flakeid_test.
+#define FLAKEID_SCENARIO_TEST(suite, name, scenario) \
+  TEST_F(suite, name) { ::flakeid_test::scenario(b); }
 
 /// Binds a TCP socket to 127.0.0.1:`port` (0: any) and returns the port bound, or 0.
 inline int bind_loopback(int port) {
@@ -952,6 +958,25 @@ class zookeeper_ensemble {
   std::string dir_;
   int ports_[3][3] = {};  // client, peer, election
   pid_t pids_[3] = {-1, -1, -1};
+};
+
+/// The fixture of the server tests: `b`, a backend over a server of its own (its member
+/// `server`, and `start()`), whose server starts before each test (FLAKEID_REQUIRE_SERVER: a
+/// missing server program fails the test, or skips it). A fixture that needs another server
+/// derives from it and passes the server's argument (a bool `durable`, or the server's config)
+/// and the backend's other members, in order.
+template <class Backend>
+class server_test : public ::testing::Test {
+ protected:
+  server_test() = default;
+  template <class Config, class... More>
+  explicit server_test(Config config, More... more)
+      : b{decltype(Backend::server){std::move(config)}, more...} {}
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
+    b.start();
+  }
+  Backend b;
 };
 
 }  // namespace flakeid_test

@@ -14,7 +14,8 @@ include(GoogleTest)
 # zookeeper_tests), each built from several of the files in this directory. A file's tests keep
 # the labels and the timeout it had as a program of its own: they are set by GoogleTest suite,
 # after discovery, from the suites found in the file's TEST/TEST_F lines (a suite's name belongs
-# to one file).
+# to one file). A line FLAKEID_<what>_SCENARIOS(<suite>) (the scenario lists of
+# lease_scenarios.hpp and segment_scenarios.hpp) names a suite too.
 
 # flakeid_server_sources(<exe> <name> <labels> <timeout>): adds tests/adapters/<name>.cpp to the
 # backend program <exe>; its tests get <labels> and a timeout of <timeout> seconds (a guard
@@ -22,7 +23,7 @@ include(GoogleTest)
 function(flakeid_server_sources exe name labels timeout)
   set(src "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.cpp")
   set_property(GLOBAL APPEND PROPERTY FLAKEID_SERVER_SOURCES_${exe} "${src}")
-  file(STRINGS "${src}" lines REGEX "^(TEST|TEST_F|TEST_P|TYPED_TEST)\\(")
+  file(STRINGS "${src}" lines REGEX "^(TEST|TEST_F|TEST_P|TYPED_TEST|FLAKEID_[A-Z]+_SCENARIOS)\\(")
   set(suites "")
   foreach(line IN LISTS lines)
     if(line MATCHES "^[A-Z_]+\\( *([A-Za-z0-9_]+)")
@@ -89,93 +90,98 @@ function(flakeid_server_program exe)
                "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake")
 endfunction()
 
-# flakeid_missing_client(<test> <what> <package>): a stand-in that fails (see above).
+# flakeid_backend_program(<backend> <timeout> LINK <libraries>... [EXAMPLE <target> <define>]):
+# the program <backend>_tests of the files given to flakeid_server_sources, after its store's
+# four, <backend>_lease_test, _segment_test, _auth_test and _fork_test (timeout <timeout>);
+# its precompiled header has <flakeid/adapters/<backend>.hpp> and lease_scenarios.hpp. With the
+# examples, the test of the example program <target> finds it in the definition <define>.
+function(flakeid_backend_program backend timeout)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "LINK;EXAMPLE")
+  set(exe ${backend}_tests)
+  flakeid_server_sources(${exe} ${backend}_lease_test "lease;server" ${timeout})
+  flakeid_server_sources(${exe} ${backend}_segment_test "segment;server" ${timeout})
+  flakeid_server_sources(${exe} ${backend}_auth_test "lease;segment;server" ${timeout})
+  flakeid_server_sources(${exe} ${backend}_fork_test "fork;server" ${timeout})
+  flakeid_scenario_program(${exe} LINK ${arg_LINK}
+                          PCH <flakeid/adapters/${backend}.hpp> EXAMPLE ${arg_EXAMPLE})
+endfunction()
+
+# flakeid_scenario_program(<exe> LINK <libraries>... PCH <header> [EXAMPLE <target> <define>]):
+# flakeid_server_program with lease_scenarios.hpp in the precompiled header too; with the
+# examples, the example program <target> is built first and the definition <define> names it.
+function(flakeid_scenario_program exe)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PCH" "LINK;EXAMPLE")
+  flakeid_server_program(${exe} LINK ${arg_LINK}
+                         PCH ${arg_PCH} "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/lease_scenarios.hpp")
+  if(FLAKEID_BUILD_EXAMPLES AND arg_EXAMPLE)
+    list(GET arg_EXAMPLE 0 target)
+    list(GET arg_EXAMPLE 1 define)
+    target_compile_definitions(${exe} PRIVATE "${define}=\"$<TARGET_FILE:${target}>\"")
+    add_dependencies(${exe} ${target})
+  endif()
+endfunction()
+
+# flakeid_missing_client(<test> <what> <package> [<labels>]): a stand-in that fails (see above),
+# labelled <labels> ("sql;server" unless given).
 function(flakeid_missing_client test what package)
+  set(labels "sql;server")
+  if(ARGC GREATER 3)
+    set(labels "${ARGV3}")
+  endif()
   add_test(NAME ${test}.client_library_found
            COMMAND "${CMAKE_COMMAND}" "-DWHAT=${what}" "-DPACKAGE=${package}"
                    -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
-  set_tests_properties(${test}.client_library_found PROPERTIES LABELS "sql;server")
+  set_tests_properties(${test}.client_library_found PROPERTIES LABELS "${labels}")
 endfunction()
 
 # Redis: leases, segments, passwords and TLS, a distributor in a forked child. The Redis tests
 # link flakeid::redis_tls when it is built (rediss:// then runs too; without it, the
 # redis_auth_test tests fail unless FLAKEID_ALLOW_SKIP_SERVERS=1).
 if(FLAKEID_REDIS_FOUND)
-  flakeid_server_sources(redis_tests redis_lease_test "lease;server" 90)
-  flakeid_server_sources(redis_tests redis_segment_test "segment;server" 90)
-  flakeid_server_sources(redis_tests redis_auth_test "lease;segment;server" 90)
-  flakeid_server_sources(redis_tests redis_fork_test "fork;server" 90)
   set(link flakeid::redis)
   if(FLAKEID_REDIS_TLS_FOUND)
     set(link flakeid::redis_tls)
   endif()
-  flakeid_server_program(redis_tests LINK ${link}
-                         PCH <flakeid/adapters/redis.hpp> "${CMAKE_CURRENT_LIST_DIR}/lease_scenarios.hpp")
+  flakeid_backend_program(redis 90 LINK ${link})
 else()
   foreach(feature lease segment)
-    add_test(NAME redis_${feature}_test.client_library_found
-             COMMAND "${CMAKE_COMMAND}" "-DWHAT=the redis client library" "-DPACKAGE=libhiredis-dev"
-                     -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
-    set_tests_properties(redis_${feature}_test.client_library_found
-                         PROPERTIES LABELS "${feature};server")
+    flakeid_missing_client(redis_${feature}_test "the redis client library" libhiredis-dev
+                           "${feature};server")
   endforeach()
 endif()
 
 # PostgreSQL: leases, segments, passwords and TLS, a forked child, and the SQL of
 # <flakeid/sql.hpp> (sql.hpp itself needs no library; the test speaks libpq).
 if(FLAKEID_POSTGRES_FOUND)
-  flakeid_server_sources(postgres_tests postgres_lease_test "lease;server" 90)
-  flakeid_server_sources(postgres_tests postgres_segment_test "segment;server" 90)
-  flakeid_server_sources(postgres_tests postgres_auth_test "lease;segment;server" 90)
   flakeid_server_sources(postgres_tests postgres_address_test "lease;segment;server" 90)
-  flakeid_server_sources(postgres_tests postgres_fork_test "fork;server" 90)
   flakeid_server_sources(postgres_tests postgres_sql_test "sql;server" 120)
   # The SQL example against a cluster the test starts (the example is built with the examples).
   if(FLAKEID_BUILD_EXAMPLES)
     flakeid_server_sources(postgres_tests postgres_sql_example_test "sql;server" 120)
   endif()
-  flakeid_server_program(postgres_tests LINK flakeid::postgres
-                         PCH <flakeid/adapters/postgres.hpp> "${CMAKE_CURRENT_LIST_DIR}/lease_scenarios.hpp")
-  if(FLAKEID_BUILD_EXAMPLES)
-    target_compile_definitions(postgres_tests PRIVATE
-                               "FLAKEID_SQL_EXAMPLE=\"$<TARGET_FILE:example_sql_partitions>\"")
-    add_dependencies(postgres_tests example_sql_partitions)
-  endif()
+  flakeid_backend_program(postgres 90 LINK flakeid::postgres
+                          EXAMPLE example_sql_partitions FLAKEID_SQL_EXAMPLE)
 else()
   flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
   foreach(feature lease segment)
-    add_test(NAME postgres_${feature}_test.client_library_found
-             COMMAND "${CMAKE_COMMAND}" "-DWHAT=the postgres client library" "-DPACKAGE=libpq-dev"
-                     -P "${PROJECT_SOURCE_DIR}/cmake/flakeidMissingAdapter.cmake")
-    set_tests_properties(postgres_${feature}_test.client_library_found
-                         PROPERTIES LABELS "${feature};server")
+    flakeid_missing_client(postgres_${feature}_test "the postgres client library" libpq-dev
+                           "${feature};server")
   endforeach()
 endif()
 
 # MySQL/MariaDB leases and segments (flakeid's tables, Leaf's and CosId's) against mariadbd, and
 # the SQL of <flakeid/sql.hpp> on MariaDB (MariaDB Connector/C).
 if(FLAKEID_MYSQL_FOUND)
-  flakeid_server_sources(mysql_tests mysql_lease_test "lease;server" 120)
-  flakeid_server_sources(mysql_tests mysql_segment_test "segment;server" 120)
-  flakeid_server_sources(mysql_tests mysql_auth_test "lease;segment;server" 120)
-  flakeid_server_sources(mysql_tests mysql_fork_test "fork;server" 120)
   flakeid_server_sources(mysql_tests mariadb_sql_test "sql;server" 120)
   if(FLAKEID_BUILD_EXAMPLES)
     flakeid_server_sources(mysql_tests mysql_example_test "server" 120)
   endif()
-  flakeid_server_program(mysql_tests LINK flakeid::mysql
-                         PCH <flakeid/adapters/mysql.hpp> "${CMAKE_CURRENT_LIST_DIR}/lease_scenarios.hpp")
-  if(FLAKEID_BUILD_EXAMPLES)
-    target_compile_definitions(mysql_tests PRIVATE
-                               "FLAKEID_MYSQL_EXAMPLE=\"$<TARGET_FILE:example_mysql_fleet>\"")
-    add_dependencies(mysql_tests example_mysql_fleet)
-  endif()
+  flakeid_backend_program(mysql 120 LINK flakeid::mysql
+                          EXAMPLE example_mysql_fleet FLAKEID_MYSQL_EXAMPLE)
 else()
-  flakeid_missing_client(mariadb_sql_test "MariaDB Connector/C" libmariadb-dev)
-  flakeid_missing_client(mysql_lease_test "MariaDB Connector/C" libmariadb-dev)
-  flakeid_missing_client(mysql_segment_test "MariaDB Connector/C" libmariadb-dev)
-  flakeid_missing_client(mysql_auth_test "MariaDB Connector/C" libmariadb-dev)
-  flakeid_missing_client(mysql_fork_test "MariaDB Connector/C" libmariadb-dev)
+  foreach(test mariadb_sql mysql_lease mysql_segment mysql_auth mysql_fork)
+    flakeid_missing_client(${test}_test "MariaDB Connector/C" libmariadb-dev)
+  endforeach()
 endif()
 
 # ZooKeeper leases and segments against Debian's zookeeper server. 40 processes on one counter
@@ -185,13 +191,9 @@ if(FLAKEID_ZOOKEEPER_FOUND)
   if(FLAKEID_BUILD_EXAMPLES)
     flakeid_server_sources(zookeeper_tests zookeeper_example_test "server" 120)
   endif()
-  flakeid_server_program(zookeeper_tests LINK flakeid::zookeeper
-                         PCH <flakeid/adapters/zookeeper.hpp> "${CMAKE_CURRENT_LIST_DIR}/lease_scenarios.hpp")
-  if(FLAKEID_BUILD_EXAMPLES)
-    target_compile_definitions(zookeeper_tests PRIVATE
-                               "FLAKEID_ZOOKEEPER_EXAMPLE=\"$<TARGET_FILE:example_zookeeper_fleet>\"")
-    add_dependencies(zookeeper_tests example_zookeeper_fleet)
-  endif()
+  flakeid_scenario_program(zookeeper_tests LINK flakeid::zookeeper
+                          PCH <flakeid/adapters/zookeeper.hpp>
+                          EXAMPLE example_zookeeper_fleet FLAKEID_ZOOKEEPER_EXAMPLE)
 else()
   flakeid_missing_client(zookeeper_test "the ZooKeeper C client" libzookeeper-mt-dev)
 endif()

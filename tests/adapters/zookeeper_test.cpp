@@ -45,17 +45,9 @@ struct zookeeper_backend {
   void start() { server.start(); }
 };
 
-class zookeeper_lease_test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(b.server.available(), b.server.missing());
-    b.start();
-  }
-  zookeeper_backend b;
-};
-
-/// The segment scenarios, on the same kind of server.
-class zookeeper_segment_test : public zookeeper_lease_test {};
+/// The lease and the segment scenarios, on the same kind of server.
+using zookeeper_lease_test = server_test<zookeeper_backend>;
+using zookeeper_segment_test = server_test<zookeeper_backend>;
 
 TEST_F(zookeeper_lease_test, forty_contenders_race_for_thirty_two_ids) {
   // 40 sessions racing on a loaded machine: with 1 s sessions the client gives a request up
@@ -64,9 +56,7 @@ TEST_F(zookeeper_lease_test, forty_contenders_race_for_thirty_two_ids) {
   b.session_timeout = std::chrono::milliseconds{6'000};
   race_40_for_32(b);
 }
-TEST_F(zookeeper_lease_test, killed_holder_id_returns_after_expiry_and_safe_guard) {
-  sigkill_holder(b);
-}
+FLAKEID_LEASE_SCENARIOS(zookeeper_lease_test)
 TEST_F(zookeeper_lease_test, refuses_while_server_is_down_and_resumes) {
   // The holder resumes only if its session outlives the restart: the server gives each session
   // it restores one timeout from its start, and the client must reconnect within it. With 1 s
@@ -78,34 +68,8 @@ TEST_F(zookeeper_lease_test, refuses_while_server_is_down_and_resumes) {
   server_outage(b, true, /*record_may_expire=*/true);
 }
 
-TEST_F(zookeeper_lease_test, a_stopped_holder_gets_lease_lost_not_ids) { sigstop_holder(b); }
-TEST_F(zookeeper_lease_test, skips_an_id_used_far_ahead_of_this_clock) {
-  skips_an_id_used_far_ahead(b);
-}
-TEST_F(zookeeper_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
-  restart_with_clock_back(b);
-}
-TEST_F(zookeeper_lease_test, an_instance_takes_its_released_id_again) {
-  instance_takes_its_released_id_again(b);
-}
-TEST_F(zookeeper_lease_test, an_instance_takes_its_id_again_after_sigkill) {
-  instance_takes_its_id_again_after_sigkill(b);
-}
-TEST_F(zookeeper_lease_test, a_live_twin_is_refused) { a_live_twin_is_refused(b); }
-TEST_F(zookeeper_lease_test, twins_race_for_one_instance) { twins_race_for_one_instance(b); }
-TEST_F(zookeeper_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
-  forty_processes_on_chains(b);
-}
-TEST_F(zookeeper_segment_test, processes_on_segment_generators_waste_no_segment) {
-  processes_on_segment_generators(b);
-}
-TEST_F(zookeeper_segment_test, restart_after_sigkill_never_repeats_a_number) {
-  restart_after_sigkill(b);
-}
-TEST_F(zookeeper_segment_test, grouped_counter_restarts_at_one_after_midnight) {
-  grouped_counter_across_midnight(b);
-}
-TEST_F(zookeeper_segment_test, idle_counters_expire_when_asked) { counters_expire_when_asked(b); }
+FLAKEID_INSTANCE_SCENARIOS(zookeeper_lease_test)
+FLAKEID_SEGMENT_SCENARIOS(zookeeper_segment_test)
 TEST_F(zookeeper_segment_test, a_counter_that_may_expire_keeps_its_idle_time_in_its_node) {
   auto store = b.store(unique_segment_ns("expiry"), patient);
   auto d = store.distributor("d@20250318");
@@ -657,12 +621,7 @@ TEST_F(zookeeper_lease_test, a_leaf_worker_started_while_the_server_is_down_is_r
 }
 
 TEST_F(zookeeper_segment_test, forked_child_distributor_refuses_and_the_parents_session_works) {
-  const fork_outcome o = use_a_distributor_in_a_forked_child(b, "fork");
-  EXPECT_TRUE(o.child_exited) << o.child_said;
-  EXPECT_TRUE(is_fork_refusal(o.child_said, "this session of")) << o.child_said;
-  // The parent's connection is untouched: the next range follows at once, on the same socket.
-  EXPECT_EQ(o.parent_error, "");
-  EXPECT_EQ(o.next, o.first + 100);
+  forked_child_is_refused_and_the_parent_goes_on(b, "this session of");
 }
 
 TEST(zookeeper_ensemble_lease_test, the_leader_killed_mid_run_no_duplicate_and_minting_resumes) {
