@@ -111,10 +111,11 @@ TEST(worker_id_test, statefulset_ordinal_rejects_names_without_a_usable_ordinal)
       {"orders-",
        "flakeid: host name 'orders-' has no StatefulSet ordinal (expected <name>-<number>)"},
       {"orders-abc", "flakeid: host name 'orders-abc' ends in 'abc', not a StatefulSet ordinal"}};
-  for (const auto& [host, message] : refused) {
+  for (const auto& r : refused) {
+    const char* host = r.first;
     EXPECT_EQ(error_of<flakeid::worker_id_error>(
                   [&] { (void)flakeid::statefulset_ordinal{host}.assign(l); }),
-              message);
+              r.second);
   }
   EXPECT_EQ(error_of<flakeid::field_range_error>(
                 [&] { (void)flakeid::statefulset_ordinal{"orders-32"}.assign(l); }),
