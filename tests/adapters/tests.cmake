@@ -75,8 +75,7 @@ function(flakeid_server_program exe)
   endif()
   # Labels and timeouts are set after discovery, from the list it made (gtest_discover_tests
   # splits a list-valued property given to it into separate words, so "lease;server" given there
-  # is lost). A server test's COST is a tenth of its timeout: the server tests, which mostly
-  # wait, start before the unit tests (COST 0), and the slowest (ZooKeeper's) first of all.
+  # is lost).
   get_property(by_suite GLOBAL PROPERTY FLAKEID_SERVER_LABELS_${exe})
   file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake"
        "${by_suite}foreach(test IN LISTS ${exe}_TESTS)\n"
@@ -84,9 +83,8 @@ function(flakeid_server_program exe)
        "  if(NOT DEFINED flakeid_labels_\${suite})\n"
        "    message(FATAL_ERROR \"${exe}: the test \${test} is of no known suite\")\n"
        "  endif()\n"
-       "  math(EXPR cost \"\${flakeid_timeout_\${suite}} / 10\")\n"
        "  set_tests_properties(\"\${test}\" PROPERTIES LABELS \"\${flakeid_labels_\${suite}}\"\n"
-       "                      TIMEOUT \${flakeid_timeout_\${suite}} COST \${cost})\n"
+       "                      TIMEOUT \${flakeid_timeout_\${suite}})\n"
        "endforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES
                "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake")
