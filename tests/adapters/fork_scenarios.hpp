@@ -69,14 +69,21 @@ fork_outcome use_a_distributor_in_a_forked_child(Backend& b, const std::string& 
 
 /// The scenario of every backend: the child is refused (its connection described as `what`,
 /// "this connection to" or "this session of"), and the parent's connection is untouched: the
-/// next range follows at once, on the same socket.
+/// next range follows at once, on the same socket. Each test asserts its result:
+/// `EXPECT_TRUE(forked_child_is_refused_and_the_parent_goes_on(b, ...))`.
 template <class Backend>
-void forked_child_is_refused_and_the_parent_goes_on(Backend& b, const std::string& what) {
+::testing::AssertionResult forked_child_is_refused_and_the_parent_goes_on(Backend& b,
+                                                                          const std::string& what) {
   const fork_outcome o = use_a_distributor_in_a_forked_child(b, "fork");
-  EXPECT_TRUE(o.child_exited) << o.child_said;
-  EXPECT_TRUE(is_fork_refusal(o.child_said, what)) << o.child_said;
-  EXPECT_EQ(o.parent_error, "");
-  EXPECT_EQ(o.next, o.first + 100);
+  if (!o.child_exited) return ::testing::AssertionFailure() << "the child failed: " << o.child_said;
+  if (!is_fork_refusal(o.child_said, what))
+    return ::testing::AssertionFailure() << "the child was not refused: " << o.child_said;
+  if (!o.parent_error.empty())
+    return ::testing::AssertionFailure() << "the parent's next call failed: " << o.parent_error;
+  if (o.next != o.first + 100)
+    return ::testing::AssertionFailure()
+           << "the parent's next range ends at " << o.next << ", not " << o.first + 100;
+  return ::testing::AssertionSuccess();
 }
 
 }  // namespace flakeid_test
