@@ -292,11 +292,11 @@ class timed_store final : public flakeid::lease_store {
   timed_store(std::unique_ptr<flakeid::lease_store> inner, std::vector<renewal_log::call>& log)
       : inner_(std::move(inner)), log_(&log) {}
   [[nodiscard]] std::string where() const override { return inner_->where(); }
-  std::optional<flakeid::lease_claim> claim(const flakeid::claim_request& r) override {
+  std::optional<flakeid::lease_claim> do_claim(const flakeid::claim_request& r) override {
     return inner_->claim(r);
   }
-  flakeid::renewal renew(std::uint64_t id, const std::string& holder,
-                         flakeid::lease_time deadline) override {
+  flakeid::renewal do_renew(std::uint64_t id, const std::string& holder,
+                            flakeid::lease_time deadline) override {
     const auto sent = steady::now();
     try {
       const flakeid::renewal r = inner_->renew(id, holder, deadline);
@@ -307,7 +307,7 @@ class timed_store final : public flakeid::lease_store {
       throw;
     }
   }
-  void release(std::uint64_t id, const std::string& holder, flakeid::lease_time last) override {
+  void do_release(std::uint64_t id, const std::string& holder, flakeid::lease_time last) override {
     inner_->release(id, holder, last);
   }
   void abandon_after_fork() noexcept override { inner_->abandon_after_fork(); }

@@ -48,14 +48,15 @@ struct scripted_store final : flakeid::lease_store {
   };
   std::shared_ptr<state> s = std::make_shared<state>();
   std::string where() const override { return "scripted"; }
-  std::optional<flakeid::lease_claim> claim(const flakeid::claim_request& r) override {
+  std::optional<flakeid::lease_claim> do_claim(const flakeid::claim_request& r) override {
     std::lock_guard lk(s->m);
     flakeid::lease_claim c{3, time_or_none(s->recorded), time_or_none(s->lost_memory_at)};
     s->skip_above = ms_or_min(r.skip_above);
     s->recorded = std::max(s->recorded, ms_or_min(r.deadline));
     return c;
   }
-  flakeid::renewal renew(std::uint64_t, const std::string&, flakeid::lease_time deadline) override {
+  flakeid::renewal do_renew(std::uint64_t, const std::string&,
+                            flakeid::lease_time deadline) override {
     std::function<void()> hook;
     {
       std::lock_guard lk(s->m);
@@ -69,7 +70,7 @@ struct scripted_store final : flakeid::lease_store {
     s->recorded = std::max(s->recorded, ms_or_min(deadline));
     return flakeid::renewal::held;
   }
-  void release(std::uint64_t, const std::string&, flakeid::lease_time last) override {
+  void do_release(std::uint64_t, const std::string&, flakeid::lease_time last) override {
     std::lock_guard lk(s->m);
     s->was_released = true;
     s->released = ms_or_min(last);
@@ -627,7 +628,7 @@ struct instance_store final : flakeid::lease_store {
   };
   std::shared_ptr<state> s = std::make_shared<state>();
   std::string where() const override { return "scripted"; }
-  std::optional<flakeid::lease_claim> claim(const flakeid::claim_request& r) override {
+  std::optional<flakeid::lease_claim> do_claim(const flakeid::claim_request& r) override {
     std::lock_guard lk(s->m);
     ++s->claims;
     if (s->on_claim) s->on_claim(*s);
@@ -643,12 +644,12 @@ struct instance_store final : flakeid::lease_store {
     s->recorded = std::max(s->recorded, ms_or_min(r.deadline));
     return c;
   }
-  flakeid::renewal renew(std::uint64_t, const std::string&, flakeid::lease_time d) override {
+  flakeid::renewal do_renew(std::uint64_t, const std::string&, flakeid::lease_time d) override {
     std::lock_guard lk(s->m);
     s->recorded = std::max(s->recorded, ms_or_min(d));
     return flakeid::renewal::held;
   }
-  void release(std::uint64_t, const std::string&, flakeid::lease_time last) override {
+  void do_release(std::uint64_t, const std::string&, flakeid::lease_time last) override {
     std::lock_guard lk(s->m);
     s->recorded = ms_or_min(last);
   }

@@ -9,18 +9,20 @@
 /// `lease_event`.
 
 #include <unistd.h>
+#if defined(__APPLE__)
+#include <sys/random.h>  // getentropy
+#endif
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdint>
-#include <functional>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 
 #include "clock.hpp"
+#include "detail/callback.hpp"
 #include "detail/server_store.hpp"
 #include "errors.hpp"
 #include "version.hpp"
@@ -106,12 +108,12 @@ struct lease_options {
   /// `instance_in_use_error`. An instance without an id yet claims as usual and records its name.
   std::string instance{};
   /// Reads the time the generator mints with (empty: the system clock).
-  std::function<lease_time()> now{};
+  detail::callback<lease_time()> now{};
   /// Waits on that clock (empty: `std::this_thread::sleep_for`).
-  std::function<void(std::chrono::milliseconds)> sleep{};
+  detail::callback<void(std::chrono::milliseconds)> sleep{};
   /// Called from the renewal thread (and from `acquire`/`release`) on every change.
   /// Messages name the store's host, port and namespace, never a password.
-  std::function<void(lease_event, const std::string&)> on_event{};
+  detail::callback<void(lease_event, const std::string&)> on_event{};
 
   /// Reads and waits on the generator's clock `c` (a `manual_clock` in tests: waits then move
   /// it instead of sleeping). A copy of `c` is kept.
@@ -174,6 +176,10 @@ enum class renewal { held, taken };
 /// A lease store: one atomic step each to claim, renew and release an id. Every call may throw
 /// `lease_store_error` (unreachable, timed out); the engine retries renewals until the lease
 /// is lost. Calls come from one thread at a time.
+///
+/// A store implements the three steps as `do_claim`, `do_renew` and `do_release`; the public
+/// calls run them and turn a failed connection (`detail::store_connection_error`, thrown by the
+/// server stores' connections) into `lease_store_error` once per call.
 class lease_store {
  public:
   virtual ~lease_store() = default;
@@ -181,16 +187,30 @@ class lease_store {
   [[nodiscard]] virtual std::string where() const = 0;
   /// Claims a free id for `r.holder` (see `claim_request`), recording `r.deadline`.
   /// Prefers ids whose previous deadline has passed. Returns nothing when no id can be had.
-  virtual std::optional<lease_claim> claim(const claim_request& r) = 0;
+  std::optional<lease_claim> claim(const claim_request& r) {
+    return detail::lease_call([&] { return do_claim(r); });
+  }
   /// Extends `holder`'s lease on `id` and records `max(recorded, deadline)`, before answering
   /// `held`. Answers `taken` when the id is no longer `holder`'s.
-  virtual renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) = 0;
+  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) {
+    return detail::lease_call([&] { return do_renew(id, holder, deadline); });
+  }
   /// Records `last` (every ID of the holder lies at or below it) and releases the id; it is
   /// handed out again after `safe_guard`.
-  virtual void release(std::uint64_t id, const std::string& holder, lease_time last) = 0;
+  void release(std::uint64_t id, const std::string& holder, lease_time last) {
+    detail::lease_call([&] { do_release(id, holder, last); });
+  }
   /// Called in a forked child instead of the destructor's usual work: drop what is shared with
   /// the parent (sockets, lock files) without telling the server or unlocking anything.
   virtual void abandon_after_fork() noexcept {}
+
+ protected:
+  /// `claim`, as the store does it.
+  virtual std::optional<lease_claim> do_claim(const claim_request& r) = 0;
+  /// `renew`, as the store does it.
+  virtual renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) = 0;
+  /// `release`, as the store does it.
+  virtual void do_release(std::uint64_t id, const std::string& holder, lease_time last) = 0;
 };
 
 class lease;
@@ -205,15 +225,25 @@ namespace detail {
   });
 }
 
+/// 64 bits from the system's random source (`getentropy`), or, where it fails, from the clocks,
+/// the process id and an address: a holder token must differ from every other holder's.
+inline std::uint64_t holder_token_bits() noexcept {
+  std::uint64_t r = 0;
+  if (::getentropy(&r, sizeof r) == 0) return r;
+  const auto mix = [&r](std::uint64_t v) { r ^= v + 0x9e3779b97f4a7c15U + (r << 6) + (r >> 2); };
+  mix(static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  mix(static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
+  mix(static_cast<std::uint64_t>(::getpid()));
+  mix(reinterpret_cast<std::uintptr_t>(&r));
+  return r;
+}
+
 /// A token that names this holder in the store: host, pid and 64 random bits.
 inline std::string make_holder_token() {
   char host[128] = {};
   (void)::gethostname(host, sizeof host - 1);
-  std::random_device rd;
-  const std::uint64_t r =
-      (std::uint64_t{rd()} << 32) ^ rd() ^
-      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  return std::string(host) + ":" + std::to_string(::getpid()) + ":" + std::to_string(r);
+  return std::string(host) + ":" + std::to_string(::getpid()) + ":" +
+         std::to_string(holder_token_bits());
 }
 
 /// The options of a lease that store options `s` make: the store's namespace and timeouts.
@@ -255,7 +285,7 @@ inline lease_time system_lease_time() noexcept {
 
 /// The clock of a lease with options `o`: `o.now`, else the system clock. Stores that keep
 /// time themselves (the memory store) read this one too.
-inline std::function<lease_time()> lease_clock(const lease_options& o) {
+inline callback<lease_time()> lease_clock(const lease_options& o) {
   if (o.now) return o.now;
   return &system_lease_time;
 }

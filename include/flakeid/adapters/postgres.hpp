@@ -121,7 +121,7 @@ class postgres_lease_store final : public lease_store {
 
   [[nodiscard]] std::string where() const override { return conn_.where(); }
 
-  std::optional<lease_claim> claim(const claim_request& q) override {
+  std::optional<lease_claim> do_claim(const claim_request& q) override {
     try {
       return claim_in_table(q);
     } catch (...) {
@@ -130,7 +130,7 @@ class postgres_lease_store final : public lease_store {
     }
   }
 
-  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
+  renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     const std::string i = std::to_string(id);
     const std::string d = unix_ms_text(deadline);
     result r = exec("UPDATE " + table_ +
@@ -145,7 +145,7 @@ class postgres_lease_store final : public lease_store {
     return renewal::held;
   }
 
-  void release(std::uint64_t id, const std::string& holder, lease_time last) override {
+  void do_release(std::uint64_t id, const std::string& holder, lease_time last) override {
     const std::string i = std::to_string(id);
     const std::string l = unix_ms_text(last);
     (void)exec("UPDATE " + table_ +
@@ -181,9 +181,9 @@ class postgres_lease_store final : public lease_store {
     }
   }
 
-  /// Runs one statement (see `postgres_connection::exec`), as a `lease_store_error`.
+  /// Runs one statement (see `postgres_connection::exec`).
   result exec(const std::string& sql, const std::vector<const char*>& params) {
-    return lease_call([&] { return conn_.exec(sql, params); });
+    return conn_.exec(sql, params);
   }
 
   /// Column `col` of the first row as an integer (INT64_MIN when NULL).

@@ -303,10 +303,10 @@ class redis_lease_store final : public lease_store {
 
   [[nodiscard]] std::string where() const override { return conn_.where(); }
 
-  std::optional<lease_claim> claim(const claim_request& q) override {
+  std::optional<lease_claim> do_claim(const claim_request& q) override {
     // A short command first: a server that wants a login answers NOAUTH to it, but a protocol
     // error to the claim's 12 arguments from a client not logged in.
-    (void)command({"PING"});
+    (void)conn_.command({"PING"});
     reply r = eval(redis_claim_script, {},
                    {prefix_, std::to_string(q.count), q.holder, hold_ms_, unix_ms_text(q.deadline),
                     unix_ms_text(q.settled), unix_ms_text(q.skip_above), hold_ms_, q.instance});
@@ -324,13 +324,13 @@ class redis_lease_store final : public lease_store {
     return c;
   }
 
-  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
+  renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     reply r = eval(redis_renew_script, keys(id), {holder, hold_ms_, unix_ms_text(deadline)});
     if (r->type == REDIS_REPLY_STRING) refuse_policy(r.get());
     return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
   }
 
-  void release(std::uint64_t id, const std::string& holder, lease_time last) override {
+  void do_release(std::uint64_t id, const std::string& holder, lease_time last) override {
     (void)eval(redis_release_script, keys(id), {holder, guard_ms_, unix_ms_text(last)});
   }
 
@@ -343,10 +343,6 @@ class redis_lease_store final : public lease_store {
     fail_reply("maxmemory-policy " + std::string(policy->str, policy->len) +
                " may evict the lease records (" + prefix_ + "last:<id>, " + prefix_ +
                "epoch): leases need maxmemory-policy noeviction or a volatile-* policy");
-  }
-
-  reply command(const std::vector<std::string>& argv) {
-    return lease_call([&] { return conn_.command(argv); });
   }
 
   [[nodiscard]] std::vector<std::string> keys(std::uint64_t id) const {
@@ -362,7 +358,7 @@ class redis_lease_store final : public lease_store {
     std::vector<std::string> argv{"EVAL", script, std::to_string(k.size())};
     argv.insert(argv.end(), k.begin(), k.end());
     argv.insert(argv.end(), args.begin(), args.end());
-    return command(argv);
+    return conn_.command(argv);
   }
 
   std::string prefix_;

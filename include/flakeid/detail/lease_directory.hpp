@@ -47,7 +47,7 @@ class file_lease_store final : public lease_store {
 
   [[nodiscard]] std::string where() const override { return "file lease " + dir_.string(); }
 
-  std::optional<lease_claim> claim(const claim_request& r) override {
+  std::optional<lease_claim> do_claim(const claim_request& r) override {
     open_dir();
     unique_fd instances;  // held for the whole claim of an instance
     if (!r.instance.empty()) {
@@ -82,7 +82,7 @@ class file_lease_store final : public lease_store {
     return std::nullopt;
   }
 
-  renewal renew(std::uint64_t id, const std::string&, lease_time deadline) override {
+  renewal do_renew(std::uint64_t id, const std::string&, lease_time deadline) override {
     const auto it = held_.find(id);
     if (it == held_.end()) return renewal::taken;
     // The file at the path must still be the one locked: a deleted (and maybe recreated) file
@@ -102,7 +102,7 @@ class file_lease_store final : public lease_store {
     return renewal::held;
   }
 
-  void release(std::uint64_t id, const std::string&, lease_time last) override {
+  void do_release(std::uint64_t id, const std::string&, lease_time last) override {
     const auto it = held_.find(id);
     if (it == held_.end()) return;
     unique_fd fd = std::move(it->second.fd);

@@ -20,7 +20,6 @@
 #include <chrono>
 #include <concepts>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <map>
 #include <memory>

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <concepts>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -94,7 +93,7 @@ class memory_lease_store final : public lease_store {
 
   [[nodiscard]] std::string where() const override { return "memory store"; }
 
-  std::optional<lease_claim> claim(const claim_request& r) override {
+  std::optional<lease_claim> do_claim(const claim_request& r) override {
     std::lock_guard lk(s_->mutex);
     auto& ids = s_->ids;
     const lease_time now = now_();
@@ -133,7 +132,7 @@ class memory_lease_store final : public lease_store {
     return std::nullopt;
   }
 
-  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
+  renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     std::lock_guard lk(s_->mutex);
     memory_lease_record* rec = record_of(id, holder);
     if (rec == nullptr) return renewal::taken;
@@ -142,7 +141,7 @@ class memory_lease_store final : public lease_store {
     return renewal::held;
   }
 
-  void release(std::uint64_t id, const std::string& holder, lease_time last) override {
+  void do_release(std::uint64_t id, const std::string& holder, lease_time last) override {
     std::lock_guard lk(s_->mutex);
     memory_lease_record* rec = record_of(id, holder);
     if (rec == nullptr) return;
@@ -181,7 +180,7 @@ class memory_lease_store final : public lease_store {
   std::shared_ptr<memory_lease_book> s_;
   std::chrono::milliseconds hold_;
   std::chrono::milliseconds guard_;
-  std::function<lease_time()> now_;
+  callback<lease_time()> now_;
 };
 
 }  // namespace detail

@@ -84,54 +84,48 @@ class mysql_lease_store final : public lease_store {
 
   [[nodiscard]] std::string where() const override { return conn_.where(); }
 
-  std::optional<lease_claim> claim(const claim_request& q) override {
-    return lease_call([&]() -> std::optional<lease_claim> {
-      ensure_table(!q.instance.empty());
-      if (q.instance.empty()) return claim_free(q);
-      // Claims of one instance take turns (a named lock of the session, named after the
-      // database, the table and the instance), so that two of them cannot both miss its row
-      // and record it on two ids; claims without an instance take no such lock.
-      const std::string lock = "CONCAT('flakeid_', MD5(CONCAT(DATABASE(), '.', " +
-                               mysql_literal(name_) + ", '/', " + mysql_literal(q.instance) + ")))";
-      const mysql_answer got = conn_.exec("SELECT GET_LOCK(" + lock + ", " + lock_wait_s_ + ")");
-      if (got.rows.size() != 1 || got.rows[0].empty() || got.rows[0][0] != "1")
-        throw store_connection_error(where() + ": the lock of instance " + q.instance + " in " +
-                                     name_ + " was not granted within " + lock_wait_s_ + " s");
-      try {
-        std::optional<lease_claim> c = claim_own(q);
-        if (!c) c = claim_free(q);
-        (void)conn_.exec("DO RELEASE_LOCK(" + lock + ")");
-        return c;
-      } catch (...) {
-        conn_.reset();  // the server lets the lock go with the session
-        throw;
-      }
-    });
+  std::optional<lease_claim> do_claim(const claim_request& q) override {
+    ensure_table(!q.instance.empty());
+    if (q.instance.empty()) return claim_free(q);
+    // Claims of one instance take turns (a named lock of the session, named after the
+    // database, the table and the instance), so that two of them cannot both miss its row
+    // and record it on two ids; claims without an instance take no such lock.
+    const std::string lock = "CONCAT('flakeid_', MD5(CONCAT(DATABASE(), '.', " +
+                             mysql_literal(name_) + ", '/', " + mysql_literal(q.instance) + ")))";
+    const mysql_answer got = conn_.exec("SELECT GET_LOCK(" + lock + ", " + lock_wait_s_ + ")");
+    if (got.rows.size() != 1 || got.rows[0].empty() || got.rows[0][0] != "1")
+      throw store_connection_error(where() + ": the lock of instance " + q.instance + " in " +
+                                   name_ + " was not granted within " + lock_wait_s_ + " s");
+    try {
+      std::optional<lease_claim> c = claim_own(q);
+      if (!c) c = claim_free(q);
+      (void)conn_.exec("DO RELEASE_LOCK(" + lock + ")");
+      return c;
+    } catch (...) {
+      conn_.reset();  // the server lets the lock go with the session
+      throw;
+    }
   }
 
   /// Held only while the row is there with `holder`'s token (CLIENT_FOUND_ROWS: the rows
   /// matched), on the server that confirmed it: a server started since (as far as `Uptime`
   /// tells, 2 s either way) may have lost what it confirmed.
-  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
+  renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     const std::string d = unix_ms_text(deadline);
-    return lease_call([&] {
-      const mysql_answer r = conn_.exec(
-          "UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
-          ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
-          ") WHERE id = " + std::to_string(id) + " AND holder = " + mysql_literal(holder));
-      if (r.affected != 1) return renewal::taken;
-      const std::int64_t start = server_clock().second;
-      return start - started_ms_ <= 2000 && started_ms_ - start <= 2000 ? renewal::held
-                                                                        : renewal::taken;
-    });
+    const mysql_answer r =
+        conn_.exec("UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
+                   ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
+                   ") WHERE id = " + std::to_string(id) + " AND holder = " + mysql_literal(holder));
+    if (r.affected != 1) return renewal::taken;
+    const std::int64_t start = server_clock().second;
+    return start - started_ms_ <= 2000 && started_ms_ - start <= 2000 ? renewal::held
+                                                                      : renewal::taken;
   }
 
-  void release(std::uint64_t id, const std::string& holder, lease_time last) override {
-    (void)lease_call([&] {
-      return conn_.exec("UPDATE " + table_ + " SET holder = NULL, expires_ms = " + mysql_now_ms +
-                        ", last_unix_ms = " + unix_ms_text(last) + " WHERE id = " +
-                        std::to_string(id) + " AND holder = " + mysql_literal(holder));
-    });
+  void do_release(std::uint64_t id, const std::string& holder, lease_time last) override {
+    (void)conn_.exec("UPDATE " + table_ + " SET holder = NULL, expires_ms = " + mysql_now_ms +
+                     ", last_unix_ms = " + unix_ms_text(last) + " WHERE id = " +
+                     std::to_string(id) + " AND holder = " + mysql_literal(holder));
   }
 
  private:

@@ -33,40 +33,38 @@ class zookeeper_lease_store final : public lease_store {
 
   [[nodiscard]] std::string where() const override { return s_.where(); }
 
-  std::optional<lease_claim> claim(const claim_request& q) override {
+  std::optional<lease_claim> do_claim(const claim_request& q) override {
     sent_.clear();
-    return lease_call([&] { return zookeeper_retry(retry_for_, [&] { return claim_once(q); }); });
+    return zookeeper_retry(retry_for_, [&] { return claim_once(q); });
   }
 
   /// Answers `held` only when `held/<id>` is this session's and holds `holder`, and
   /// `last/<id>` is the node this lease's claim wrote (same creation zxid) and no older than
   /// its last write (the ensemble's history did not go back). A deadline node lost so is
   /// marked as a loss for the next claimers (see `answer`).
-  renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
-    return lease_call([&] {
-      const std::string i = std::to_string(id);
-      const auto held = s_.get(root_ + "/held/" + i);
-      if (!held || held->second.ephemeralOwner != s_.session_id() || held->first != holder)
-        return renewal::taken;
-      const std::string lp = root_ + "/last/" + i;
-      const auto last = s_.get(lp);
-      if (!last || !ours(last->second)) return lost_record();
-      const auto prev = parse_decimal<std::int64_t>(last->first);
-      const std::string rec =
-          std::to_string(std::max(prev.value_or(INT64_MIN), unix_ms_of(deadline)));
-      Stat written{};
-      std::vector<zoo_op_t> ops(1);
-      zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()),
-                      last->second.version, &written);
-      if (s_.multi(ops) != ZOK) return renewal::taken;
-      if (!ours(written)) return lost_record();
-      written_zxid_ = written.mzxid;
-      return renewal::held;
-    });
+  renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
+    const std::string i = std::to_string(id);
+    const auto held = s_.get(root_ + "/held/" + i);
+    if (!held || held->second.ephemeralOwner != s_.session_id() || held->first != holder)
+      return renewal::taken;
+    const std::string lp = root_ + "/last/" + i;
+    const auto last = s_.get(lp);
+    if (!last || !ours(last->second)) return lost_record();
+    const auto prev = parse_decimal<std::int64_t>(last->first);
+    const std::string rec =
+        std::to_string(std::max(prev.value_or(INT64_MIN), unix_ms_of(deadline)));
+    Stat written{};
+    std::vector<zoo_op_t> ops(1);
+    zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()),
+                    last->second.version, &written);
+    if (s_.multi(ops) != ZOK) return renewal::taken;
+    if (!ours(written)) return lost_record();
+    written_zxid_ = written.mzxid;
+    return renewal::held;
   }
 
-  void release(std::uint64_t id, const std::string&, lease_time last) override {
-    lease_call([&] { zookeeper_retry(retry_for_, [&] { release_once(id, last); }); });
+  void do_release(std::uint64_t id, const std::string&, lease_time last) override {
+    zookeeper_retry(retry_for_, [&] { release_once(id, last); });
   }
 
   void abandon_after_fork() noexcept override { s_.abandon(); }
