@@ -298,7 +298,7 @@ using plain_file = flakeid::segment_generator<flakeid::file_distributor>;
 std::unique_ptr<chain_mem> make(std::type_identity<chain_mem>) {
   return std::make_unique<chain_mem>(
       memory_store().distributor("bench.chain"),
-      flakeid::segment_chain_options{.step = step, .min_ahead = 4, .max_ahead = 256});
+      flakeid::segment_chain_options{.segment = {.step = step}, .min_ahead = 4, .max_ahead = 256});
 }
 std::unique_ptr<plain_mem> make(std::type_identity<plain_mem>) {
   return std::make_unique<plain_mem>(memory_store().distributor("bench.plain"),
@@ -307,7 +307,8 @@ std::unique_ptr<plain_mem> make(std::type_identity<plain_mem>) {
 std::unique_ptr<chain_file> make(std::type_identity<chain_file>) {
   return std::make_unique<chain_file>(
       flakeid::file_store{file_store_dir()}.distributor("bench.chain"),
-      flakeid::segment_chain_options{.step = file_step, .min_ahead = 4, .max_ahead = 64});
+      flakeid::segment_chain_options{
+          .segment = {.step = file_step}, .min_ahead = 4, .max_ahead = 64});
 }
 std::unique_ptr<plain_file> make(std::type_identity<plain_file>) {
   return std::make_unique<plain_file>(
@@ -391,7 +392,8 @@ template <class Distributor>
 void server_chain(benchmark::State& st, Distributor d) {
   const double memory = memory_chain_rate();
   flakeid::segment_chain_generator<Distributor> gen{
-      std::move(d), flakeid::segment_chain_options{.step = step, .min_ahead = 4, .max_ahead = 256}};
+      std::move(d),
+      flakeid::segment_chain_options{.segment = {.step = step}, .min_ahead = 4, .max_ahead = 256}};
   (void)gen.next_id();  // connected, first segment in
   const auto t0 = clk::now();
   for (auto _ : st) benchmark::DoNotOptimize(gen.next_id());
@@ -461,11 +463,13 @@ void register_throughput(const std::vector<int>& counts) {
         [=](benchmark::State& st) { floor_thread_block_checked(st, checked_floor, n); });
     add(cosid, [=](benchmark::State& st) { cosid_chain(st, cosid, n); });
     add(chain, [=](benchmark::State& st) {
-      flakeid_gen<chain_mem>(st, chain, n, flakeid::segment_chain_options{.step = step});
+      flakeid_gen<chain_mem>(st, chain, n,
+                             flakeid::segment_chain_options{.segment = {.step = step}});
     });
     add(block, [=](benchmark::State& st) {
-      flakeid_gen<chain_mem>(st, block, n,
-                             flakeid::segment_chain_options{.step = step, .thread_block = 64});
+      flakeid_gen<chain_mem>(
+          st, block, n,
+          flakeid::segment_chain_options{.segment = {.step = step}, .thread_block = 64});
     });
     add(plain, [=](benchmark::State& st) {
       flakeid_gen<plain_mem>(st, plain, n, flakeid::segment_options{.step = step});
@@ -583,11 +587,12 @@ void print_paired() {
   auto checked_floor = std::make_unique<thread_block_checked_floor>();
   flakeid_bench::cosid_atomic_distributor distributor{static_cast<std::int64_t>(step)};
   auto port = std::make_unique<flakeid_bench::cosid_segment_chain>(distributor);
-  auto chain = std::make_unique<chain_mem>(memory_store().distributor("paired.chain"),
-                                           flakeid::segment_chain_options{.step = step});
-  auto block =
-      std::make_unique<chain_mem>(memory_store().distributor("paired.block64"),
-                                  flakeid::segment_chain_options{.step = step, .thread_block = 64});
+  auto chain =
+      std::make_unique<chain_mem>(memory_store().distributor("paired.chain"),
+                                  flakeid::segment_chain_options{.segment = {.step = step}});
+  auto block = std::make_unique<chain_mem>(
+      memory_store().distributor("paired.block64"),
+      flakeid::segment_chain_options{.segment = {.step = step}, .thread_block = 64});
   warm(*port);
   warm(*chain);
   warm(*block);
@@ -604,7 +609,8 @@ void print_paired() {
   // The chain over each server this run has, and in memory, with seg/chain_redis's options.
   // (With the default max_ahead of 64 a chain holds 64,000 IDs ahead, a fifth of a
   // millisecond at this rate: shorter than a PostgreSQL store call took here.)
-  const flakeid::segment_chain_options ahead256{.step = step, .min_ahead = 4, .max_ahead = 256};
+  const flakeid::segment_chain_options ahead256{
+      .segment = {.step = step}, .min_ahead = 4, .max_ahead = 256};
   auto memory256 =
       std::make_unique<chain_mem>(memory_store().distributor("paired.ahead256"), ahead256);
   warm(*memory256);

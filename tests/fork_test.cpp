@@ -247,7 +247,8 @@ void child_draws_nothing(Backend& b, Options opts, const std::string& what,
 }
 
 const flakeid::segment_options plain{.step = 1000};
-const flakeid::segment_chain_options chained{.step = 1000, .min_ahead = 1, .max_ahead = 2};
+const flakeid::segment_chain_options chained{
+    .segment = {.step = 1000}, .min_ahead = 1, .max_ahead = 2};
 
 TEST(fork_test, forked_child_segment_generator_on_the_file_store_hands_out_nothing) {
   file_backend b;

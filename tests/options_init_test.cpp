@@ -27,8 +27,8 @@ TEST(options_init_test, segment_options_take_one_designated_field) {
   const flakeid::segment_options seg{.step = 500};
   EXPECT_EQ(seg.step, 500U);
   EXPECT_EQ(seg.ttl, flakeid::segment_ttl_forever);
-  const flakeid::segment_chain_options chain{.step = 500};
-  EXPECT_EQ(chain.step, 500U);
+  const flakeid::segment_chain_options chain{.segment = {.step = 500}};
+  EXPECT_EQ(chain.segment.step, 500U);
   EXPECT_EQ(chain.refill_period, 100ms);
 }
 

@@ -112,7 +112,8 @@ TEST(segment_process_test, forty_processes_on_a_chain_one_store_call_per_segment
   constexpr std::uint64_t step = 1000;
   const std::uint64_t final_max =
       run_forked<flakeid::segment_chain_generator<flakeid::file_distributor>>(
-          dir, flakeid::segment_chain_options{.step = step, .min_ahead = 2, .max_ahead = 8});
+          dir, flakeid::segment_chain_options{
+                   .segment = {.step = step}, .min_ahead = 2, .max_ahead = 8});
   // The counter advanced by `step` per store call: count them.
   const std::uint64_t calls = final_max / step;
   RecordProperty("store_calls", std::to_string(calls));
@@ -162,7 +163,8 @@ TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
         draw(gen);
       } else {
         flakeid::segment_chain_generator<flakeid::file_distributor> gen{
-            store.distributor("orders"), {.step = 500, .min_ahead = 2, .max_ahead = 16}};
+            store.distributor("orders"),
+            {.segment = {.step = 500}, .min_ahead = 2, .max_ahead = 16}};
         draw(gen);
       }
     }
@@ -191,7 +193,7 @@ TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
   // A new process (here: this one) goes on above every number handed out before the crashes.
   flakeid::file_store store{dir.path};
   flakeid::segment_chain_generator<flakeid::file_distributor> gen{store.distributor("orders"),
-                                                                  {.step = 500}};
+                                                                  {.segment = {.step = 500}}};
   flakeid_test::expect_goes_on_above(gen, handed_out);
 }
 
@@ -204,7 +206,7 @@ TEST(segment_process_test, pre_fork_server_forked_child_rebuilds_and_never_repea
   temp_dir dir("seg_prefork");
   flakeid::file_store store{dir.path};
   flakeid::segment_chain_generator<flakeid::file_distributor> chain{
-      store.distributor("orders"), {.step = 100, .min_ahead = 2, .max_ahead = 8}};
+      store.distributor("orders"), {.segment = {.step = 100}, .min_ahead = 2, .max_ahead = 8}};
   flakeid::segment_generator<flakeid::file_distributor> plain{store.distributor("orders"), 50};
   std::atomic<bool> stop{false};
   std::vector<std::uint64_t> parent_chain;
@@ -230,7 +232,7 @@ TEST(segment_process_test, pre_fork_server_forked_child_rebuilds_and_never_repea
         refused += "plain;";
       }
       flakeid::segment_chain_generator<flakeid::file_distributor> own{
-          store.distributor("orders"), {.step = 100, .min_ahead = 2, .max_ahead = 8}};
+          store.distributor("orders"), {.segment = {.step = 100}, .min_ahead = 2, .max_ahead = 8}};
       std::vector<std::uint64_t> ids(2000);
       own.next_ids(ids);
       return refused + '\n' + bytes_of(ids);

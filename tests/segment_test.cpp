@@ -475,7 +475,7 @@ TEST(segment_generator_test, four_threads_get_distinct_increasing_ids) {
 TEST(segment_chain_test, serves_increasing_ids_from_prefetched_segments) {
   flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("n"),
-                                       {.step = 100, .min_ahead = 3, .max_ahead = 8}};
+                                       {.segment = {.step = 100}, .min_ahead = 3, .max_ahead = 8}};
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
   std::vector<std::uint64_t> ids(1000);
   for (auto& id : ids) id = gen.next_id();
@@ -488,7 +488,8 @@ TEST(segment_chain_test, the_caller_never_calls_the_store_while_segments_are_pre
   flakeid::memory_store store;
   test_distributor d{store.distributor("n")};
   auto& ctl = d.ctl();
-  flakeid::segment_chain_generator gen{d, {.step = 100, .min_ahead = 4, .max_ahead = 4}};
+  flakeid::segment_chain_generator gen{d,
+                                       {.segment = {.step = 100}, .min_ahead = 4, .max_ahead = 4}};
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 4; }));
   std::vector<std::uint64_t> ids(150);  // 300 IDs in all: within the 400 prefetched
   gen.next_ids(ids);
@@ -504,7 +505,7 @@ TEST(segment_chain_test, the_worker_fetches_the_missing_segments_in_one_store_ca
   test_distributor d{store.distributor("batch")};
   // No caller yet: the worker alone fills the chain, 8 segments of 100, with one call.
   flakeid::segment_chain_generator gen{
-      d, {.step = 100, .min_ahead = 8, .max_ahead = 8, .refill_period = 5ms}};
+      d, {.segment = {.step = 100}, .min_ahead = 8, .max_ahead = 8, .refill_period = 5ms}};
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 7; }));
   const std::uint64_t calls = d.ctl().calls.load();
   EXPECT_LE(calls, 2u);  // one batch, or a first call that raced it plus one batch
@@ -517,8 +518,12 @@ TEST(segment_chain_test, store_failure_drains_the_chain_then_fails_then_resumes)
   flakeid::memory_store store;
   test_distributor d{store.distributor("orders")};
   auto& ctl = d.ctl();
-  flakeid::segment_chain_generator gen{
-      d, {.step = 10, .min_ahead = 3, .max_ahead = 3, .refill_period = 5ms, .retry_after = 5ms}};
+  flakeid::segment_chain_generator gen{d,
+                                       {.segment = {.step = 10},
+                                        .min_ahead = 3,
+                                        .max_ahead = 3,
+                                        .refill_period = 5ms,
+                                        .retry_after = 5ms}};
   std::vector<std::uint64_t> ids;
   ids.push_back(gen.next_id());
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
@@ -553,7 +558,7 @@ TEST(segment_chain_test, hungry_callers_double_the_prefetch_and_calm_shrinks_it)
   // empty at each caller's turn to the store, however fast either thread runs.
   d.serve_only(std::this_thread::get_id());
   flakeid::segment_chain_generator gen{
-      d, {.step = 1, .min_ahead = 2, .max_ahead = 16, .refill_period = 20ms}};
+      d, {.segment = {.step = 1}, .min_ahead = 2, .max_ahead = 16, .refill_period = 20ms}};
   std::size_t peak = 0;
   std::vector<std::uint64_t> ids;
   // Until the worker has doubled the target three times; the bound only ends a broken run.
@@ -573,7 +578,7 @@ TEST(segment_chain_test, hungry_callers_double_the_prefetch_and_calm_shrinks_it)
 TEST(segment_chain_test, four_threads_get_distinct_increasing_ids) {
   flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("n"),
-                                       {.step = 64, .min_ahead = 2, .max_ahead = 32}};
+                                       {.segment = {.step = 64}, .min_ahead = 2, .max_ahead = 32}};
   constexpr std::size_t threads = 4;
   constexpr std::size_t per_thread = 100'000;
   const std::vector<std::uint64_t> all =
@@ -596,7 +601,7 @@ TEST(segment_chain_test, short_runs_switch_under_eight_threads_without_a_repeat)
   flakeid::memory_store store;
   flakeid::segment_chain_generator gen{
       store.distributor("n"),
-      {.step = 1, .min_ahead = 2, .max_ahead = 64, .stride = 3, .remainder = 1}};
+      {.segment = {.step = 1, .stride = 3, .remainder = 1}, .min_ahead = 2, .max_ahead = 64}};
   constexpr std::size_t threads = 8;
   constexpr std::size_t per_thread = 100'000;
   const std::vector<std::uint64_t> all = joined_increasing(draw_together(gen, threads, per_thread));
@@ -617,7 +622,7 @@ TEST(segment_chain_test, a_long_store_outage_never_carries_the_position_into_a_s
   constexpr std::uint64_t step = std::uint64_t{1} << 20;
   constexpr std::uint64_t block = std::uint64_t{1} << 19;
   flakeid::segment_chain_generator gen{
-      d, {.step = step, .min_ahead = 16, .max_ahead = 16, .thread_block = block}};
+      d, {.segment = {.step = step}, .min_ahead = 16, .max_ahead = 16, .thread_block = block}};
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 16; }));
   // One store call brought 16 segments, in runs of two: 1-2, 3-4, ... 15-16.
   ASSERT_EQ(gen.stats().store_calls, 1u);
@@ -652,7 +657,7 @@ TEST(segment_chain_test, a_thread_block_holds_at_most_2_to_the_20_ids) {
   flakeid::memory_store store;
   constexpr std::uint64_t step = std::uint64_t{1} << 22;
   flakeid::segment_chain_generator gen{store.distributor("n"),
-                                       {.step = step, .thread_block = step}};
+                                       {.segment = {.step = step}, .thread_block = step}};
   EXPECT_EQ(gen.next_id(), 1u);
   EXPECT_EQ(gen.next_id(), 2u);
   std::uint64_t other = 0;
@@ -662,8 +667,8 @@ TEST(segment_chain_test, a_thread_block_holds_at_most_2_to_the_20_ids) {
 
 TEST(segment_chain_test, thread_blocks_give_distinct_ids_increasing_per_thread) {
   flakeid::memory_store store;
-  flakeid::segment_chain_generator gen{store.distributor("blocks"),
-                                       {.step = 1000, .min_ahead = 4, .thread_block = 64}};
+  flakeid::segment_chain_generator gen{
+      store.distributor("blocks"), {.segment = {.step = 1000}, .min_ahead = 4, .thread_block = 64}};
   constexpr std::size_t threads = 4;
   constexpr std::size_t per_thread = 50'000;
   expect_distinct(
@@ -721,7 +726,7 @@ class stepper {
 TEST(segment_chain_test, a_thread_block_doubles_while_other_threads_claim_and_halves_alone) {
   flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("adaptive"),
-                                       {.step = 1000, .thread_block = 8}};
+                                       {.segment = {.step = 1000}, .thread_block = 8}};
   stepper other;
   // Draws on this thread (or the other) one ID per number in the ranges [from, to], in order,
   // and expects exactly those numbers.
@@ -754,7 +759,7 @@ TEST(segment_chain_test, a_thread_block_doubles_while_other_threads_claim_and_ha
 TEST(segment_chain_test, a_thread_block_is_not_served_after_close) {
   flakeid::memory_store store;
   flakeid::segment_chain_generator gen{store.distributor("closing"),
-                                       {.step = 100, .thread_block = 50}};
+                                       {.segment = {.step = 100}, .thread_block = 50}};
   EXPECT_EQ(gen.next_id(), 1u);  // takes 1..50 for this thread
   EXPECT_EQ(gen.next_id(), 2u);
   gen.close();
@@ -764,7 +769,8 @@ TEST(segment_chain_test, a_thread_block_is_not_served_after_close) {
 TEST(segment_chain_test, a_thread_block_larger_than_a_segment_is_rejected) {
   flakeid::memory_store store;
   try {
-    flakeid::segment_chain_generator gen{store.distributor("x"), {.step = 10, .thread_block = 11}};
+    flakeid::segment_chain_generator gen{store.distributor("x"),
+                                         {.segment = {.step = 10}, .thread_block = 11}};
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "flakeid: segment option thread_block = 11 is out of range [1, 10]");
@@ -776,7 +782,7 @@ TEST(segment_chain_test, close_stops_the_worker_and_the_generator) {
   std::uint64_t at_close = 0;
   {
     flakeid::segment_chain_generator gen{store.distributor("orders"),
-                                         {.step = 10, .min_ahead = 2, .max_ahead = 2}};
+                                         {.segment = {.step = 10}, .min_ahead = 2, .max_ahead = 2}};
     EXPECT_GE(gen.next_id(), 1u);
     ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 2; }));
     gen.close();
@@ -793,7 +799,9 @@ TEST(segment_chain_test, expired_prefetched_segments_are_skipped) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}}};
   flakeid::memory_store store;
   flakeid::segment_chain_generator gen{
-      store.distributor("n"), {.step = 10, .min_ahead = 2, .max_ahead = 2, .ttl = 1s}, clock};
+      store.distributor("n"),
+      {.segment = {.step = 10, .ttl = 1s}, .min_ahead = 2, .max_ahead = 2},
+      clock};
   const std::uint64_t first = gen.next_id();
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 2; }));
   const std::uint64_t reserved = store.current("n");
@@ -1136,7 +1144,7 @@ TEST(segment_generator_test, step_one_under_four_threads_reuses_slots_safely) {
   flakeid::memory_store store;
   flakeid::segment_generator plain{store.distributor("p"), 1};
   flakeid::segment_chain_generator chain{store.distributor("c"),
-                                         {.step = 1, .min_ahead = 8, .max_ahead = 64}};
+                                         {.segment = {.step = 1}, .min_ahead = 8, .max_ahead = 64}};
   const auto got = in_threads(8, [&](std::size_t t, std::vector<std::uint64_t>& ids) {
     for (int i = 0; i < 20'000; ++i) ids.push_back(t % 2 == 0 ? plain.next_id() : chain.next_id());
   });
@@ -1214,7 +1222,7 @@ TEST(segment_stride_test, batches_and_the_chain_keep_the_remainder) {
   EXPECT_EQ(store.current("g"), 80u);
 
   flakeid::segment_chain_generator chain{store.distributor("c"),
-                                         {.step = 4, .stride = 10, .remainder = 7}};
+                                         {.segment = {.step = 4, .stride = 10, .remainder = 7}}};
   std::vector<std::uint64_t> ids;
   for (int i = 0; i < 100; ++i) ids.push_back(chain.next_id());
   std::vector<std::uint64_t> more(30);
@@ -1229,7 +1237,7 @@ TEST(segment_stride_test, thread_blocks_step_by_the_stride) {
   flakeid::memory_store store;
   flakeid::segment_chain_generator gen{
       store.distributor("blocks"),
-      {.step = 100, .min_ahead = 2, .stride = 4, .remainder = 3, .thread_block = 8}};
+      {.segment = {.step = 100, .stride = 4, .remainder = 3}, .min_ahead = 2, .thread_block = 8}};
   EXPECT_EQ(gen.next_id(), 3u);  // this thread's block: 3, 7, ... 31
   EXPECT_EQ(gen.next_id(), 7u);
   std::uint64_t few[3];
@@ -1279,9 +1287,9 @@ TEST(segment_stride_test, bad_stride_or_remainder_throws_naming_the_range) {
   EXPECT_EQ(message({.remainder = 1}),
             "flakeid: segment option remainder = 1 is out of range [0, 0]");
   EXPECT_EQ(message({.stride = 65536, .remainder = 65535}), "no throw");
-  EXPECT_THROW(
-      (flakeid::segment_chain_generator{store.distributor("n"), {.stride = 2, .remainder = 2}}),
-      flakeid::invalid_option_error);
+  EXPECT_THROW((flakeid::segment_chain_generator{store.distributor("n"),
+                                                 {.segment = {.stride = 2, .remainder = 2}}}),
+               flakeid::invalid_option_error);
   EXPECT_THROW((flakeid::grouped_segment_generator{
                    store.distributor("n"), flakeid::group_period::day, {.stride = 0}}),
                flakeid::invalid_option_error);
@@ -1338,8 +1346,8 @@ TEST(segment_start_test, start_with_a_stride_takes_the_first_number_with_the_rem
 
 TEST(segment_start_test, a_chain_starts_at_start_without_gaps) {
   flakeid::memory_store store;
-  flakeid::segment_chain_generator gen{store.distributor("n"),
-                                       {.step = 100, .min_ahead = 3, .start = 1'000'001}};
+  flakeid::segment_chain_generator gen{
+      store.distributor("n"), {.segment = {.step = 100, .start = 1'000'001}, .min_ahead = 3}};
   std::vector<std::uint64_t> ids(1000);
   for (auto& id : ids) id = gen.next_id();
   for (std::size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], 1'000'001 + i);
@@ -1370,7 +1378,8 @@ TEST(segment_start_test, bad_start_throws_naming_the_range) {
   for (const std::uint64_t start : {std::uint64_t{0}, flakeid::max_segment_start + 1})
     flakeid_test::expect_error<flakeid::invalid_option_error>(
         [&] {
-          flakeid::segment_chain_generator gen{store.distributor("n"), {.start = start}};
+          flakeid::segment_chain_generator gen{store.distributor("n"),
+                                               {.segment = {.start = start}}};
         },
         "flakeid: segment option start = " + std::to_string(start) +
             " is out of range [1, 9223372036854775807]");

@@ -90,8 +90,8 @@ TEST_F(redis_segment_test, a_key_holding_no_counter_is_a_clear_error) {
 TEST_F(redis_segment_test, chains_on_one_counter_from_several_threads_never_overlap) {
   const std::string ns = unique_segment_ns("threads");
   auto store = b.store(ns, patient);
-  flakeid::segment_chain_generator a{store.distributor("n"), {.step = 100}};
-  flakeid::segment_chain_generator c{store.distributor("n"), {.step = 100}};
+  flakeid::segment_chain_generator a{store.distributor("n"), {.segment = {.step = 100}}};
+  flakeid::segment_chain_generator c{store.distributor("n"), {.segment = {.step = 100}}};
   std::vector<std::uint64_t> x(20'000);
   std::vector<std::uint64_t> y(20'000);
   std::thread t1([&] {

@@ -177,7 +177,7 @@ void forty_processes_on_chains(Backend& b) {
   const std::string ns = unique_segment_ns("chains");
   const std::uint64_t final_max = run_forked<gen_type>(
       b, ns, processes, per_process,
-      flakeid::segment_chain_options{.step = step, .min_ahead = 2, .max_ahead = 8});
+      flakeid::segment_chain_options{.segment = {.step = step}, .min_ahead = 2, .max_ahead = 8});
   const std::uint64_t calls = final_max / step;
   EXPECT_EQ(final_max % step, 0u);
   const std::uint64_t segments_used = std::uint64_t{processes} * per_process / step;  // 4000
@@ -206,9 +206,12 @@ void server_outage(Backend& b) {
   auto store = b.store(ns, patient);
   auto d = store.distributor("orders");
   const std::string name(d.store_name());
-  flakeid::segment_chain_generator gen{
-      std::move(d),
-      {.step = 10, .min_ahead = 3, .max_ahead = 3, .refill_period = 5ms, .retry_after = 20ms}};
+  flakeid::segment_chain_generator gen{std::move(d),
+                                       {.segment = {.step = 10},
+                                        .min_ahead = 3,
+                                        .max_ahead = 3,
+                                        .refill_period = 5ms,
+                                        .retry_after = 20ms}};
   std::vector<std::uint64_t> ids{gen.next_id()};
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 3; }));
   b.stop();
@@ -279,7 +282,8 @@ void restart_after_sigkill(Backend& b) {
       try {
         if (run == 0) {
           flakeid::segment_chain_generator<dist> gen{
-              store.distributor("orders"), {.step = 500, .min_ahead = 2, .max_ahead = 16}};
+              store.distributor("orders"),
+              {.segment = {.step = 500}, .min_ahead = 2, .max_ahead = 16}};
           draw(gen);
         } else {
           flakeid::segment_generator<dist> gen{store.distributor("orders"), 300};
@@ -311,7 +315,8 @@ void restart_after_sigkill(Backend& b) {
     }
   }
   auto store = b.store(ns, patient);
-  flakeid::segment_chain_generator<dist> gen{store.distributor("orders"), {.step = 500}};
+  flakeid::segment_chain_generator<dist> gen{store.distributor("orders"),
+                                             {.segment = {.step = 500}}};
   expect_goes_on_above(gen, handed_out);
 }
 

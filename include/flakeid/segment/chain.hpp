@@ -62,8 +62,8 @@ class segment_chain_generator {
   explicit segment_chain_generator(Distributor d, segment_chain_options opts = {},
                                    Clock clock = Clock{})
       : opts_(check(opts)),
-        engine_(std::move(d), std::move(clock), detail::segment_numbering::of(opts), opts.ttl,
-                std::bit_ceil(opts.max_ahead + opts.max_ahead / 2 + 3)),
+        engine_(std::move(d), std::move(clock), detail::segment_numbering::of(opts.segment),
+                opts.segment.ttl, std::bit_ceil(opts.max_ahead + opts.max_ahead / 2 + 3)),
         target_(opts.min_ahead) {
     engine_.on_switch(&segment_chain_generator::switched, this);
     engine_.hungry_fetch(opts_.min_ahead);
@@ -95,7 +95,7 @@ class segment_chain_generator {
       detail::segment_thread_block& b = detail::this_thread_segment_block();
       if (b.owner == block_owner_.load(std::memory_order_relaxed) && b.next < b.end) [[likely]] {
         const std::uint64_t id = b.next;
-        b.next = id + opts_.stride;
+        b.next = id + opts_.segment.stride;
         return id;
       }
       return next_block(b);
@@ -111,7 +111,7 @@ class segment_chain_generator {
     if (opts_.thread_block > 1) {
       detail::segment_thread_block& b = detail::this_thread_segment_block();
       if (b.owner == block_owner_.load(std::memory_order_relaxed))
-        for (; i < out.size() && b.next < b.end; b.next += opts_.stride) out[i++] = b.next;
+        for (; i < out.size() && b.next < b.end; b.next += opts_.segment.stride) out[i++] = b.next;
     }
     engine_.next_ids(out.subspan(i));
   }
@@ -159,7 +159,7 @@ class segment_chain_generator {
 
  private:
   static segment_chain_options check(const segment_chain_options& o) {
-    (void)detail::segment_numbering::of(o);
+    (void)detail::segment_numbering::of(o.segment);
     if (o.min_ahead < 1 || o.min_ahead > 65536)
       detail::throw_segment_option("min_ahead", o.min_ahead, 1, 65536);
     if (o.max_ahead < o.min_ahead || o.max_ahead > 65536)
@@ -172,8 +172,8 @@ class segment_chain_generator {
       detail::throw_segment_option("retry_after (ms)",
                                    static_cast<std::uint64_t>(o.retry_after.count()), 1,
                                    std::numeric_limits<std::uint32_t>::max());
-    if (o.thread_block < 1 || o.thread_block > o.step)
-      detail::throw_segment_option("thread_block", o.thread_block, 1, o.step);
+    if (o.thread_block < 1 || o.thread_block > o.segment.step)
+      detail::throw_segment_option("thread_block", o.thread_block, 1, o.segment.step);
     return o;
   }
 
@@ -204,8 +204,8 @@ class segment_chain_generator {
     b.owner = instance_;
     b.want = want;
     b.after = at + got;
-    b.next = first + opts_.stride;
-    b.end = first + got * opts_.stride;
+    b.next = first + opts_.segment.stride;
+    b.end = first + got * opts_.segment.stride;
     return first;
   }
 
@@ -278,7 +278,7 @@ class segment_chain_generator {
   segment_chain_options opts_;
   const std::uint64_t instance_ = detail::next_block_owner();
   const std::uint64_t max_block_ =
-      std::max(opts_.thread_block, std::min<std::uint64_t>(opts_.step, 65536));
+      std::max(opts_.thread_block, std::min<std::uint64_t>(opts_.segment.step, 65536));
   std::atomic<std::uint64_t> block_owner_{instance_};  // closed_owner after close
   std::atomic<bool> stopping_{false};
   detail::segment_engine<Distributor, Clock> engine_;

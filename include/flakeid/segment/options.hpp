@@ -94,10 +94,13 @@ struct segment_options {
   std::uint64_t remainder = 0;
 };
 
-/// Settings of a `segment_chain_generator`.
+/// Settings of a `segment_chain_generator`: its segments' (`segment`, the same settings as a
+/// `segment_generator`'s) and how far it prefetches.
+///
+///     segment_chain_options{.segment = {.step = 5000, .start = 100'000}, .max_ahead = 256}
 struct segment_chain_options {
-  /// IDs per segment, in [1, max_segment_step].
-  std::uint64_t step = 1000;
+  /// The segments: IDs per segment, time to live, start, stride and remainder.
+  segment_options segment{};
   /// Segments kept prefetched ahead of the current one when callers are calm (>= 1).
   std::size_t min_ahead = 2;
   /// The cap of prefetched segments when callers are hungry, in [min_ahead, 65536].
@@ -106,16 +109,8 @@ struct segment_chain_options {
   std::chrono::milliseconds refill_period{100};
   /// After a store failure the worker waits this long before it tries again.
   std::chrono::milliseconds retry_after{50};
-  /// How long a segment may be used after it was fetched (see `segment_options::ttl`).
-  std::chrono::milliseconds ttl = segment_ttl_forever;
-  /// The smallest number handed out (see `segment_options::start`).
-  std::uint64_t start = 1;
-  /// Hand out only numbers `n % stride == remainder` (see `segment_options::stride`).
-  std::uint64_t stride = 1;
-  /// The remainder of every ID modulo `stride`, in [0, stride - 1].
-  std::uint64_t remainder = 0;
   /// IDs a thread takes from the chain at once and then serves from a thread-local block, in
-  /// [1, step] (a block holds at most 2^20 IDs, what one claim takes). 1 (the default) takes
+  /// [1, segment.step] (a block holds at most 2^20 IDs, what one claim takes). 1 (the default) takes
   /// every ID from the shared position. A larger block lets threads scale instead of moving
   /// one cache line between cores on every ID, at the cost of gaps (a block's unused IDs when
   /// a thread switches generators or the generator closes) and of order across threads (each
