@@ -1,6 +1,6 @@
 # Drives the flakeid command-line tool and checks its exact output: the shared helpers, then
 # one part of the checks, tests/cli/<PART>.cmake. Run as:
-#   cmake -DCLI=<path to flakeid> -DPART=<ids|gen|gen_lease|sql|bench|usage> -P cli_test.cmake
+#   cmake -DCLI=<path to flakeid> -DPART=<ids|gen|gen_worker|sql|bench|usage> -P cli_test.cmake
 if(NOT EXISTS "${CLI}")
   message(FATAL_ERROR "CLI=${CLI} does not exist")
 endif()

@@ -1,5 +1,5 @@
 # gen's default worker id: a host-local file lease, and what it says while it waits.
-# Included by cli_test.cmake with -DPART=gen_lease.
+# Included by cli_test.cmake with -DPART=gen_worker.
 
 # Without --worker or FLAKEID_WORKER_ID, gen takes a host-local file lease: two runs at once
 # hold two different ids; when no id can be leased it fails (exit 1) and never falls back to a
