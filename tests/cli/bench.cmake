@@ -7,17 +7,13 @@
 # (CMake's regular expressions take at most 9 groups: "-" for an unknown figure is in the classes.)
 set(bench_row_tail " +[0-9,]+ +[0-9.-]+ +[0-9%-]+ +[0-9,]+ +[0-9.x-]+ +[0-9.]+x\n")
 set(bench_head "generator  threads            IDs/s  CPU ns/ID  CPU share      floor IDs/s  vs floor  vs capacity\n")
-run(bench --layout twitter --generator classic --threads 1,2 --seconds 0.01)
-if(NOT rc EQUAL 0 OR NOT err STREQUAL "" OR NOT out MATCHES
-   "^layout twitter: ts:41,dc:5,worker:5,seq:12;epoch=1288834974657;tick=1ms\ncapacity 4,096,000 IDs/s: 4,096 IDs per 1 ms tick\nthreads 1,2; each measurement 10 ticks \\(0\\.010 s\\); [0-9]+ hardware threads\nfloor: each thread reads the wall clock and adds 1 to one shared counter\n\n${bench_head}classic +1${bench_row_tail}classic +2${bench_row_tail}$")
-  failed(bench_text "bench --threads 1,2: exit ${rc}\n${out}${err}")
-endif()
+expect_match(bench_text
+  "^layout twitter: ts:41,dc:5,worker:5,seq:12;epoch=1288834974657;tick=1ms\ncapacity 4,096,000 IDs/s: 4,096 IDs per 1 ms tick\nthreads 1,2; each measurement 10 ticks \\(0\\.010 s\\); [0-9]+ hardware threads\nfloor: each thread reads the wall clock and adds 1 to one shared counter\n\n${bench_head}classic +1${bench_row_tail}classic +2${bench_row_tail}$"
+  bench --layout twitter --generator classic --threads 1,2 --seconds 0.01)
 # Without --generator: every generator that fits the layout, in this order, per thread count.
-run(bench --threads 1 --seconds 0.01)
-if(NOT rc EQUAL 0 OR NOT err STREQUAL "" OR NOT out MATCHES
-   "\n${bench_head}classic +1${bench_row_tail}cosid +1${bench_row_tail}tick +1${bench_row_tail}blocks +1${bench_row_tail}$")
-  failed(bench_all "bench --threads 1: exit ${rc}\n${out}${err}")
-endif()
+expect_match(bench_all
+  "\n${bench_head}classic +1${bench_row_tail}cosid +1${bench_row_tail}tick +1${bench_row_tail}blocks +1${bench_row_tail}$"
+  bench --threads 1 --seconds 0.01)
 # Without --threads: 1, 2, 4, ... up to the hardware threads, and those.
 run(bench --generator tick --seconds 0.01)
 string(REGEX MATCH "\nthreads ([0-9,]+); each measurement [^\n]*; ([0-9]+) hardware threads\n" line "${out}")
@@ -41,23 +37,19 @@ if(NOT rc EQUAL 0 OR NOT hardware OR NOT counts STREQUAL expected_counts OR NOT 
 endif()
 # A gene layout: the gene generator and the others, each thread cycling through the keys;
 # capacity 128 IDs per tick for each of 32 genes. JSON: one object per row, nothing else.
-run(bench --layout seed_gene --threads 1 --seconds 0.01 --format json)
 set(json_tail ",\"threads\":1,\"ids_per_s\":[0-9]+,\"cpu_ns_per_id\":[0-9.nul]+,\"cpu_share\":[0-9.]+,\"floor_ids_per_s\":[0-9]+,\"vs_floor\":[0-9.nul]+,\"capacity_ids_per_s\":4096000,\"vs_capacity\":[0-9.]+}\n")
-if(NOT rc EQUAL 0 OR NOT err STREQUAL "" OR NOT out MATCHES
-   "^{\"layout\":\"seed_gene\",\"generator\":\"gene\"${json_tail}{\"layout\":\"seed_gene\",\"generator\":\"cosid\"${json_tail}{\"layout\":\"seed_gene\",\"generator\":\"tick\"${json_tail}$")
-  failed(bench_gene_json "bench --layout seed_gene --format json: exit ${rc}\n${out}${err}")
-endif()
+expect_match(bench_gene_json
+  "^{\"layout\":\"seed_gene\",\"generator\":\"gene\"${json_tail}{\"layout\":\"seed_gene\",\"generator\":\"cosid\"${json_tail}{\"layout\":\"seed_gene\",\"generator\":\"tick\"${json_tail}$"
+  bench --layout seed_gene --threads 1 --seconds 0.01 --format json)
 run(bench --layout seed_gene --generator cosid --threads 1 --seconds 0.01)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "\ncapacity 4,096,000 IDs/s: 128 IDs per 1 ms tick for each of 32 genes\n")
   failed(bench_gene_capacity "bench --layout seed_gene: exit ${rc}\n${out}${err}")
 endif()
 # Sonyflake: 256 IDs per 10 ms tick; a measurement lasts whole ticks, at least one. TSV: a header
 # and a row per measurement.
-run(bench --layout sonyflake --generator classic --threads 1,2 --seconds 0.01 --format tsv)
-if(NOT rc EQUAL 0 OR NOT err STREQUAL "" OR NOT out MATCHES
-   "^layout\tgenerator\tthreads\tids_per_s\tcpu_ns_per_id\tcpu_share\tfloor_ids_per_s\tvs_floor\tcapacity_ids_per_s\tvs_capacity\nsonyflake\tclassic\t1\t[0-9]+\t[0-9.]*\t[0-9.]+\t[0-9]+\t[0-9.]*\t25600\t[0-9.]+\nsonyflake\tclassic\t2\t[0-9]+\t[0-9.]*\t[0-9.]+\t[0-9]+\t[0-9.]*\t25600\t[0-9.]+\n$")
-  failed(bench_sonyflake_tsv "bench --layout sonyflake --format tsv: exit ${rc}\n${out}${err}")
-endif()
+expect_match(bench_sonyflake_tsv
+  "^layout\tgenerator\tthreads\tids_per_s\tcpu_ns_per_id\tcpu_share\tfloor_ids_per_s\tvs_floor\tcapacity_ids_per_s\tvs_capacity\nsonyflake\tclassic\t1\t[0-9]+\t[0-9.]*\t[0-9.]+\t[0-9]+\t[0-9.]*\t25600\t[0-9.]+\nsonyflake\tclassic\t2\t[0-9]+\t[0-9.]*\t[0-9.]+\t[0-9]+\t[0-9.]*\t25600\t[0-9.]+\n$"
+  bench --layout sonyflake --generator classic --threads 1,2 --seconds 0.01 --format tsv)
 run(bench --layout mastodon --generator cosid --threads 1 --seconds 0.02)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "\ncapacity 65,536,000 IDs/s: 65,536 IDs per 1 ms tick\nthreads 1; each measurement 20 ticks \\(0\\.020 s\\);")
   failed(bench_mastodon "bench --layout mastodon: exit ${rc}\n${out}${err}")

@@ -31,11 +31,27 @@ function(failed name what)
   set(failures ${n} PARENT_SCOPE)
 endfunction()
 
-# expect_out(<name> <expected stdout> <args>...): exit 0, stdout exactly as given, stderr empty.
-function(expect_out name expected)
-  run(${ARGN})
+# check_out(<name> <expected stdout> <args>...): after a run of `flakeid <args>`: exit 0, stdout
+# exactly as given, stderr empty.
+function(check_out name expected)
   if(NOT rc EQUAL 0 OR NOT out STREQUAL expected OR NOT err STREQUAL "")
     failed(${name} "flakeid ${ARGN}\n  exit ${rc}\n  stdout:\n${out}  expected:\n${expected}  stderr: ${err}")
+  endif()
+  set(failures ${failures} PARENT_SCOPE)
+endfunction()
+
+# expect_out(<name> <expected stdout> <args>...): runs the tool and checks as check_out.
+function(expect_out name expected)
+  run(${ARGN})
+  check_out(${name} "${expected}" ${ARGN})
+  set(failures ${failures} PARENT_SCOPE)
+endfunction()
+
+# expect_match(<name> <stdout regex> <args>...): exit 0, stdout matching, stderr empty.
+function(expect_match name regex)
+  run(${ARGN})
+  if(NOT rc EQUAL 0 OR NOT err STREQUAL "" OR NOT out MATCHES "${regex}")
+    failed(${name} "flakeid ${ARGN}\n  exit ${rc}\n  stdout:\n${out}  expected to match:\n${regex}\n  stderr: ${err}")
   endif()
   set(failures ${failures} PARENT_SCOPE)
 endfunction()

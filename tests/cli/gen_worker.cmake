@@ -1,23 +1,25 @@
 # gen's default worker id: a host-local file lease, and what it says while it waits.
 # Included by cli_test.cmake with -DPART=gen_worker.
 
+# gen_in(<lease directory>): `flakeid gen` with no worker id, leasing one in that directory
+# (namespace clitest).
+macro(gen_in dir)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${dir}
+                          FLAKEID_LEASE_NAMESPACE=clitest "${CLI}" gen
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endmacro()
+
 # Without --worker or FLAKEID_WORKER_ID, gen takes a host-local file lease: two runs at once
 # hold two different ids; when no id can be leased it fails (exit 1) and never falls back to a
 # fixed worker.
 string(RANDOM LENGTH 10 tag)
 set(lease_dir "${CMAKE_CURRENT_BINARY_DIR}/cli-leases-${tag}")
 file(MAKE_DIRECTORY "${lease_dir}")
-execute_process(
-  COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${lease_dir}
-          FLAKEID_LEASE_NAMESPACE=clitest "${CLI}" gen
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+gen_in(${lease_dir})
 if(NOT rc EQUAL 0 OR NOT err STREQUAL "flakeid gen: worker 0 from lease file lease ${lease_dir} namespace clitest id 0\n")
   failed(gen_default_lease "no worker: exit ${rc}, stderr '${err}'")
 endif()
-execute_process(
-  COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${lease_dir}
-          FLAKEID_LEASE_NAMESPACE=clitest "${CLI}" gen
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+gen_in(${lease_dir})
 if(NOT rc EQUAL 0 OR NOT err STREQUAL "flakeid gen: worker 1 from lease file lease ${lease_dir} namespace clitest id 1\n")
   failed(gen_default_lease_guarded "id 0 is in its safe-guard period: exit ${rc}, stderr '${err}'")
 endif()
@@ -27,10 +29,7 @@ file(REMOVE_RECURSE "${lease_dir}")
 set(shared_dir "${CMAKE_CURRENT_BINARY_DIR}/cli-shared-leases-${tag}")
 file(MAKE_DIRECTORY "${shared_dir}")
 execute_process(COMMAND chmod 1777 "${shared_dir}")
-execute_process(
-  COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${shared_dir}
-          FLAKEID_LEASE_NAMESPACE=clitest "${CLI}" gen
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+gen_in(${shared_dir})
 if(NOT rc EQUAL 0 OR NOT err MATCHES "^flakeid gen: worker id 0 waits [0-9]+ ms before it mints: the store may have lost its records \\(ttl \\+ safe_guard, 12000 ms, from Unix ms [0-9]+\\) \\(file lease [^\n]*\\)\nflakeid gen: worker 0 from lease file lease ${shared_dir} namespace clitest id 0\n$")
   failed(gen_lease_wait_said "a claim that waits: exit ${rc}, stderr '${err}'")
 endif()
