@@ -605,8 +605,9 @@ class postgres_store
 
  private:
   static store_options with_timeouts(const server_address& a, store_options o) {
-    if (a.connect_timeout.count() > 0) o.connect_timeout = a.connect_timeout;
-    if (a.command_timeout.count() > 0) o.io_timeout = a.command_timeout;
+    const server_address t = a.with_store_timeouts(o.connect_timeout, o.io_timeout);
+    o.connect_timeout = t.connect_timeout;
+    o.io_timeout = t.command_timeout;
     return o;
   }
 };

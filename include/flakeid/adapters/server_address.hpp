@@ -187,6 +187,16 @@ struct server_address {
   /// Bound on one command (0: the store's own `io_timeout`).
   std::chrono::milliseconds command_timeout{0};
 
+  /// This address with each timeout it leaves at 0 set to the store's: `connect` and `command`
+  /// (the one rule of every server backend: the address's own timeouts win).
+  [[nodiscard]] server_address with_store_timeouts(std::chrono::milliseconds connect,
+                                                   std::chrono::milliseconds command) const {
+    server_address a = *this;
+    if (a.connect_timeout.count() <= 0) a.connect_timeout = connect;
+    if (a.command_timeout.count() <= 0) a.command_timeout = command;
+    return a;
+  }
+
   /// `text` with any password in it replaced by `***`, for quoting a URI in a message: the part
   /// of the user info after its first ':' (up to the last '@').
   [[nodiscard]] static std::string redact(std::string_view text) {

@@ -152,12 +152,9 @@ class mysql_connection {
  public:
   mysql_connection(mysql_address o, std::chrono::milliseconds connect_timeout,
                    std::chrono::milliseconds io_timeout)
-      : o_(with_port(std::move(o))),
-        connect_timeout_(o_.address.connect_timeout.count() > 0 ? o_.address.connect_timeout
-                                                                : connect_timeout),
-        io_timeout_(o_.address.command_timeout.count() > 0 ? o_.address.command_timeout
-                                                           : io_timeout),
-        where_(o_.where()) {}
+      : o_(with_port(std::move(o))), where_(o_.where()) {
+    o_.address = o_.address.with_store_timeouts(connect_timeout, io_timeout);
+  }
 
   /// `mysql host:port ...` (see `mysql_address::where`).
   [[nodiscard]] const std::string& where() const noexcept { return where_; }
@@ -174,7 +171,7 @@ class mysql_connection {
   mysql_answer exec(const std::string& sql) {
     check_fork();
     connect();
-    const auto deadline = steady::now() + io_timeout_;
+    const auto deadline = steady::now() + o_.address.command_timeout;
     MYSQL* m = conn_.get();
     pending_ = m;
     mysql_answer a;
@@ -281,14 +278,14 @@ class mysql_connection {
   /// `wait` for a request: fails at the deadline.
   int wait_answer(int status, steady::time_point deadline) {
     const auto r = wait(status, deadline);
-    if (!r) fail("no answer within " + std::to_string(io_timeout_.count()) + " ms");
+    if (!r) fail("no answer within " + std::to_string(o_.address.command_timeout.count()) + " ms");
     return *r;
   }
 
   void connect() {
     if (conn_) return;
     const std::string head = "cannot connect to " + where_ + " within " +
-                             std::to_string(connect_timeout_.count()) + " ms: ";
+                             std::to_string(o_.address.connect_timeout.count()) + " ms: ";
     std::unique_ptr<MYSQL, closer> m(mysql_init(nullptr));
     if (!m) throw store_connection_error(head + "out of memory");
     (void)::mysql_options(m.get(), MYSQL_OPT_NONBLOCK, nullptr);
@@ -302,7 +299,7 @@ class mysql_connection {
         (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
       }
     }
-    const auto deadline = steady::now() + connect_timeout_;
+    const auto deadline = steady::now() + o_.address.connect_timeout;
     pending_ = m.get();
     MYSQL* ret = nullptr;
     const auto c = [](const std::string& s) { return s.empty() ? nullptr : s.c_str(); };
@@ -326,9 +323,7 @@ class mysql_connection {
     conn_ = std::move(m);
   }
 
-  mysql_address o_;
-  std::chrono::milliseconds connect_timeout_;
-  std::chrono::milliseconds io_timeout_;
+  mysql_address o_;  // its timeouts set (the store's where the address leaves them at 0)
   std::string where_;
   MYSQL* pending_ = nullptr;  // the handle `wait` polls (the open connection, or one connecting)
   std::unique_ptr<MYSQL, closer> conn_;

@@ -64,10 +64,7 @@ class redis_connection {
                    std::chrono::milliseconds io_timeout)
       : options_(std::move(options)) {
     if (options_.address.port == 0) options_.address.port = redis_options::default_port;
-    if (options_.address.connect_timeout.count() <= 0)
-      options_.address.connect_timeout = connect_timeout;
-    if (options_.address.command_timeout.count() <= 0)
-      options_.address.command_timeout = io_timeout;
+    options_.address = options_.address.with_store_timeouts(connect_timeout, io_timeout);
     if (options_.address.tls && !redis_tls_built)
       throw invalid_option_error("flakeid: " + options_.where() +
                                  ": TLS was not built in: link the CMake target "
