@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <stdexcept>
+#include <string>
 
 #include <flakeid/flakeid.hpp>
 
@@ -43,4 +45,45 @@ TEST(options_init_test, what_a_store_and_a_worker_source_exchange_takes_designat
   EXPECT_EQ(a.node, (flakeid::node_id{0, 0}));
   EXPECT_EQ(a.not_after_unix_ms, INT64_MIN);
   EXPECT_EQ(a.fence, nullptr);
+}
+
+// The hooks of lease_options are `detail::callback`s: they take what `std::function` took
+// (a lambda, a mutable one, a function pointer), copy with the options, test as empty when
+// unset or set to a null pointer, and refuse a call when empty.
+namespace {
+flakeid::lease_time fixed_time() { return flakeid::lease_time{std::chrono::milliseconds{42}}; }
+}  // namespace
+
+TEST(options_init_test, lease_hooks_copy_call_and_test_as_std_function_does) {
+  flakeid::lease_options o;
+  int events = 0;
+  o.on_event = [&events](flakeid::lease_event, const std::string&) { ++events; };
+  o.now = &fixed_time;
+  o.sleep = [slept = std::chrono::milliseconds{0}](std::chrono::milliseconds d) mutable {
+    slept += d;
+    if (slept > 10ms) throw std::runtime_error("slept " + std::to_string(slept.count()) + " ms");
+  };
+  flakeid::lease_options copy = o;
+  copy.on_event(flakeid::lease_event::acquired, "a");
+  o.on_event(flakeid::lease_event::lost, "b");
+  EXPECT_EQ(events, 2);
+  EXPECT_EQ(copy.now().time_since_epoch(), 42ms);
+  // A mutable lambda keeps its state per copy: each copy sleeps its own 10 ms before refusing.
+  copy.sleep(6ms);
+  o.sleep(6ms);
+  EXPECT_THROW(copy.sleep(6ms), std::runtime_error);
+  EXPECT_THROW(o.sleep(6ms), std::runtime_error);
+
+  flakeid::lease_time (*none)() = nullptr;
+  o.now = none;
+  EXPECT_FALSE(o.now);
+  EXPECT_TRUE(copy.now);
+  o.on_event = nullptr;
+  EXPECT_FALSE(o.on_event);
+  try {
+    o.on_event(flakeid::lease_event::released, "c");
+    ADD_FAILURE() << "an empty hook was called";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "flakeid: an empty callback was called");
+  }
 }
