@@ -43,6 +43,7 @@ class Tenure:
         self.log, self.number, self.node = log, number, node
         self.runs = []  # [first, last] ms, in the order minted
         self.count = 0
+        self.offsets = None  # the lowest and highest clock - wall of its bursts, ms
 
     def add(self, t):
         r = self.runs[-1] if self.runs else None
@@ -67,16 +68,19 @@ class ProcLog:
         self.start = None
         self.end = None
         self.tenures = []
+        self.first_segment = None  # wall ms of its first segment number
 
 
 class StoreCheck:
-    """Every check over one store's logs; `problems` lists what failed."""
+    """Every check over one store's logs; `problems` counts what failed within the contract."""
 
-    def __init__(self, name):
+    def __init__(self, name, guard_ms=500, wipes=()):
         self.name = name
+        self.guard_ms = guard_ms
+        self.wipes = sorted(wipes)  # start ms of each server_wipe
         self.ids = set()
         self.id_count = 0
-        self.segments = set()
+        self.segments = {}  # number -> wall ms of its burst
         self.segment_count = 0
         self.duplicates = []
         self.segment_repeats = []
@@ -88,8 +92,17 @@ class StoreCheck:
         self.errors = {}
 
     def problems(self):
-        return (len(self.duplicates) + len(self.segment_repeats) + len(self.fence) +
-                len(self.wrong_worker) + len(self.overlaps))
+        return (len(self.within(self.duplicates)) + len(self.within(self.segment_repeats)) +
+                len(self.fence) + len(self.wrong_worker) + len(self.within(self.overlaps)))
+
+    @staticmethod
+    def within(found):
+        """What the contract rules out (the rest: `beyond`)."""
+        return [f for f in found if not f[-1]]
+
+    @staticmethod
+    def beyond(found):
+        return [f for f in found if f[-1]]
 
     def read_log(self, path):
         p = ProcLog(path)
@@ -101,10 +114,18 @@ class StoreCheck:
             for line in f:
                 self._line(p, line.split(), pending)
                 if line.startswith("B "):
-                    burst_wall = int(line.split()[1])
+                    w = line.split()
+                    burst_wall = int(w[1])
                     p.start = burst_wall if p.start is None else p.start
                     p.end = burst_wall
                     n_before = self.id_count
+                    if tenure is not None:
+                        off = int(w[2]) - burst_wall
+                        o = tenure.offsets
+                        tenure.offsets = [off, off] if o is None else [min(o[0], off),
+                                                                         max(o[1], off)]
+                elif line.startswith("S ") and burst_wall is not None:
+                    self._segment(p, int(line.split()[1]), burst_wall)
                 elif line.startswith("T "):
                     w = line.split()
                     tenure = Tenure(p.name, int(w[2]), (int(w[3]), int(w[4])))
@@ -116,10 +137,10 @@ class StoreCheck:
                         p.minted_at.append(burst_wall)
                         p.counts.append(minted)
                     pending.clear()
-        # IDs of a burst cut short by a kill (no deadline line after them) are checked as those
-        # of the last deadline seen: without a tenure they count as past the fence.
+        # A burst is one write, so a log never ends inside one; IDs without their deadline line
+        # (a log cut short) count as past the fence.
         if pending:
-            self._deadline(p, tenure, ["D", "-", "-"], pending, cut=True)
+            self._deadline(p, tenure, ["D", "-", "-"], pending)
         return p
 
     def _line(self, p, w, pending):
@@ -135,24 +156,34 @@ class StoreCheck:
             else:
                 self.ids.add(i)
             pending.append(i)
-        elif w[0] == "S":
-            n = int(w[1])
-            self.segment_count += 1
-            if n in self.segments:
-                self.segment_repeats.append((n, p.name))
-            else:
-                self.segments.add(n)
         elif w[0] == "X" and len(w) > 2:
             self.errors[w[2]] = self.errors.get(w[2], 0) + 1
 
-    def _deadline(self, p, tenure, w, pending, cut=False):
-        deadline = None if w[2] == "-" else int(w[2])
+    def _segment(self, p, n, wall):
+        """A segment number: a repeat is beyond the contract when the store was wiped since its
+        first holder took it and the process repeating it took its first number after the wipe
+        (a counter the store lost, which docs/segments.md says a new process cannot notice)."""
+        self.segment_count += 1
+        if p.first_segment is None:
+            p.first_segment = wall
+        if n not in self.segments:
+            self.segments[n] = wall
+            return
+        first = self.segments[n]
+        wiped = any(first <= w <= wall and p.first_segment >= w for w in self.wipes)
+        self.segment_repeats.append((n, p.name, wiped))
+
+    def _deadline(self, p, tenure, w, pending):
+        # D <tenure> <before> [<after>]: the later of the deadlines confirmed before and after
+        # the burst bounds each of its IDs.
+        known = [int(v) for v in w[2:4] if v != "-"]
+        deadline = max(known) if known else None
         for i in pending:
             t = id_time(i)
-            if tenure is None or (deadline is None and not cut):
+            if tenure is None:
                 self.fence.append((i, p.name, t, None))
                 continue
-            if deadline is not None and t >= deadline:
+            if deadline is None or t >= deadline:
                 self.fence.append((i, p.name, t, deadline))
             if id_node(i) != tenure.node:
                 self.wrong_worker.append((i, p.name, id_node(i), tenure.node))
@@ -171,8 +202,12 @@ class StoreCheck:
             for r in runs:
                 if widest is not None and r[0] <= widest[1] and r[2] is not widest[2]:
                     a, b = widest, r
+                    oa, ob = a[2].offsets or [0, 0], b[2].offsets or [0, 0]
+                    skew = max(oa[1] - ob[0], ob[1] - oa[0])
+                    # Clocks further apart than safe_guard: beyond what the lease promises.
                     self.overlaps.append((node, a[2].log, a[2].number, a[0], a[1], b[2].log,
-                                          b[2].number, b[0], b[1]))
+                                          b[2].number, b[0], b[1], skew,
+                                          skew > self.guard_ms))
                 if widest is None or r[1] > widest[1]:
                     widest = r
 
@@ -219,11 +254,17 @@ def read_run(path):
     return run
 
 
-def check_store(d):
-    c = StoreCheck(os.path.basename(d))
+def check_store(d, guard_ms=500, faults=()):
+    wipes = [f["start"] for f in faults if f["kind"] == "server_wipe"]
+    c = StoreCheck(os.path.basename(d), guard_ms, wipes)
     for path in sorted(glob.glob(os.path.join(d, "m*.log*"))):
         c.read_log(path)
     c.check_tenures()
+    # A duplicate inside two overlapping tenures whose clocks were further apart than
+    # safe_guard is beyond the contract, as their overlap is.
+    c.duplicates = [(i, log, any(o[-1] and o[0] == id_node(i) and o[3] <= id_time(i) <= o[4] and
+                                 o[7] <= id_time(i) <= o[8] for o in c.overlaps))
+                    for i, log in c.duplicates]
     return c
 
 
@@ -244,11 +285,16 @@ def store_section(d, c, run, faults):
     out.append("|---|---|")
     out.append(f"| IDs checked | {c.id_count} |")
     out.append(f"| segment numbers checked | {c.segment_count} |")
-    out.append(f"| duplicate IDs | {len(c.duplicates)} |")
-    out.append(f"| segment numbers handed out twice | {len(c.segment_repeats)} |")
+    out.append(f"| duplicate IDs | {len(c.within(c.duplicates))} |")
+    out.append(f"| segment numbers handed out twice | {len(c.within(c.segment_repeats))} |")
     out.append(f"| IDs at or past their confirmed deadline | {len(c.fence)} |")
     out.append(f"| IDs of another worker than their lease's | {len(c.wrong_worker)} |")
-    out.append(f"| tenures of one worker id overlapping in time | {len(c.overlaps)} |")
+    out.append(f"| tenures of one worker id overlapping in time | {len(c.within(c.overlaps))} |")
+    out.append(f"| beyond the contract: duplicate IDs, overlapping tenures of holders whose "
+               f"clocks were more than safe_guard apart | {len(c.beyond(c.duplicates))}, "
+               f"{len(c.beyond(c.overlaps))} |")
+    out.append(f"| beyond the contract: segment numbers again from a process that started on a "
+               f"wiped counter | {len(c.beyond(c.segment_repeats))} |")
     out.append(f"| IDs minted by forked children | {c.child_ids} |")
     out.append(f"| minter processes (logs) | {len(c.procs)} |")
     out.append("")
@@ -281,17 +327,22 @@ def store_section(d, c, run, faults):
 
 def problem_lines(c):
     out = []
-    for i, log in c.duplicates[:10]:
-        out.append(f"- duplicate ID {i} (time {id_time(i)}, node {id_node(i)}) in {log}")
-    for n, log in c.segment_repeats[:10]:
-        out.append(f"- segment number {n} again in {log}")
+    for found in (c.within(c.duplicates)[:10], c.beyond(c.duplicates)[:3]):
+        for i, log, beyond in found:
+            out.append(f"- duplicate ID {i} (time {id_time(i)}, node {id_node(i)}) in {log}" +
+                       (" (beyond the contract)" if beyond else ""))
+    for found in (c.within(c.segment_repeats)[:10], c.beyond(c.segment_repeats)[:3]):
+        for n, log, beyond in found:
+            out.append(f"- segment number {n} again in {log}" +
+                       (" (after a wipe, from a process that started on it)" if beyond else ""))
     for i, log, t, dl in c.fence[:10]:
         out.append(f"- ID {i} in {log}: time {t}, confirmed deadline {dl}")
     for i, log, got, want in c.wrong_worker[:10]:
         out.append(f"- ID {i} in {log}: node {got}, its lease's {want}")
-    for o in c.overlaps[:10]:
+    for o in c.within(c.overlaps)[:10] + c.beyond(c.overlaps)[:10]:
         out.append(f"- worker {o[0]}: {o[1]} tenure {o[2]} [{o[3]}, {o[4]}] overlaps {o[5]} "
-                   f"tenure {o[6]} [{o[7]}, {o[8]}]")
+                   f"tenure {o[6]} [{o[7]}, {o[8]}], clocks up to {o[9]} ms apart" +
+                   (" (beyond the contract)" if o[10] else ""))
     return out + ([""] if out else [])
 
 
@@ -307,15 +358,18 @@ def main(argv):
     for d in dirs:
         run = read_run(os.path.join(d, "run.txt"))
         faults = read_faults(os.path.join(d, "faults.log"))
-        c = check_store(d)
+        c = check_store(d, int(run.get("guard_ms", 500)), faults)
         soak_png.timeline(os.path.join(out, c.name + ".png"), c, faults, int(run["begin"]),
                           int(run["end"]))
         lines += store_section(d, c, run, faults)
         verdict = "FAILED" if c.problems() else "ok"
         print(f"{c.name}: {c.id_count} IDs, {c.segment_count} segment numbers, {len(faults)} "
-              f"faults: {len(c.duplicates)} duplicates, {len(c.segment_repeats)} segment "
-              f"repeats, {len(c.fence)} past the fence, {len(c.wrong_worker)} wrong worker, "
-              f"{len(c.overlaps)} overlapping tenures: {verdict}")
+              f"faults: {len(c.within(c.duplicates))} duplicates, "
+              f"{len(c.within(c.segment_repeats))} segment repeats, {len(c.fence)} past the "
+              f"fence, {len(c.wrong_worker)} wrong worker, {len(c.within(c.overlaps))} "
+              f"overlapping tenures; beyond the contract: {len(c.beyond(c.duplicates))} "
+              f"duplicates, {len(c.beyond(c.overlaps))} overlaps, "
+              f"{len(c.beyond(c.segment_repeats))} segment repeats: {verdict}")
         failed |= c.problems() > 0
     lines += soak_png.legend_lines()
     with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as f:

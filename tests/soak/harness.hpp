@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "soak.hpp"
@@ -89,6 +90,7 @@ class minter_pool {
  private:
   const soak_config& c_;
   std::string store_, dir_, where_;
+  std::pair<uid_t, gid_t> user_;
   std::vector<minter_proc> procs_;
 };
 
@@ -132,8 +134,15 @@ class nemesis {
 /// The contents of the file at `path` (empty when it cannot be read).
 std::string read_text(const std::string& path);
 
-/// Starts `argv` with output to `log` in a process group of its own; its pid.
-pid_t spawn_program(const std::vector<std::string>& argv, const std::string& log);
+/// Starts `argv` with output to `log` in a process group of its own, as user `uid` (-1: this
+/// process's); its pid.
+pid_t spawn_program(const std::vector<std::string>& argv, const std::string& log,
+                    uid_t uid = static_cast<uid_t>(-1), gid_t gid = static_cast<gid_t>(-1));
+
+/// The user the minters run as: `nobody` when the harness runs as root (so that a partition
+/// drops the minters' packets and not the harness's own checks of a server it restarts),
+/// else -1 (the harness's user).
+std::pair<uid_t, gid_t> minter_user();
 
 /// Runs the soak of one store: its server, the minters, the nemesis; logs under
 /// `<out>/<store>/`. Returns 0, or 1 when the harness itself failed.

@@ -105,6 +105,9 @@ class minter {
                                          clock_.now().time_since_epoch())
                                          .count()) +
                       "\n";
+    // The deadline before and after the burst: it only rises while the lease holds, and is
+    // gone once the lease is lost, so the later of the two bounds every ID of the burst.
+    const std::string before = deadline_text();
     bool minted = false;
     try {
       for (int i = 0; i < c_.burst; ++i) {
@@ -114,10 +117,8 @@ class minter {
     } catch (const std::exception& e) {
       out += "X " + std::to_string(wall_ms()) + " mint " + one_field(e.what()) + "\n";
     }
+    out += "D " + std::to_string(tenure_) + " " + before + " " + deadline_text() + "\n";
     if (++bursts_ % c_.segment_every == 0) out += segment_number();
-    const auto d = lease_->deadline();
-    out += "D " + std::to_string(tenure_) + " " +
-           (d ? std::to_string(d->time_since_epoch().count()) : "-") + "\n";
     log_.write(out);
     if (minted) {
       down_since_.reset();
@@ -128,6 +129,11 @@ class minter {
       if (lost_ || now - *down_since_ > std::chrono::milliseconds{4 * (c_.ttl_ms + c_.guard_ms)})
         drop_lease();
     }
+  }
+
+  std::string deadline_text() const {
+    const auto d = lease_->deadline();
+    return d ? std::to_string(d->time_since_epoch().count()) : "-";
   }
 
   std::string segment_number() {

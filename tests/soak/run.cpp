@@ -2,6 +2,7 @@
 // program started again in minter mode), the nemesis, and the minters' stop at the end.
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,7 +18,12 @@ namespace flakeid_soak {
 
 minter_pool::minter_pool(const soak_config& c, std::string store, std::string dir,
                          std::string where)
-    : c_(c), store_(std::move(store)), dir_(std::move(dir)), where_(std::move(where)) {
+    : c_(c),
+      store_(std::move(store)),
+      dir_(std::move(dir)),
+      where_(std::move(where)),
+      user_(minter_user()) {
+  ::chmod(dir_.c_str(), 01777);  // the minters' logs
   procs_.resize(static_cast<std::size_t>(c_.minters));
   for (int s = 0; s < c_.minters; ++s) {
     procs_[static_cast<std::size_t>(s)].slot = s;
@@ -47,7 +53,7 @@ void minter_pool::start(int slot) {
                          "--guard-ms",    std::to_string(m.guard_ms),
                          "--burst",       std::to_string(m.burst),
                          "--interval-ms", std::to_string(m.interval_ms)},
-                        name + ".out");
+                        name + ".out", user_.first, user_.second);
   p.paused = false;
 }
 

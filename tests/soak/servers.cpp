@@ -1,7 +1,9 @@
 // The servers of the fault soak: each store's test server (tests/adapters/test_servers.hpp)
 // behind `soak_server`, and how each is made to forget its leases.
 
+#include <pwd.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
@@ -17,8 +19,16 @@ int run_program(const std::vector<std::string>& argv, const std::string& log) {
 
 std::string read_text(const std::string& path) { return flakeid_test::read_file(path); }
 
-pid_t spawn_program(const std::vector<std::string>& argv, const std::string& log) {
-  return flakeid_test::spawn(argv, log);
+pid_t spawn_program(const std::vector<std::string>& argv, const std::string& log, uid_t uid,
+                    gid_t gid) {
+  return flakeid_test::spawn(argv, log, uid, gid);
+}
+
+std::pair<uid_t, gid_t> minter_user() {
+  if (::geteuid() == 0) {
+    if (const passwd* pw = ::getpwnam("nobody")) return {pw->pw_uid, pw->pw_gid};
+  }
+  return {static_cast<uid_t>(-1), static_cast<gid_t>(-1)};
 }
 
 namespace {
@@ -32,6 +42,7 @@ class file_server final : public soak_server {
  public:
   explicit file_server(const std::string& dir) : dir_(dir + "/store") {
     fs::create_directories(dir_);
+    ::chmod(dir_.c_str(), 01777);  // the minters may run as another user
     mounted_ = ::mount("tmpfs", dir_.c_str(), "tmpfs", 0, "size=4m,mode=1777") == 0;
   }
   ~file_server() override {
