@@ -114,6 +114,8 @@ class nemesis {
   struct fault;
   void start_one();
   bool begin(fault& f);
+  double step_clock(fault& f);
+  void cut_minters_off();
   void end(fault& f);
   [[nodiscard]] bool busy(const std::string& target) const;
   [[nodiscard]] int free_slot(const std::string& prefix);

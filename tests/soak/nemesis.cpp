@@ -126,6 +126,32 @@ void nemesis::start_one() {
   }
 }
 
+/// Drops the minters' packets to the server (their requests, their handshakes' and replies'
+/// acknowledgements); the harness's own, which checks a server it restarts, pass.
+void nemesis::cut_minters_off() {
+  const uid_t uid = minter_user().first;
+  const std::string who =
+      uid == static_cast<uid_t>(-1) ? "" : "meta skuid " + std::to_string(uid) + " ";
+  (void)nft("add rule inet " + nft_table_ + " out " + who + "tcp dport " +
+                std::to_string(server_.port()) + " drop",
+            dir_ + "/nft.log");
+}
+
+/// Steps the clock of `f.slot`: forward by seconds to an hour, for good (a clock that jumped
+/// ahead), or back by seconds to a minute for a while, then forward again to where it was. The
+/// seconds until the fault ends.
+double nemesis::step_clock(fault& f) {
+  static const std::int64_t forward[] = {1'000, 5'000, 30'000, 600'000, 3'600'000};
+  static const std::int64_t back[] = {-500, -2'000, -10'000, -60'000};
+  const bool ahead = uniform(0, 1) < 0.4;
+  f.offset_ms = ahead ? forward[std::uniform_int_distribution<int>(0, 4)(rng_)]
+                      : back[std::uniform_int_distribution<int>(0, 3)(rng_)];
+  const std::string file = pool_.clock_file(f.slot);
+  set_clock_offset(file, clock_offset(file) + f.offset_ms);
+  f.detail = std::to_string(f.offset_ms);
+  return ahead ? 0 : uniform(1, 6);
+}
+
 bool nemesis::begin(fault& f) {
   const double guard_s = (c_.minter.ttl_ms + c_.minter.guard_ms) / 1000.0;
   const auto for_s = [&](double s) { f.end_ms = f.start_ms + static_cast<std::int64_t>(s * 1000); };
@@ -152,21 +178,7 @@ bool nemesis::begin(fault& f) {
     for_s(2.5);  // the child mints (or is refused) for two seconds
   } else if (f.kind == "clock_step") {
     if (!on_slot("clock")) return false;
-    // Forward: seconds to an hour, and it stays (a clock that jumped ahead); back: seconds to a
-    // minute, for a while, then forward again to where it was.
-    static const std::int64_t forward[] = {1'000, 5'000, 30'000, 600'000, 3'600'000};
-    static const std::int64_t back[] = {-500, -2'000, -10'000, -60'000};
-    const bool ahead = uniform(0, 1) < 0.4;
-    f.offset_ms = ahead ? forward[std::uniform_int_distribution<int>(0, 4)(rng_)]
-                        : back[std::uniform_int_distribution<int>(0, 3)(rng_)];
-    std::int64_t now_offset = 0;
-    {
-      std::ifstream in(pool_.clock_file(f.slot), std::ios::binary);
-      in.read(reinterpret_cast<char*>(&now_offset), sizeof now_offset);
-    }
-    set_clock_offset(pool_.clock_file(f.slot), now_offset + f.offset_ms);
-    f.detail = std::to_string(f.offset_ms);
-    for_s(ahead ? 0 : uniform(1, 6));
+    for_s(step_clock(f));
   } else if (f.kind.rfind("server_", 0) == 0) {
     if (!on("server")) return false;
     if (f.kind == "server_kill") {
@@ -184,14 +196,7 @@ bool nemesis::begin(fault& f) {
     for_s(0);
   } else if (f.kind == "partition") {
     if (!on("net")) return false;
-    // The minters' packets to the server (their requests, their handshakes' and replies'
-    // acknowledgements) are dropped; the harness's own, which checks a server it restarts, pass.
-    const uid_t uid = minter_user().first;
-    const std::string who =
-        uid == static_cast<uid_t>(-1) ? "" : "meta skuid " + std::to_string(uid) + " ";
-    (void)nft("add rule inet " + nft_table_ + " out " + who + "tcp dport " +
-                  std::to_string(server_.port()) + " drop",
-              dir_ + "/nft.log");
+    cut_minters_off();
     for_s(uniform(0.5, 3 * guard_s));
   } else if (f.kind == "disk_full") {
     if (!on("disk")) return false;
@@ -209,12 +214,8 @@ void nemesis::end(fault& f) {
   } else if (f.kind == "minter_kill") {
     pool_.start(f.slot);
   } else if (f.kind == "clock_step" && f.offset_ms < 0) {
-    std::int64_t now_offset = 0;
-    {
-      std::ifstream in(pool_.clock_file(f.slot), std::ios::binary);
-      in.read(reinterpret_cast<char*>(&now_offset), sizeof now_offset);
-    }
-    set_clock_offset(pool_.clock_file(f.slot), now_offset - f.offset_ms);
+    const std::string file = pool_.clock_file(f.slot);
+    set_clock_offset(file, clock_offset(file) - f.offset_ms);
   } else if (f.kind == "server_kill" || f.kind == "server_wipe") {
     server_.start();
   } else if (f.kind == "server_pause") {

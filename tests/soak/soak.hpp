@@ -49,6 +49,16 @@ inline const volatile std::int64_t* map_clock_offset(const std::string& path) {
   return static_cast<const volatile std::int64_t*>(p);
 }
 
+/// The offset (ms) in the clock file at `path` (0 when it cannot be read).
+inline std::int64_t clock_offset(const std::string& path) {
+  std::int64_t offset = 0;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  if (::pread(fd, &offset, sizeof offset, 0) != sizeof offset) offset = 0;
+  ::close(fd);
+  return offset;
+}
+
 /// Writes the offset (ms) of the clock file at `path` (created when missing).
 inline void set_clock_offset(const std::string& path, std::int64_t offset_ms) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
