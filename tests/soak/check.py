@@ -77,10 +77,10 @@ class StoreCheck:
     def __init__(self, name, guard_ms=500, wipes=()):
         self.name = name
         self.guard_ms = guard_ms
-        self.wipes = sorted(wipes)  # start ms of each server_wipe
+        self.wipes = sorted(wipes)  # (start, end) ms of each server_wipe
         self.ids = set()
         self.id_count = 0
-        self.segments = {}  # number -> wall ms of its burst
+        self.segments = {}  # number -> [(wall ms of its burst, its process)]
         self.segment_count = 0
         self.duplicates = []
         self.segment_repeats = []
@@ -160,18 +160,26 @@ class StoreCheck:
             self.errors[w[2]] = self.errors.get(w[2], 0) + 1
 
     def _segment(self, p, n, wall):
-        """A segment number: a repeat is beyond the contract when the store was wiped since its
-        first holder took it and the process repeating it took its first number after the wipe
-        (a counter the store lost, which docs/segments.md says a new process cannot notice)."""
         self.segment_count += 1
         if p.first_segment is None:
             p.first_segment = wall
-        if n not in self.segments:
-            self.segments[n] = wall
-            return
-        first = self.segments[n]
-        wiped = any(first <= w <= wall and p.first_segment >= w for w in self.wipes)
-        self.segment_repeats.append((n, p.name, wiped))
+        self.segments.setdefault(n, []).append((wall, p))
+
+    def check_segments(self):
+        """Each number handed out more than once, in time order: a repeat is beyond the contract
+        when the two lie on the two sides of a wipe: the earlier one from a process that took
+        numbers before the wipe (it may serve a segment it holds after it), the later one from
+        a process that took its first number after the wipe began, from a counter the store
+        lost, which a process started on the empty store cannot tell from a new one
+        (docs/segments.md)."""
+        for n, seen in self.segments.items():
+            if len(seen) < 2:
+                continue
+            seen.sort(key=lambda s: s[0])
+            for (_, q), (wall, p) in zip(seen, seen[1:]):
+                wiped = any(q.first_segment < start <= min(wall, p.first_segment)
+                            for start, _ in self.wipes)
+                self.segment_repeats.append((n, p.name, wiped))
 
     def _deadline(self, p, tenure, w, pending):
         # D <tenure> <before> [<after>]: the later of the deadlines confirmed before and after
@@ -255,11 +263,12 @@ def read_run(path):
 
 
 def check_store(d, guard_ms=500, faults=()):
-    wipes = [f["start"] for f in faults if f["kind"] == "server_wipe"]
+    wipes = [(f["start"], f["end"]) for f in faults if f["kind"] == "server_wipe"]
     c = StoreCheck(os.path.basename(d), guard_ms, wipes)
     for path in sorted(glob.glob(os.path.join(d, "m*.log*"))):
         c.read_log(path)
     c.check_tenures()
+    c.check_segments()
     # A duplicate inside two overlapping tenures whose clocks were further apart than
     # safe_guard is beyond the contract, as their overlap is.
     c.duplicates = [(i, log, any(o[-1] and o[0] == id_node(i) and o[3] <= id_time(i) <= o[4] and

@@ -130,7 +130,7 @@ class CheckerTest(unittest.TestCase):
 
     def test_a_segment_number_again_after_a_wipe_is_beyond_the_contract_for_a_new_process(self):
         self.clean_logs()
-        wipe = {"kind": "server_wipe", "start": T0 + 6000}
+        wipe = {"kind": "server_wipe", "start": T0 + 6000, "end": T0 + 6500}
         self.write("m2-1.log", tenure(T0 + 7000, 1, 2) +
                    burst(T0 + 7000, [make_id(T0 + 7000, 2, 0)], T0 + 8200, 1, [1]))
         c = check.check_store(self.store, 500, [wipe])
