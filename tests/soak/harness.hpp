@@ -2,6 +2,7 @@
 // The harness side of the fault soak (docs/soak.md): the store's server as the nemesis sees it
 // (servers.cpp), the fault schedule and its faults (nemesis.cpp), the run (soak_main.cpp).
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -145,6 +146,9 @@ pid_t spawn_program(const std::vector<std::string>& argv, const std::string& log
 /// drops the minters' packets and not the harness's own checks of a server it restarts),
 /// else -1 (the harness's user).
 std::pair<uid_t, gid_t> minter_user();
+
+/// Set by SIGINT and SIGTERM: the run ends early, its servers and minters stopped as at its end.
+extern volatile sig_atomic_t interrupted;
 
 /// Runs the soak of one store: its server, the minters, the nemesis; logs under
 /// `<out>/<store>/`. Returns 0, or 1 when the harness itself failed.

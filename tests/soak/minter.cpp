@@ -5,6 +5,7 @@
 // with what it inherited for two seconds, into a log of its own.
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -195,6 +196,9 @@ int run_with(const minter_config& c, Store store) {
 }  // namespace
 
 int run_minter(const minter_config& c) {
+  // A minter dies with the harness that started it (a harness killed leaves no minter behind).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) return 1;
   ::signal(SIGTERM, on_term);
   ::signal(SIGINT, on_term);
   ::signal(SIGUSR1, on_usr1);

@@ -2,6 +2,7 @@
 // program started again in minter mode), the nemesis, and the minters' stop at the end.
 
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,8 @@
 #include "harness.hpp"
 
 namespace flakeid_soak {
+
+volatile sig_atomic_t interrupted = 0;
 
 minter_pool::minter_pool(const soak_config& c, std::string store, std::string dir,
                          std::string where)
@@ -111,9 +114,11 @@ void minter_pool::stop_all(int grace_ms) {
 
 int run_store(const soak_config& c, const std::string& store) {
   const std::string dir = c.out + "/" + store;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
   try {
+    // The file store's tmpfs of a run that was killed may still be mounted there.
+    (void)::umount2((dir + "/store").c_str(), MNT_DETACH);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
     auto server = make_server(store, dir);
     server->start();
     const std::int64_t begin = wall_ms();
@@ -129,7 +134,7 @@ int run_store(const soak_config& c, const std::string& store) {
                    kinds.c_str());
       const auto until = std::chrono::steady_clock::now() +
                          std::chrono::milliseconds{static_cast<long>(c.minutes * 60'000)};
-      while (std::chrono::steady_clock::now() < until) {
+      while (std::chrono::steady_clock::now() < until && interrupted == 0) {
         n.tick();
         (void)pool.restart_exited();
         std::this_thread::sleep_for(std::chrono::milliseconds{50});

@@ -7,6 +7,7 @@
 // checker's (1 when it found a duplicate, a segment number twice or an ID past its fence).
 // The same program started with --minter is one minter (minter.cpp).
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,8 @@
 #endif
 
 namespace {
+
+extern "C" void on_interrupt(int) { flakeid_soak::interrupted = 1; }
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -115,10 +118,13 @@ int main(int argc, char** argv) {
     std::fputs("flakeid_soak: --max-ids must lie below --minters (ids change hands)\n", stderr);
     return 2;
   }
+  ::signal(SIGINT, on_interrupt);
+  ::signal(SIGTERM, on_interrupt);
   c.self = std::filesystem::canonical("/proc/self/exe").string();
   std::filesystem::create_directories(c.out);
   int rc = 0;
-  for (const std::string& store : c.stores) rc |= flakeid_soak::run_store(c, store);
+  for (const std::string& store : c.stores)
+    if (flakeid_soak::interrupted == 0) rc |= flakeid_soak::run_store(c, store);
   if (rc != 0) return 3;
   if (!check) return 0;
   const std::string log = c.out + "/check.log";
