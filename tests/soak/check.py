@@ -44,6 +44,7 @@ class Tenure:
         self.runs = []  # [first, last] ms, in the order minted
         self.count = 0
         self.offsets = None  # the lowest and highest clock - wall of its bursts, ms
+        self.wall = 0  # when it was taken (wall ms)
 
     def add(self, t):
         r = self.runs[-1] if self.runs else None
@@ -74,10 +75,11 @@ class ProcLog:
 class StoreCheck:
     """Every check over one store's logs; `problems` counts what failed within the contract."""
 
-    def __init__(self, name, guard_ms=500, wipes=()):
+    def __init__(self, name, guard_ms=500, wipes=(), losses=()):
         self.name = name
         self.guard_ms = guard_ms
         self.wipes = sorted(wipes)  # (start, end) ms of each server_wipe
+        self.losses = sorted(losses)  # start ms of each fault that makes the store forget
         self.ids = set()
         self.id_count = 0
         self.segments = {}  # number -> [(wall ms of its burst, its process)]
@@ -129,6 +131,7 @@ class StoreCheck:
                 elif line.startswith("T "):
                     w = line.split()
                     tenure = Tenure(p.name, int(w[2]), (int(w[3]), int(w[4])))
+                    tenure.wall = int(w[1])
                     p.tenures.append(tenure)
                 elif line.startswith("D "):
                     self._deadline(p, tenure, line.split(), pending)
@@ -212,10 +215,13 @@ class StoreCheck:
                     a, b = widest, r
                     oa, ob = a[2].offsets or [0, 0], b[2].offsets or [0, 0]
                     skew = max(oa[1] - ob[0], ob[1] - oa[0])
-                    # Clocks further apart than safe_guard: beyond what the lease promises.
+                    # Clocks further apart than safe_guard, and a store that forgot between
+                    # the two leases: beyond what the lease promises.
+                    first, then = sorted((a[2].wall, b[2].wall))
+                    forgot = any(first <= t <= then for t in self.losses)
                     self.overlaps.append((node, a[2].log, a[2].number, a[0], a[1], b[2].log,
                                           b[2].number, b[0], b[1], skew,
-                                          skew > self.guard_ms))
+                                          skew > self.guard_ms and forgot))
                 if widest is None or r[1] > widest[1]:
                     widest = r
 
@@ -264,13 +270,15 @@ def read_run(path):
 
 def check_store(d, guard_ms=500, faults=()):
     wipes = [(f["start"], f["end"]) for f in faults if f["kind"] == "server_wipe"]
-    c = StoreCheck(os.path.basename(d), guard_ms, wipes)
+    losses = [f["start"] for f in faults if f["kind"] in ("server_wipe", "forget")]
+    c = StoreCheck(os.path.basename(d), guard_ms, wipes, losses)
     for path in sorted(glob.glob(os.path.join(d, "m*.log*"))):
         c.read_log(path)
     c.check_tenures()
     c.check_segments()
     # A duplicate inside two overlapping tenures whose clocks were further apart than
-    # safe_guard is beyond the contract, as their overlap is.
+    # safe_guard, with a store that forgot between them, is beyond the contract, as their
+    # overlap is.
     c.duplicates = [(i, log, any(o[-1] and o[0] == id_node(i) and o[3] <= id_time(i) <= o[4] and
                                  o[7] <= id_time(i) <= o[8] for o in c.overlaps))
                     for i, log in c.duplicates]
