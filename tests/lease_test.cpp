@@ -1180,6 +1180,34 @@ TEST(file_lease_test, a_lease_file_deleted_under_its_holder_causes_no_duplicate)
   });
 }
 
+// A claimer that made a lock file after the old one was deleted under its holder, and then
+// could not write its deadline into it (a full disk; killed in between), leaves the file empty.
+// The next claimer opens that file without making it, and must still wait `ttl + safe_guard`,
+// as its maker would have: the holder of the deleted file mints until its next renewal. (The
+// fault soak found it: docs/soak.md.)
+TEST(file_lease_test, an_empty_lock_file_left_by_a_failed_claim_is_waited_for_as_a_new_one) {
+  for (const ::mode_t dir_mode : {::mode_t{01777}, ::mode_t{0700}}) {
+    file_backend b;
+    ASSERT_EQ(::chmod(b.dir.c_str(), dir_mode), 0);
+    flakeid::manual_clock clk = clock_at_wall();
+    auto o = quick_options(unique_ns("empty"));
+    o.max_ids = 1;
+    o.use_clock(clk);
+    auto holder = b.make(o);
+    ASSERT_EQ(holder->acquire(1), 0U);
+    const std::string file = b.dir + "/flakeid-" + o.name_space + "-0.lease";
+    ASSERT_TRUE(std::filesystem::remove(file));
+    { std::ofstream made(file); }  // made, never written
+    auto next = b.make(o);
+    const flakeid::lease_time claimed =
+        std::chrono::time_point_cast<std::chrono::milliseconds>(clk.now());
+    ASSERT_EQ(next->acquire(1), 0U);
+    ASSERT_TRUE(next->not_after().has_value()) << "directory mode " << std::oct << dir_mode;
+    EXPECT_GE(*next->not_after(), claimed + o.ttl + o.safe_guard)
+        << "directory mode " << std::oct << dir_mode;
+  }
+}
+
 TEST(file_lease_test, a_forked_child_never_mints_on_its_parents_lease) {
   file_backend b;
   auto o = quick_options(unique_ns("fork"));

@@ -1373,6 +1373,24 @@ TEST(segment_start_test, a_store_that_does_not_raise_the_counter_is_refused) {
       "does not lie above the previous max 10; handing it out could repeat IDs");
 }
 
+// A counter that went back lost ranges: others may have handed out numbers above this
+// generator's own last range. A later answer above that range proves nothing, so the generator
+// stays refused. (The fault soak found it: a running process handed out again, once the wiped
+// counter had climbed past its own last range, numbers another process had handed out.)
+TEST(segment_start_test, a_counter_that_went_back_is_refused_for_good) {
+  flakeid::segment_generator gen{scripted_distributor{{10, 20, 15, 200}}, {.step = 10}};
+  for (std::uint64_t i = 1; i <= 20; ++i) ASSERT_EQ(gen.next_id(), i);
+  flakeid_test::expect_error<flakeid::segment_store_error>(
+      [&] { (void)gen.next_id(); },
+      "flakeid: segment store scripted, key 'k': the store returned max 15 for step 10, which "
+      "does not lie above the previous max 20; handing it out could repeat IDs");
+  flakeid_test::expect_error<flakeid::segment_store_error>(
+      [&] { (void)gen.next_id(); },
+      "flakeid: segment store scripted, key 'k': the counter went back below the previous max 20 "
+      "before: it may have lost ranges handed out since, so no range is taken from it again "
+      "(find the highest number in use, resume the counter above it and make a new generator)");
+}
+
 TEST(segment_start_test, bad_start_throws_naming_the_range) {
   flakeid::memory_store store;
   for (const std::uint64_t start : {std::uint64_t{0}, flakeid::max_segment_start + 1})

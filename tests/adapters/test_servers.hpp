@@ -403,6 +403,22 @@ class redis_server {
     for (int i = 0; i < 200 && port_open(port_); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds{5});
   }
+  /// Freezes the server (SIGSTOP): its connections stay open, and it answers nothing.
+  void pause() const {
+    if (pid_ > 0) ::kill(pid_, SIGSTOP);
+  }
+  /// Lets a paused server run on (SIGCONT).
+  void resume() const {
+    if (pid_ > 0) ::kill(pid_, SIGCONT);
+  }
+  /// Stops the server and removes its append-only file: the next `start` serves an empty
+  /// store, as a durable server whose disk was lost.
+  void wipe() {
+    stop();
+    std::filesystem::remove_all(dir_ + "/appendonlydir");
+    std::filesystem::remove(dir_ + "/appendonly.aof");
+    std::filesystem::remove(dir_ + "/dump.rdb");
+  }
   [[nodiscard]] std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   [[nodiscard]] int port() const { return port_; }
   /// The Unix socket (with `redis_config::unix_socket`).
@@ -544,6 +560,11 @@ class postgres_cluster {
               dir_ + "/pg_ctl.log", uid_, gid_, dir_);
     running_ = false;
   }
+  /// Freezes the postmaster and every backend (SIGSTOP to its process group; pg_ctl starts it
+  /// in a session of its own): connections stay open, and nothing answers.
+  void pause() const { signal_group(SIGSTOP); }
+  /// Lets a paused cluster run on (SIGCONT).
+  void resume() const { signal_group(SIGCONT); }
   /// A libpq connection string with the password and, with ssl, `sslmode=verify-full`.
   [[nodiscard]] std::string conninfo() const {
     std::string c =
@@ -577,6 +598,12 @@ class postgres_cluster {
   }
 
  private:
+  void signal_group(int sig) const {
+    if (!running_) return;
+    const pid_t pid =
+        static_cast<pid_t>(std::atol(read_file(dir_ + "/data/postmaster.pid").c_str()));
+    if (pid > 0) ::kill(-pid, sig);
+  }
   bool durable_ = false;
   postgres_config config_;
   test_certs certs_;
@@ -756,6 +783,14 @@ class mariadb_server {
     });
   }
   void stop() { kill_and_reap(pid_); }
+  /// Freezes the server (SIGSTOP): its connections stay open, and it answers nothing.
+  void pause() const {
+    if (pid_ > 0) ::kill(pid_, SIGSTOP);
+  }
+  /// Lets a paused server run on (SIGCONT).
+  void resume() const {
+    if (pid_ > 0) ::kill(pid_, SIGCONT);
+  }
   [[nodiscard]] int port() const { return port_; }
   [[nodiscard]] static std::string user() { return "flakeid"; }
   [[nodiscard]] static std::string database() { return "flakeid"; }

@@ -274,13 +274,15 @@ class file_lease_store final : public lease_store {
   /// Takes the locked file `f` for id `id`: records the claimer's deadline. A file this claim
   /// made in a directory others may write may replace one deleted under its holder (by another
   /// user, a cleaner, with the whole directory and its marker); in a private one, the marker
-  /// tells. Then the claimer waits `ttl + safe_guard` from now.
+  /// tells. Then the claimer waits `ttl + safe_guard` from now. So does a claimer that finds a
+  /// file with no deadline in it: its maker could not write one (a full disk, killed in
+  /// between), and may have made it in place of a deleted one just the same.
   lease_claim take(std::uint64_t id, opened f, std::optional<lease_time> rec,
                    const claim_request& r) {
     lease_claim c;
     c.id = id;
     c.last = rec;
-    if (note_made(id) && f.created) c.lost_memory_at = r.now;
+    if (note_made(id) && (f.created || !rec)) c.lost_memory_at = r.now;
     write(f.fd.get(), later(rec, r.deadline), id, r.instance);
     if (f.created && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_.string());
     held_[id] = held_file{std::move(f.fd), r.instance};

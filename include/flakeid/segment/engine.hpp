@@ -457,8 +457,15 @@ class segment_engine {
   }
 
   /// One store call, `next_max_id(span)`: returns the new max after checking that the range
-  /// lies above every range taken before. Requires `mutex_` held. Throws `segment_store_error`.
+  /// lies above every range taken before. A counter that went back once is refused for good:
+  /// it lost ranges that others may have handed out above this one's last, so a later answer
+  /// above that last proves nothing. Requires `mutex_` held. Throws `segment_store_error`.
   std::uint64_t take_locked(std::uint64_t span) {
+    if (went_back_)
+      fail_store("the counter went back below the previous max " + std::to_string(last_max_) +
+                 " before: it may have lost ranges handed out since, so no range is taken from "
+                 "it again (find the highest number in use, resume the counter above it and make "
+                 "a new generator)");
     std::uint64_t max = 0;
     try {
       max = dist_.next_max_id(span);
@@ -468,10 +475,12 @@ class segment_engine {
     } catch (const std::exception& e) {
       fail_store("next_max_id(" + std::to_string(span) + ") failed: " + e.what());
     }
-    if (max < span || (have_max_ && max - span < last_max_))
+    if (max < span || (have_max_ && max - span < last_max_)) {
+      went_back_ = have_max_;
       fail_store("the store returned max " + std::to_string(max) + " for step " +
                  std::to_string(span) + ", which does not lie above the previous max " +
                  std::to_string(last_max_) + "; handing it out could repeat IDs");
+    }
     have_max_ = true;
     last_max_ = max;
     store_calls_.fetch_add(1, std::memory_order_relaxed);
@@ -518,6 +527,7 @@ class segment_engine {
   mutable std::mutex mutex_;  // serialises store calls; guards the fields below
   bool closed_ = false;
   bool have_max_ = false;
+  bool went_back_ = false;  // a store call answered below `last_max_`: refused for good
   std::uint64_t last_max_ = 0;
   mutable std::mutex error_mutex_;  // guards last_error_ (stats never wait for the store)
   std::string last_error_;

@@ -32,8 +32,10 @@
 /// the directory, are still the ones at their paths, and stops at its deadline; the claimer
 /// that makes a lock file in a directory others may write waits `ttl + safe_guard` (so the first
 /// claim of each id after a reboot waits that long once). In a private directory a marker per
-/// namespace, counting the lock files ever made, tells a made file from a recreated one. Files
-/// are never deleted (deleting a lock file races with a process that has just opened it).
+/// namespace, counting the lock files ever made, tells a made file from a recreated one. A
+/// claimer that finds a lock file with no deadline in it (its maker could not write one: a full
+/// disk, killed in between) waits as its maker would have. Files are never deleted (deleting a
+/// lock file races with a process that has just opened it).
 ///
 /// **Segments**: one file per counter, `<key>.segment` (the directory is the counters'
 /// namespace), advanced under `flock` and made durable with `fsync` before the range is handed

@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""The checker of the fault soak (docs/soak.md).
+
+    check.py OUT
+
+reads every store directory under OUT (one with a run.txt), checks the minters' logs and writes
+OUT/report.md and OUT/<store>.png. Exit status 1 when a store has a duplicate ID, a segment
+number handed out twice, an ID at or past the deadline its lease had confirmed, an ID whose
+worker is not its lease's, or two tenures of one worker id whose IDs' times overlap.
+"""
+
+import bisect
+import glob
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import soak_png  # noqa: E402
+
+# The twitter layout the minters use: 41 bits of ms since 2010-11-04, 5 datacenter, 5 worker,
+# 12 sequence.
+EPOCH_MS = 1288834974657
+
+
+def id_time(i):
+    return (i >> 22) + EPOCH_MS
+
+
+def id_node(i):
+    return (i >> 17) & 31, (i >> 12) & 31
+
+
+# IDs of one tenure less than this far apart in time form one run: the time a holder used.
+RUN_GAP_MS = 1000
+
+
+class Tenure:
+    """One lease of one process: its worker id and the runs of time its IDs cover."""
+
+    def __init__(self, log, number, node):
+        self.log, self.number, self.node = log, number, node
+        self.runs = []  # [first, last] ms, in the order minted
+        self.count = 0
+        self.offsets = None  # the lowest and highest clock - wall of its bursts, ms
+        self.wall = 0  # when it was taken (wall ms)
+
+    def add(self, t):
+        r = self.runs[-1] if self.runs else None
+        if r is not None and r[0] - RUN_GAP_MS <= t <= r[1] + RUN_GAP_MS:
+            r[0], r[1] = min(r[0], t), max(r[1], t)
+        else:
+            self.runs.append([t, t])
+        self.count += 1
+
+
+class ProcLog:
+    """What one minter's log says: bursts with IDs (wall ms), its span, its tenures."""
+
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path)
+        m = re.match(r"m(\d+)-(\d+)\.log", self.name)
+        self.slot = int(m.group(1)) if m else -1
+        self.child = ".child-" in self.name
+        self.minted_at = []  # wall ms of each burst that minted, with its count
+        self.counts = []
+        self.start = None
+        self.end = None
+        self.tenures = []
+        self.first_segment = None  # wall ms of its first segment number
+
+
+class StoreCheck:
+    """Every check over one store's logs; `problems` counts what failed within the contract."""
+
+    def __init__(self, name, guard_ms=500, wipes=(), losses=()):
+        self.name = name
+        self.guard_ms = guard_ms
+        self.wipes = sorted(wipes)  # (start, end) ms of each server_wipe
+        self.losses = sorted(losses)  # start ms of each fault that makes the store forget
+        self.ids = set()
+        self.id_count = 0
+        self.segments = {}  # number -> [(wall ms of its burst, its process)]
+        self.segment_count = 0
+        self.duplicates = []
+        self.segment_repeats = []
+        self.fence = []
+        self.wrong_worker = []
+        self.overlaps = []
+        self.child_ids = 0
+        self.procs = []
+        self.errors = {}
+
+    def problems(self):
+        return (len(self.within(self.duplicates)) + len(self.within(self.segment_repeats)) +
+                len(self.fence) + len(self.wrong_worker) + len(self.within(self.overlaps)))
+
+    @staticmethod
+    def within(found):
+        """What the contract rules out (the rest: `beyond`)."""
+        return [f for f in found if not f[-1]]
+
+    @staticmethod
+    def beyond(found):
+        return [f for f in found if f[-1]]
+
+    def read_log(self, path):
+        p = ProcLog(path)
+        self.procs.append(p)
+        tenure = None
+        pending = []  # (id, time) of the burst, checked against the deadline that follows
+        burst_wall = None
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                self._line(p, line.split(), pending)
+                if line.startswith("B "):
+                    w = line.split()
+                    burst_wall = int(w[1])
+                    p.start = burst_wall if p.start is None else p.start
+                    p.end = burst_wall
+                    n_before = self.id_count
+                    if tenure is not None:
+                        off = int(w[2]) - burst_wall
+                        o = tenure.offsets
+                        tenure.offsets = [off, off] if o is None else [min(o[0], off),
+                                                                         max(o[1], off)]
+                elif line.startswith("S ") and burst_wall is not None:
+                    self._segment(p, int(line.split()[1]), burst_wall)
+                elif line.startswith("T "):
+                    w = line.split()
+                    tenure = Tenure(p.name, int(w[2]), (int(w[3]), int(w[4])))
+                    tenure.wall = int(w[1])
+                    p.tenures.append(tenure)
+                elif line.startswith("D "):
+                    self._deadline(p, tenure, line.split(), pending)
+                    minted = self.id_count - n_before if burst_wall is not None else 0
+                    if minted > 0:
+                        p.minted_at.append(burst_wall)
+                        p.counts.append(minted)
+                    pending.clear()
+        # A burst is one write, so a log never ends inside one; IDs without their deadline line
+        # (a log cut short) count as past the fence.
+        if pending:
+            self._deadline(p, tenure, ["D", "-", "-"], pending)
+        return p
+
+    def _line(self, p, w, pending):
+        if not w:
+            return
+        if w[0] == "I":
+            i = int(w[1])
+            self.id_count += 1
+            if p.child:
+                self.child_ids += 1
+            if i in self.ids:
+                self.duplicates.append((i, p.name))
+            else:
+                self.ids.add(i)
+            pending.append(i)
+        elif w[0] == "X" and len(w) > 2:
+            self.errors[w[2]] = self.errors.get(w[2], 0) + 1
+
+    def _segment(self, p, n, wall):
+        self.segment_count += 1
+        if p.first_segment is None:
+            p.first_segment = wall
+        self.segments.setdefault(n, []).append((wall, p))
+
+    def check_segments(self):
+        """Each number handed out more than once, in time order: a repeat is beyond the contract
+        when the two lie on the two sides of a wipe: the earlier one from a process that took
+        numbers before the wipe (it may serve a segment it holds after it), the later one from
+        a process that took its first number after the wipe began, from a counter the store
+        lost, which a process started on the empty store cannot tell from a new one
+        (docs/segments.md)."""
+        for n, seen in self.segments.items():
+            if len(seen) < 2:
+                continue
+            seen.sort(key=lambda s: s[0])
+            for (_, q), (wall, p) in zip(seen, seen[1:]):
+                wiped = any(q.first_segment < start <= min(wall, p.first_segment)
+                            for start, _ in self.wipes)
+                self.segment_repeats.append((n, p.name, wiped))
+
+    def _deadline(self, p, tenure, w, pending):
+        # D <tenure> <before> [<after>]: the later of the deadlines confirmed before and after
+        # the burst bounds each of its IDs.
+        known = [int(v) for v in w[2:4] if v != "-"]
+        deadline = max(known) if known else None
+        for i in pending:
+            t = id_time(i)
+            if tenure is None:
+                self.fence.append((i, p.name, t, None))
+                continue
+            if deadline is None or t >= deadline:
+                self.fence.append((i, p.name, t, deadline))
+            if id_node(i) != tenure.node:
+                self.wrong_worker.append((i, p.name, id_node(i), tenure.node))
+            tenure.add(t)
+
+    def check_tenures(self):
+        """Two tenures of one worker id whose IDs' time spans overlap: two holders at once."""
+        by_node = {}
+        for p in self.procs:
+            for t in p.tenures:
+                for r in t.runs:
+                    by_node.setdefault(t.node, []).append((r[0], r[1], t))
+        for node, runs in by_node.items():
+            runs.sort(key=lambda r: r[0])
+            widest = None  # the run seen so far that reaches furthest
+            for r in runs:
+                if widest is not None and r[0] <= widest[1] and r[2] is not widest[2]:
+                    a, b = widest, r
+                    oa, ob = a[2].offsets or [0, 0], b[2].offsets or [0, 0]
+                    skew = max(oa[1] - ob[0], ob[1] - oa[0])
+                    # Clocks further apart than safe_guard, and a store that forgot between
+                    # the two leases: beyond what the lease promises.
+                    first, then = sorted((a[2].wall, b[2].wall))
+                    forgot = any(first <= t <= then for t in self.losses)
+                    self.overlaps.append((node, a[2].log, a[2].number, a[0], a[1], b[2].log,
+                                          b[2].number, b[0], b[1], skew,
+                                          skew > self.guard_ms and forgot))
+                if widest is None or r[1] > widest[1]:
+                    widest = r
+
+
+def read_faults(path):
+    faults = []
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 4:
+                    faults.append({"kind": w[0], "target": w[1], "start": int(w[2]),
+                                   "end": int(w[3]), "detail": w[4] if len(w) > 4 else "-"})
+    return faults
+
+
+def recovery(check, fault):
+    """ms from the fault's end to the first ID again of a process it hit (None: never)."""
+    m = re.match(r"(slot|clock)(\d+)$", fault["target"])
+    procs = [p for p in check.procs if not p.child and (m is None or p.slot == int(m.group(2)))]
+    best = None
+    for p in procs:
+        k = bisect.bisect_left(p.minted_at, fault["end"])
+        if k < len(p.minted_at):
+            d = p.minted_at[k] - fault["end"]
+            best = d if best is None else min(best, d)
+    return best
+
+
+def availability(p):
+    """The share of the process's seconds in which it minted."""
+    if p.start is None or p.end is None or p.end <= p.start:
+        return None
+    seconds = set(t // 1000 for t in p.minted_at)
+    return len(seconds) / max(1, (p.end - p.start) // 1000 + 1)
+
+
+def read_run(path):
+    run = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            k, _, v = line.strip().partition(" ")
+            run[k] = v
+    return run
+
+
+def check_store(d, guard_ms=500, faults=()):
+    wipes = [(f["start"], f["end"]) for f in faults if f["kind"] == "server_wipe"]
+    losses = [f["start"] for f in faults if f["kind"] in ("server_wipe", "forget")]
+    c = StoreCheck(os.path.basename(d), guard_ms, wipes, losses)
+    for path in sorted(glob.glob(os.path.join(d, "m*.log*"))):
+        c.read_log(path)
+    c.check_tenures()
+    c.check_segments()
+    # A duplicate inside two overlapping tenures whose clocks were further apart than
+    # safe_guard, with a store that forgot between them, is beyond the contract, as their
+    # overlap is.
+    c.duplicates = [(i, log, any(o[-1] and o[0] == id_node(i) and o[3] <= id_time(i) <= o[4] and
+                                 o[7] <= id_time(i) <= o[8] for o in c.overlaps))
+                    for i, log in c.duplicates]
+    return c
+
+
+def fmt_ms(v):
+    return "-" if v is None else f"{v / 1000:.2f} s"
+
+
+def store_section(d, c, run, faults):
+    """The report's section on one store (Markdown lines)."""
+    out = [f"## {c.name}", ""]
+    out.append(f"Seed {run.get('seed', '?')}, {run.get('minters', '?')} minters, max_ids "
+               f"{run.get('max_ids', '?')}, ttl {run.get('ttl_ms', '?')} ms, safe_guard "
+               f"{run.get('guard_ms', '?')} ms, "
+               f"{(int(run.get('end', 0)) - int(run.get('begin', 0))) / 1000:.0f} s; fault kinds: "
+               f"{run.get('kinds', '-')}.")
+    out.append("")
+    out.append("| check | count |")
+    out.append("|---|---|")
+    out.append(f"| IDs checked | {c.id_count} |")
+    out.append(f"| segment numbers checked | {c.segment_count} |")
+    out.append(f"| duplicate IDs | {len(c.within(c.duplicates))} |")
+    out.append(f"| segment numbers handed out twice | {len(c.within(c.segment_repeats))} |")
+    out.append(f"| IDs at or past their confirmed deadline | {len(c.fence)} |")
+    out.append(f"| IDs of another worker than their lease's | {len(c.wrong_worker)} |")
+    out.append(f"| tenures of one worker id overlapping in time | {len(c.within(c.overlaps))} |")
+    out.append(f"| beyond the contract: duplicate IDs, overlapping tenures of holders whose "
+               f"clocks were more than safe_guard apart | {len(c.beyond(c.duplicates))}, "
+               f"{len(c.beyond(c.overlaps))} |")
+    out.append(f"| beyond the contract: segment numbers again from a process that started on a "
+               f"wiped counter | {len(c.beyond(c.segment_repeats))} |")
+    out.append(f"| IDs minted by forked children | {c.child_ids} |")
+    out.append(f"| minter processes (logs) | {len(c.procs)} |")
+    out.append("")
+    avail = [a for a in (availability(p) for p in c.procs if not p.child) if a is not None]
+    if avail:
+        out.append(f"Availability (share of each process's seconds with IDs): median "
+                   f"{statistics.median(avail):.1%}, min {min(avail):.1%}.")
+        out.append("")
+    kinds = {}
+    for f in faults:
+        kinds.setdefault(f["kind"], []).append(recovery(c, f))
+    out.append("| fault | count | recovered | recovery median | recovery max |")
+    out.append("|---|---|---|---|---|")
+    for k in sorted(kinds):
+        rs = [r for r in kinds[k] if r is not None]
+        out.append(f"| {k} | {len(kinds[k])} | {len(rs)} | "
+                   f"{fmt_ms(statistics.median(rs) if rs else None)} | "
+                   f"{fmt_ms(max(rs) if rs else None)} |")
+    out.append("")
+    if c.errors:
+        out.append("Refusals and errors the minters logged (by kind): " +
+                   ", ".join(f"{k} {v}" for k, v in sorted(c.errors.items())) + ".")
+        out.append("")
+    out += problem_lines(c)
+    if os.path.exists(os.path.join(os.path.dirname(d), c.name + ".png")):
+        out.append(f"![{c.name} timeline]({c.name}.png)")
+        out.append("")
+    return out
+
+
+def problem_lines(c):
+    out = []
+    for found in (c.within(c.duplicates)[:10], c.beyond(c.duplicates)[:3]):
+        for i, log, beyond in found:
+            out.append(f"- duplicate ID {i} (time {id_time(i)}, node {id_node(i)}) in {log}" +
+                       (" (beyond the contract)" if beyond else ""))
+    for found in (c.within(c.segment_repeats)[:10], c.beyond(c.segment_repeats)[:3]):
+        for n, log, beyond in found:
+            out.append(f"- segment number {n} again in {log}" +
+                       (" (after a wipe, from a process that started on it)" if beyond else ""))
+    for i, log, t, dl in c.fence[:10]:
+        out.append(f"- ID {i} in {log}: time {t}, confirmed deadline {dl}")
+    for i, log, got, want in c.wrong_worker[:10]:
+        out.append(f"- ID {i} in {log}: node {got}, its lease's {want}")
+    for o in c.within(c.overlaps)[:10] + c.beyond(c.overlaps)[:10]:
+        out.append(f"- worker {o[0]}: {o[1]} tenure {o[2]} [{o[3]}, {o[4]}] overlaps {o[5]} "
+                   f"tenure {o[6]} [{o[7]}, {o[8]}], clocks up to {o[9]} ms apart" +
+                   (" (beyond the contract)" if o[10] else ""))
+    return out + ([""] if out else [])
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    out = argv[1]
+    lines = ["# Fault soak report", ""]
+    failed = False
+    dirs = sorted(d for d in glob.glob(os.path.join(out, "*")) if
+                  os.path.exists(os.path.join(d, "run.txt")))
+    for d in dirs:
+        run = read_run(os.path.join(d, "run.txt"))
+        faults = read_faults(os.path.join(d, "faults.log"))
+        c = check_store(d, int(run.get("guard_ms", 500)), faults)
+        soak_png.timeline(os.path.join(out, c.name + ".png"), c, faults, int(run["begin"]),
+                          int(run["end"]))
+        lines += store_section(d, c, run, faults)
+        verdict = "FAILED" if c.problems() else "ok"
+        print(f"{c.name}: {c.id_count} IDs, {c.segment_count} segment numbers, {len(faults)} "
+              f"faults: {len(c.within(c.duplicates))} duplicates, "
+              f"{len(c.within(c.segment_repeats))} segment repeats, {len(c.fence)} past the "
+              f"fence, {len(c.wrong_worker)} wrong worker, {len(c.within(c.overlaps))} "
+              f"overlapping tenures; beyond the contract: {len(c.beyond(c.duplicates))} "
+              f"duplicates, {len(c.beyond(c.overlaps))} overlaps, "
+              f"{len(c.beyond(c.segment_repeats))} segment repeats: {verdict}")
+        failed |= c.problems() > 0
+    lines += soak_png.legend_lines()
+    with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"report: {os.path.join(out, 'report.md')}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,136 @@
+// flakeid_soak: the fault soak (docs/soak.md). One command runs it:
+//
+//   flakeid_soak --stores file,redis,postgres,mysql,zookeeper --minutes 3 --seed 42 --out /tmp/soak
+//
+// runs each store in turn (its server, its minters, the nemesis), then the checker
+// (check.py), which writes <out>/report.md and a timeline per store; the exit status is the
+// checker's (1 when it found a duplicate, a segment number twice or an ID past its fence).
+// The same program started with --minter is one minter (minter.cpp).
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+#ifndef FLAKEID_SOAK_CHECKER
+#define FLAKEID_SOAK_CHECKER "check.py"
+#endif
+
+namespace {
+
+extern "C" void on_interrupt(int) { flakeid_soak::interrupted = 1; }
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string part; std::getline(ss, part, ',');)
+    if (!part.empty()) out.push_back(part);
+  return out;
+}
+
+int usage() {
+  std::fputs(
+      "usage: flakeid_soak [--stores file,redis,postgres,mysql,zookeeper] [--minutes M]\n"
+      "                    [--seed S] [--out DIR] [--minters N] [--max-ids K] [--ttl-ms T]\n"
+      "                    [--guard-ms G] [--fault-every SECONDS] [--skip kind,...] [--no-check]\n",
+      stderr);
+  return 2;
+}
+
+/// Reads `--name value` pairs into `c` (and `minter`); false on an unknown one.
+bool parse(int argc, char** argv, flakeid_soak::soak_config& c, bool& minter, bool& check) {
+  flakeid_soak::minter_config& m = c.minter;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--minter") {
+      minter = true;
+      continue;
+    }
+    if (a == "--no-check") {
+      check = false;
+      continue;
+    }
+    if (i + 1 >= argc) return false;
+    const std::string v = argv[++i];
+    if (a == "--stores")
+      c.stores = split(v);
+    else if (a == "--minutes")
+      c.minutes = std::stod(v);
+    else if (a == "--seed")
+      c.seed = std::stoull(v);
+    else if (a == "--out")
+      c.out = v;
+    else if (a == "--minters")
+      c.minters = std::stoi(v);
+    else if (a == "--fault-every")
+      c.fault_every = std::stod(v);
+    else if (a == "--skip")
+      c.skip = split(v);
+    else if (a == "--store")
+      m.store = v;
+    else if (a == "--where")
+      m.where = v;
+    else if (a == "--log")
+      m.log = v;
+    else if (a == "--clock")
+      m.clock_file = v;
+    else if (a == "--max-ids")
+      m.max_ids = std::stoi(v);
+    else if (a == "--ttl-ms")
+      m.ttl_ms = std::stoi(v);
+    else if (a == "--guard-ms")
+      m.guard_ms = std::stoi(v);
+    else if (a == "--burst")
+      m.burst = std::stoi(v);
+    else if (a == "--interval-ms")
+      m.interval_ms = std::stoi(v);
+    else
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  flakeid_soak::soak_config c;
+  bool minter = false;
+  bool check = true;
+  try {
+    if (!parse(argc, argv, c, minter, check)) return usage();
+  } catch (const std::exception&) {
+    return usage();
+  }
+  if (minter) {
+    try {
+      return flakeid_soak::run_minter(c.minter);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "flakeid_soak minter: %s\n", e.what());
+      return 1;
+    }
+  }
+  if (c.minters < 2 || c.minter.max_ids < 1 || c.minter.max_ids >= c.minters) {
+    std::fputs("flakeid_soak: --max-ids must lie below --minters (ids change hands)\n", stderr);
+    return 2;
+  }
+  ::signal(SIGINT, on_interrupt);
+  ::signal(SIGTERM, on_interrupt);
+  c.self = std::filesystem::canonical("/proc/self/exe").string();
+  std::filesystem::create_directories(c.out);
+  int rc = 0;
+  for (const std::string& store : c.stores)
+    if (flakeid_soak::interrupted == 0) rc |= flakeid_soak::run_store(c, store);
+  if (rc != 0) return 3;
+  if (!check) return 0;
+  const std::string log = c.out + "/check.log";
+  std::filesystem::remove(log);
+  const int checked =
+      flakeid_soak::run_program({"/usr/bin/env", "python3", FLAKEID_SOAK_CHECKER, c.out}, log);
+  std::fputs(flakeid_soak::read_text(log).c_str(), stdout);
+  return checked == 0 ? 0 : 1;
+}
