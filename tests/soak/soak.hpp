@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <flakeid/clock.hpp>
+
 namespace flakeid_soak {
 
 /// What a minter needs to know, given on its command line by the harness.
@@ -70,12 +72,7 @@ inline void set_clock_offset(const std::string& path, std::int64_t offset_ms) {
 
 /// The minter's clock: the system clock plus the offset the nemesis sets (a clock step of
 /// seconds to hours, forward or back, without touching the host's clock).
-struct offset_clock {
-  using rep = std::chrono::system_clock::rep;
-  using period = std::chrono::system_clock::period;
-  using duration = std::chrono::system_clock::duration;
-  using time_point = std::chrono::system_clock::time_point;
-  static constexpr bool is_steady = false;
+struct offset_clock : flakeid::wall_clock {
   const volatile std::int64_t* offset = nullptr;
   [[nodiscard]] time_point now() const {
     const std::int64_t o = offset != nullptr ? *offset : 0;
