@@ -36,7 +36,7 @@ template <class Store>
 class minter {
  public:
   minter(const minter_config& c, Store store)
-      : c_(c), store_(std::move(store)), log_(c.log), clock_{map_clock_offset(c.clock_file)} {}
+      : c_(c), store_(std::move(store)), log_(c.log), clock_{{}, map_clock_offset(c.clock_file)} {}
 
   int run() {
     log_.write("P " + std::to_string(wall_ms()) + " " + std::to_string(::getpid()) + " " +
