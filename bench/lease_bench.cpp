@@ -310,6 +310,7 @@ class timed_store final : public flakeid::lease_store {
   void do_release(std::uint64_t id, const std::string& holder, flakeid::lease_time last) override {
     inner_->release(id, holder, last);
   }
+  std::optional<flakeid::lease_time> do_clock() override { return inner_->clock(); }
   void abandon_after_fork() noexcept override { inner_->abandon_after_fork(); }
 
  private:

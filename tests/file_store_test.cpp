@@ -255,7 +255,7 @@ TEST(file_lease_directory_test, another_user_cannot_make_two_holders_share_an_id
   // settled one: its lock file, and the namespace's marker, are nobody's.
   EXPECT_EQ(as_nobody([&] {
               auto behind = o;
-              behind.use_clock(clock_at_wall(-1h));
+              behind = on_manual_clock(behind, clock_at_wall(-1h));
               auto l = flakeid::file_store{d.dir, store_options_of(behind)}.lease(behind);
               return "id " + std::to_string(l.acquire(2));
             }),

@@ -918,8 +918,7 @@ std::string first_line(const std::string& path) {
 TEST(file_lease_test, the_lock_file_records_the_instance_and_a_plain_claim_clears_it) {
   file_backend b;
   flakeid::manual_clock clk = clock_at_wall();
-  auto o = quick_options("files");
-  o.use_clock(clk);
+  auto o = on_manual_clock(quick_options("files"), clk);
   auto named = o;
   named.instance = "pod-a:8080";
   const std::string file0 = b.dir + "/flakeid-files-0.lease";
@@ -1192,7 +1191,7 @@ TEST(file_lease_test, an_empty_lock_file_left_by_a_failed_claim_is_waited_for_as
     flakeid::manual_clock clk = clock_at_wall();
     auto o = quick_options(unique_ns("empty"));
     o.max_ids = 1;
-    o.use_clock(clk);
+    o = on_manual_clock(o, clk);
     auto holder = b.make(o);
     ASSERT_EQ(holder->acquire(1), 0U);
     const std::string file = b.dir + "/flakeid-" + o.name_space + "-0.lease";
@@ -1262,8 +1261,7 @@ flakeid::lease_options guard_options(const flakeid::manual_clock& clk) {
   auto o = flakeid::clock_guard_file::default_options();
   o.ttl = 300ms;
   o.max_wait = 1000ms;
-  o.use_clock(clk);
-  return o;
+  return on_manual_clock(o, clk);
 }
 
 TEST(clock_guard_test, a_restart_after_the_clock_moved_back_waits_or_refuses) {

@@ -15,6 +15,8 @@
 ///   clock_backwards_error   (std::runtime_error)     the clock moved back; carries the step
 ///   worker_id_error         (std::runtime_error)     no worker id could be determined
 ///     lease_store_error     (worker_id_error)        a lease store could not be reached or failed
+///     clock_skew_error      (worker_id_error)        this clock is further from the store's than
+///                                                    max_skew; carries the difference
 ///   lease_lost_error        (std::runtime_error)     the worker-id lease could not be confirmed
 ///     forked_process_error(lease_lost_error)       an object of the parent used in a forked child
 ///   segment_store_error     (std::runtime_error)     a segment store failed; names the store and key
@@ -95,6 +97,24 @@ class worker_id_error : public std::runtime_error {
 class lease_store_error : public worker_id_error {
  public:
   using worker_id_error::worker_id_error;
+};
+
+/// A lease compared its clock with its store's (Redis's `TIME`, the SQL server's clock, the
+/// time ZooKeeper stamps a write with, the host's clock for the file store) and found them
+/// further apart than `lease_options::max_skew`, or could not tell because the store answered
+/// too slowly: the lease takes no id (`acquire` throws this) and confirms no renewal. `skew()`
+/// is this clock minus the store's, measured at the midpoint of the two readings of this clock
+/// around the store's, e.g. `flakeid: this clock is 3600000 ms ahead of the clock of redis
+/// 127.0.0.1:6379 (Unix ms 1795854312632 there); a lease accepts at most 250 ms either way
+/// (max_skew, by default safe_guard / 2): set this host's clock right (NTP) or raise safe_guard`.
+class clock_skew_error : public worker_id_error {
+ public:
+  clock_skew_error(const std::string& what, std::chrono::milliseconds skew)
+      : worker_id_error(what), skew_(skew) {}
+  [[nodiscard]] std::chrono::milliseconds skew() const noexcept { return skew_; }
+
+ private:
+  std::chrono::milliseconds skew_;
 };
 
 /// A lease named an instance (`lease_options::instance`) whose worker id another live process

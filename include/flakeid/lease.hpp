@@ -66,6 +66,7 @@
 
 #include "clock.hpp"
 #include "detail/fork_guard.hpp"
+#include "detail/lease_skew.hpp"
 #include "detail/server_store.hpp"
 #include "errors.hpp"
 #include "layout.hpp"
@@ -100,18 +101,15 @@ class lease {
     if (opt_.ttl.count() < 30)
       throw invalid_option_error("flakeid: lease ttl of " + std::to_string(opt_.ttl.count()) +
                                  " ms is too short: use at least 30 ms");
-    if (opt_.safe_guard.count() < 0)
-      throw invalid_option_error("flakeid: lease safe_guard of " +
-                                 std::to_string(opt_.safe_guard.count()) +
-                                 " ms is negative: use 0 or more");
-    if (opt_.max_wait.count() < 0)
-      throw invalid_option_error("flakeid: lease max_wait of " +
-                                 std::to_string(opt_.max_wait.count()) +
-                                 " ms is negative: use 0 or more");
-    if (opt_.wait_for_id.count() < 0)
-      throw invalid_option_error("flakeid: lease wait_for_id of " +
-                                 std::to_string(opt_.wait_for_id.count()) +
-                                 " ms is negative: use 0 or more");
+    const auto not_negative = [](const char* name, std::chrono::milliseconds v) {
+      if (v.count() < 0)
+        throw invalid_option_error("flakeid: lease " + std::string(name) + " of " +
+                                   std::to_string(v.count()) + " ms is negative: use 0 or more");
+    };
+    not_negative("safe_guard", opt_.safe_guard);
+    not_negative("max_wait", opt_.max_wait);
+    not_negative("wait_for_id", opt_.wait_for_id);
+    not_negative("max_skew", opt_.max_skew);
     if (!opt_.instance.empty() && !detail::valid_instance(opt_.instance))
       throw invalid_option_error(
           "flakeid: lease instance '" + opt_.instance +
@@ -122,6 +120,7 @@ class lease {
                                  " ms leaves no time to renew a " +
                                  std::to_string(opt_.ttl.count()) +
                                  " ms lease: use less than ttl * 2 / 3");
+    max_skew_ = detail::max_skew_of(opt_);
     opt_.now = detail::lease_clock(opt_);
     if (!opt_.sleep)
       opt_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
@@ -310,7 +309,7 @@ class lease {
     const lease_time give_up = opt_.now() + opt_.wait_for_id;
     instance_watch watch;
     for (;;) {
-      req.now = opt_.now();
+      req.now = checked_now();
       std::optional<lease_claim> c = claim_once(req);
       if (c && c->held_by_instance) {
         watch.check(*this, *c, req.now);
@@ -325,6 +324,28 @@ class lease {
           (opt_.ttl + opt_.safe_guard) / 10, std::chrono::milliseconds{1}, give_up - req.now));
       lk.lock();
       refuse_second_claim();
+    }
+  }
+
+  /// A reading of this clock that the store's confirms (`max_skew`): this clock is read, then
+  /// the store's, then this one again, and the first reading is returned when both lie within
+  /// `max_skew` of the store's. Throws `clock_skew_error` for a clock further off, and when three
+  /// answers came too slowly to tell; `lease_store_error` when the store cannot be reached.
+  lease_time checked_now() {
+    for (int attempt = 1;; ++attempt) {
+      const lease_time before = opt_.now();
+      if (max_skew_ == lease_options::skew_unchecked) return before;
+      std::optional<lease_time> at;
+      {
+        std::lock_guard io(io_m_);
+        at = store_->clock();
+      }
+      if (!at) return before;
+      const detail::skew_reading r{before, *at, opt_.now()};
+      const detail::skew_verdict v = detail::judge_skew(r, max_skew_);
+      if (v == detail::skew_verdict::within) return before;
+      if (v != detail::skew_verdict::unsure || attempt == 3)
+        throw clock_skew_error(detail::skew_message(r, v, max_skew_, where()), detail::skew_of(r));
     }
   }
 
@@ -488,10 +509,12 @@ class lease {
     }
   };
 
-  /// One renewal asking for deadline `wanted`: the store's answer, or nothing and the error's
-  /// message in `error`.
-  std::optional<renewal> send_renewal(lease_time wanted, std::string& error) {
+  /// One renewal: asks for a deadline `ttl - margin` after a reading of this clock that the
+  /// store's confirms (`checked_now`), sets `wanted` to it, and returns the store's answer; or
+  /// nothing, and the reason in `error` (a clock too far off asks nothing).
+  std::optional<renewal> send_renewal(lease_time& wanted, std::string& error) {
     try {
+      wanted = checked_now() + (opt_.ttl - opt_.margin);
       std::lock_guard io(io_m_);
       return store_->renew(id_, holder_, wanted);
     } catch (const std::exception& e) {
@@ -552,8 +575,7 @@ class lease {
       lk.unlock();
       // The new deadline counts from the send time, in the generator's clock; the store
       // records it before it answers, and only then does the fence move up to it.
-      const lease_time sent = opt_.now();
-      const lease_time wanted = sent + (opt_.ttl - opt_.margin);
+      lease_time wanted{};
       std::string error;
       const std::optional<renewal> r = send_renewal(wanted, error);
       lk.lock();
@@ -578,6 +600,7 @@ class lease {
 
   std::unique_ptr<lease_store> store_;
   lease_options opt_;
+  std::chrono::milliseconds max_skew_{};  // from opt_ (skew_unchecked: no comparison)
   std::string holder_;
   std::shared_ptr<lease_fence> fence_ = std::make_shared<lease_fence>();
   mutable std::mutex m_;

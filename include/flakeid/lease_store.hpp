@@ -98,6 +98,17 @@ struct lease_options {
   /// expired plus `safe_guard`) before its "no free worker id" error, on this lease's clock.
   /// 0: fail at once.
   std::chrono::milliseconds wait_for_id{0};
+  /// The largest difference the lease accepts between its clock and its store's own clock
+  /// (Redis's `TIME`, the SQL server's clock, the time ZooKeeper stamps a write with, the host's
+  /// clock for the file store; the memory store has none), compared at every claim and renewal
+  /// (0: `safe_guard / 2`). Holders that each lie within it of the store lie within `safe_guard`
+  /// of each other, the skew `safe_guard` covers, also when the store forgets its records. A
+  /// clock further off takes no id (`clock_skew_error`) and confirms no renewal, so its
+  /// generator stops at its deadline and mints again once the clock is back. `skew_unchecked`
+  /// compares nothing (nor does the default with a `safe_guard` under 2 ms).
+  std::chrono::milliseconds max_skew{0};
+  /// `max_skew` that turns the comparison off.
+  static constexpr std::chrono::milliseconds skew_unchecked = std::chrono::milliseconds::max();
   /// This process's stable name (a pod name, `host:port`; 1 to 128 letters, digits, '.', '_',
   /// '-', ':' or '@'), recorded with the id it holds; empty: none. A lease that names an
   /// instance takes that instance's id again: at once when it was released (minting above its
@@ -200,6 +211,12 @@ class lease_store {
   void release(std::uint64_t id, const std::string& holder, lease_time last) {
     detail::lease_call([&] { do_release(id, holder, last); });
   }
+  /// The store's own clock now, read on the store (a server's clock, the host's), or nothing
+  /// for a store with no clock of its own (the memory store). The lease compares its clock
+  /// with it (`lease_options::max_skew`).
+  std::optional<lease_time> clock() {
+    return detail::lease_call([&] { return do_clock(); });
+  }
   /// Called in a forked child instead of the destructor's usual work: drop what is shared with
   /// the parent (sockets, lock files) without telling the server or unlocking anything.
   virtual void abandon_after_fork() noexcept {}
@@ -211,6 +228,8 @@ class lease_store {
   virtual renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) = 0;
   /// `release`, as the store does it.
   virtual void do_release(std::uint64_t id, const std::string& holder, lease_time last) = 0;
+  /// `clock`, as the store does it (by default: no clock of its own).
+  virtual std::optional<lease_time> do_clock() { return std::nullopt; }
 };
 
 class lease;

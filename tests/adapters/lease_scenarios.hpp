@@ -79,6 +79,16 @@ std::unique_ptr<flakeid::lease> lease_from(const Store& store, const flakeid::le
   return std::unique_ptr<flakeid::lease>(new flakeid::lease(store.lease(o)));
 }
 
+/// `o` reading manual clock `clk`, with the comparison of clocks (`max_skew`) off: the test
+/// moves `clk` (its waits do, and it may start it ahead of or behind the wall clock), while the
+/// store's clock runs on; what is tested is what the store's records alone keep.
+inline flakeid::lease_options on_manual_clock(flakeid::lease_options o,
+                                              const flakeid::manual_clock& clk) {
+  o.use_clock(clk);
+  o.max_skew = flakeid::lease_options::skew_unchecked;
+  return o;
+}
+
 inline flakeid::manual_clock clock_at_wall(std::chrono::milliseconds offset = 0ms) {
   return flakeid::manual_clock{
       std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now()) +
@@ -168,7 +178,7 @@ void sigkill_holder(Backend& b) {
     // Minting 3 s ahead of the wall clock: the next holder must not reuse those timestamps.
     flakeid::manual_clock clk = clock_at_wall(3000ms);
     auto oc = o;
-    oc.use_clock(clk);  // the fence speaks the generator's time
+    oc = on_manual_clock(oc, clk);  // the fence speaks the generator's time
     auto l = b.make(oc);
     manual_gen gen{*l, clk};
     std::uint64_t last = 0;
@@ -189,7 +199,7 @@ void sigkill_holder(Backend& b) {
   // child's IDs all lie below that deadline, whatever time it is now.
   auto o2 = o;
   flakeid::manual_clock clk = clock_at_wall();
-  o2.use_clock(clk);
+  o2 = on_manual_clock(o2, clk);
   o2.max_wait = 10'000ms;
   o2.max_ids = 1;
   auto next = claim_until(b, o2, steady::now() + 60s);
@@ -279,7 +289,7 @@ void restart_with_clock_back(Backend& b) {
   o.safe_guard = 100ms;
   o.max_ids = 1;
   flakeid::manual_clock clk = clock_at_wall();
-  o.use_clock(clk);
+  o = on_manual_clock(o, clk);
   std::set<std::uint64_t> ids;
   std::uint64_t last = 0;
   {
@@ -355,13 +365,13 @@ void skips_an_id_used_far_ahead(Backend& b) {
   {
     flakeid::manual_clock fast = clock_at_wall(2h);
     auto of = o;
-    of.use_clock(fast);
+    of = on_manual_clock(of, fast);
     auto l = b.make(of);
     manual_gen gen{*l, fast};
     (void)gen.next_id();
   }
   flakeid::manual_clock clk = clock_at_wall();
-  o.use_clock(clk);
+  o = on_manual_clock(o, clk);
   o.max_wait = 10'000ms;  // covers a new namespace's first wait, not 2 h
   auto next = b.make(o);
   EXPECT_EQ(next->acquire(32), 1U);
@@ -640,7 +650,7 @@ void instance_takes_its_released_id_again(Backend& b) {
   // timestamp plus safe_guard to pass.
   flakeid::manual_clock clk = clock_at_wall();
   auto again_opt = named;
-  again_opt.use_clock(clk);
+  again_opt = on_manual_clock(again_opt, clk);
   auto again = b.make(again_opt);
   EXPECT_EQ(again->acquire(8), id);
   EXPECT_GE(ms_or_min(again->previous_last()), ts_of(last));

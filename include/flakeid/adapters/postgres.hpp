@@ -154,6 +154,12 @@ class postgres_lease_store final : public lease_store {
                {i.c_str(), holder.c_str(), l.c_str()});
   }
 
+  /// The server's clock (`clock_timestamp()`).
+  std::optional<lease_time> do_clock() override {
+    const result r = exec("SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint", {});
+    return lease_time_of(number(r, 0));
+  }
+
  private:
   using result = pg_result;
 

@@ -334,6 +334,16 @@ class redis_lease_store final : public lease_store {
     (void)eval(redis_release_script, keys(id), {holder, guard_ms_, unix_ms_text(last)});
   }
 
+  /// The server's `TIME`.
+  std::optional<lease_time> do_clock() override {
+    reply r = conn_.command({"TIME"});
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2) fail_reply("unexpected answer to TIME");
+    const std::int64_t s = redis_int(r->element[0]);
+    const std::int64_t us = redis_int(r->element[1]);
+    if (s < 0 || us < 0) fail_reply("unexpected answer to TIME");
+    return lease_time_of(s * 1000 + us / 1000);
+  }
+
  private:
   using reply = redis_reply;
 

@@ -111,6 +111,10 @@ class file_lease_store final : public lease_store {
     write(fd.get(), last, id, instance);  // closing `fd` drops the lock
   }
 
+  /// The host's clock, which every process that shares the directory shares: a lease on
+  /// another clock (one it was given) is compared with it.
+  std::optional<lease_time> do_clock() override { return system_lease_time(); }
+
   void abandon_after_fork() noexcept override {
     // Closing the child's copies does not unlock: the parent's descriptors still hold the locks.
     held_.clear();

@@ -128,6 +128,9 @@ class mysql_lease_store final : public lease_store {
                      std::to_string(id) + " AND holder = " + mysql_literal(holder));
   }
 
+  /// The server's clock.
+  std::optional<lease_time> do_clock() override { return lease_time_of(now_ms()); }
+
  private:
   /// The id recorded for `q.instance` (under the caller's lock): taken when free, whatever its
   /// deadline; reported as held while its holder's lease runs; nothing when no id below the
@@ -251,13 +254,20 @@ class mysql_lease_store final : public lease_store {
   /// up to a second late).
   std::pair<std::int64_t, std::int64_t> server_clock() {
     const mysql_answer up = conn_.exec("SHOW GLOBAL STATUS LIKE 'Uptime'");
-    const mysql_answer now = conn_.exec(std::string("SELECT ") + mysql_now_ms);
+    const std::int64_t n = now_ms();
     const auto u = up.rows.size() == 1 && up.rows[0].size() == 2
                        ? mysql_number(up.rows[0][1], where())
                        : std::nullopt;
+    if (!u) throw store_connection_error(where() + ": no answer about the server's uptime");
+    return {n, n - *u * 1000};
+  }
+
+  /// The server's clock in Unix ms.
+  std::int64_t now_ms() {
+    const mysql_answer now = conn_.exec(std::string("SELECT ") + mysql_now_ms);
     const auto n = now.rows.size() == 1 ? mysql_number(now.rows[0].at(0), where()) : std::nullopt;
-    if (!u || !n) throw store_connection_error(where() + ": no answer about the server's uptime");
-    return {*n, *n - *u * 1000};
+    if (!n) throw store_connection_error(where() + ": no answer about the server's clock");
+    return *n;
   }
 
   /// Adds the table's own row (id -1) when missing: `expires_ms` its creation, `last_unix_ms`

@@ -67,6 +67,24 @@ class zookeeper_lease_store final : public lease_store {
     zookeeper_retry(retry_for_, [&] { release_once(id, last); });
   }
 
+  /// The time the ensemble's leader stamps a write with: the `mtime` of `<root>/clock`,
+  /// written for it (an answer lost on the way is asked again: the write changes nothing else).
+  std::optional<lease_time> do_clock() override {
+    return zookeeper_retry(retry_for_, [&] {
+      const std::string p = root_ + "/clock";
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        Stat written{};
+        std::vector<zoo_op_t> ops(1);
+        zoo_set_op_init(&ops[0], p.c_str(), "", 0, -1, &written);
+        const int rc = s_.multi(ops);
+        if (rc == ZOK) return std::optional<lease_time>(lease_time_of(written.mtime));
+        if (rc != ZNONODE) break;
+        zookeeper_ensure(s_, ns_, {"clock"});
+      }
+      throw store_connection_error(where() + ": cannot write " + p + " to read the server's clock");
+    });
+  }
+
   void abandon_after_fork() noexcept override { s_.abandon(); }
 
  private:
