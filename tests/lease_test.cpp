@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <flakeid/clock_guard.hpp>
@@ -45,6 +46,7 @@ struct scripted_store final : flakeid::lease_store {
     bool was_released = false;
     std::int64_t skip_above = INT64_MIN;  // the last claim's `skip_above`
     std::function<void()> in_renew;       // runs inside renew(), unlocked
+    std::function<flakeid::lease_time()> clock;  // the store's clock (empty: it has none)
   };
   std::shared_ptr<state> s = std::make_shared<state>();
   std::string where() const override { return "scripted"; }
@@ -69,6 +71,15 @@ struct scripted_store final : flakeid::lease_store {
     if (s->taken) return flakeid::renewal::taken;
     s->recorded = std::max(s->recorded, ms_or_min(deadline));
     return flakeid::renewal::held;
+  }
+  std::optional<flakeid::lease_time> do_clock() override {
+    std::function<flakeid::lease_time()> c;
+    {
+      std::lock_guard lk(s->m);
+      c = s->clock;
+    }
+    if (c) return c();
+    return std::nullopt;
   }
   void do_release(std::uint64_t, const std::string&, flakeid::lease_time last) override {
     std::lock_guard lk(s->m);
@@ -151,6 +162,151 @@ TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at
   EXPECT_EQ(t.s->released, ts_of(id) + 101);
   EXPECT_FALSE(t.l.deadline().has_value());
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
+}
+
+// ---- the comparison with the store's clock (max_skew) ------------------------------------
+
+TEST(lease_skew_test, the_readings_are_judged_at_their_bounds) {
+  using flakeid::detail::skew_verdict;
+  const flakeid::lease_time s{1'000'000ms};
+  const auto reading = [&](int before, int after) {
+    return flakeid::detail::skew_reading{s + std::chrono::milliseconds{before}, s,
+                                         s + std::chrono::milliseconds{after}};
+  };
+  const auto judge = [&](int before, int after) {
+    return flakeid::detail::judge_skew(reading(before, after), 100ms);
+  };
+  EXPECT_EQ(judge(-100, 100), skew_verdict::within);
+  EXPECT_EQ(judge(100, 100), skew_verdict::within);
+  EXPECT_EQ(judge(-100, -100), skew_verdict::within);
+  EXPECT_EQ(judge(101, 101), skew_verdict::ahead);
+  EXPECT_EQ(judge(-101, -101), skew_verdict::behind);
+  EXPECT_EQ(judge(-101, 0), skew_verdict::unsure) << "the answer took 101 ms";
+  EXPECT_EQ(judge(0, 101), skew_verdict::unsure);
+  EXPECT_EQ(judge(50, 40), skew_verdict::unsure) << "this clock went back between its readings";
+  EXPECT_EQ(flakeid::detail::skew_of(reading(-20, 60)), 20ms);
+}
+
+TEST(lease_skew_test, max_skew_is_half_the_safe_guard_unless_set) {
+  flakeid::lease_options o;
+  EXPECT_EQ(flakeid::detail::max_skew_of(o), 1000ms);
+  o.safe_guard = 1ms;
+  EXPECT_EQ(flakeid::detail::max_skew_of(o), flakeid::lease_options::skew_unchecked)
+      << "a safe_guard under 2 ms says the clocks agree exactly";
+  o.max_skew = 40ms;
+  EXPECT_EQ(flakeid::detail::max_skew_of(o), 40ms);
+  o.max_skew = -1ms;
+  try {
+    flakeid::lease l{std::make_unique<scripted_store>(), o};
+    ADD_FAILURE() << "a negative max_skew was taken";
+  } catch (const flakeid::invalid_option_error& e) {
+    EXPECT_STREQ(e.what(), "flakeid: lease max_skew of -1 ms is negative: use 0 or more");
+  }
+}
+
+/// The store's clock reads the manual clock `clk` less `behind`.
+std::function<flakeid::lease_time()> clock_behind(const flakeid::manual_clock& clk,
+                                                  std::shared_ptr<std::atomic<std::int64_t>> behind) {
+  return [clk, behind] {
+    return std::chrono::time_point_cast<std::chrono::milliseconds>(clk.now()) -
+           std::chrono::milliseconds{behind->load()};
+  };
+}
+
+TEST(lease_skew_test, a_clock_an_hour_off_the_stores_takes_no_id) {
+  for (const std::int64_t off : {3'600'000, -3'600'000}) {
+    auto store = std::make_unique<scripted_store>();
+    const auto s = store->s;
+    const flakeid::manual_clock clk = clock_at_wall();
+    s->clock = clock_behind(clk, std::make_shared<std::atomic<std::int64_t>>(off));
+    flakeid::lease l{std::move(store), engine_options().use_clock(clk)};
+    try {
+      (void)l.acquire(4);
+      ADD_FAILURE() << "acquired on a clock " << off << " ms off";
+    } catch (const flakeid::clock_skew_error& e) {
+      EXPECT_EQ(e.skew(), std::chrono::milliseconds{off});
+      EXPECT_EQ(std::string(e.what()),
+                "flakeid: this clock is 3600000 ms " +
+                    std::string(off > 0 ? "ahead of" : "behind") + " the clock of scripted (Unix ms " +
+                    std::to_string(ms_of(clk) - off) +
+                    " there); a lease accepts at most 50 ms either way (max_skew, by default "
+                    "safe_guard / 2): set this host's clock right (NTP) or raise safe_guard");
+    }
+    const std::lock_guard lk(s->m);
+    EXPECT_EQ(s->recorded, INT64_MIN) << "a claim was made";
+  }
+}
+
+TEST(lease_skew_test, an_answer_too_slow_to_judge_is_asked_again_then_refused) {
+  for (const int slow_answers : {3, 1}) {
+    auto store = std::make_unique<scripted_store>();
+    const auto s = store->s;
+    flakeid::manual_clock clk = clock_at_wall();
+    const auto calls = std::make_shared<std::atomic<int>>(0);
+    // The store reads its clock as this one reads, then answers 101 ms later (this clock's
+    // next reading): 101 ms after the store's, more than max_skew (50 ms).
+    s->clock = [clk, calls, slow_answers]() mutable {
+      const auto at = std::chrono::time_point_cast<std::chrono::milliseconds>(clk.now());
+      if (calls->fetch_add(1) < slow_answers) clk.advance(101ms);
+      return at;
+    };
+    flakeid::lease l{std::move(store), engine_options().use_clock(clk)};
+    if (slow_answers == 1) {
+      EXPECT_EQ(l.acquire(4), 3U) << "the second reading is judged";
+      EXPECT_EQ(calls->load(), 2);
+      continue;
+    }
+    try {
+      (void)l.acquire(4);
+      ADD_FAILURE() << "acquired on three answers too slow to judge";
+    } catch (const flakeid::clock_skew_error& e) {
+      EXPECT_EQ(calls->load(), 3);
+      EXPECT_EQ(e.skew(), 50ms) << "this clock at the midpoint of its readings, less the store's";
+      EXPECT_STREQ(e.what(),
+                   "flakeid: this clock could not be compared with the clock of scripted: its "
+                   "readings before and after the store's lie 101 ms apart; a lease accepts at "
+                   "most 50 ms either way (max_skew, by default safe_guard / 2), so the store "
+                   "must answer within twice that (a slow answer, or this process paused)");
+    }
+  }
+}
+
+TEST(lease_skew_test, renewals_on_a_clock_off_the_stores_are_refused_until_it_is_back) {
+  auto store = std::make_unique<scripted_store>();
+  const auto s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  const auto behind = std::make_shared<std::atomic<std::int64_t>>(0);
+  s->clock = clock_behind(clk, behind);
+  auto o = engine_options();
+  const event_details failed{flakeid::lease_event::renew_failed};
+  const event_details suspended{flakeid::lease_event::suspended};
+  const event_details resumed{flakeid::lease_event::resumed};
+  o.on_event = [&](flakeid::lease_event e, const std::string& d) {
+    for (const event_details* w : {&failed, &suspended, &resumed}) {
+      const std::lock_guard lk(*w->m);
+      if (e == w->kind) w->seen->push_back(d);
+    }
+  };
+  flakeid::lease l{std::move(store), o.use_clock(clk)};
+  manual_gen gen{l, clk};
+  (void)gen.next_id();
+  const std::int64_t t0 = ms_of(clk);
+  ASSERT_EQ(ms_or_min(l.deadline()), t0 + 240);
+  behind->store(1000);  // the store's clock falls 1 s behind: this one is 1 s ahead
+  EXPECT_EQ(failed.wait_for("flakeid: this clock"),
+            "flakeid: this clock is 1000 ms ahead of the clock of scripted (Unix ms " +
+                std::to_string(t0 - 1000) +
+                " there); a lease accepts at most 50 ms either way (max_skew, by default "
+                "safe_guard / 2): set this host's clock right (NTP) or raise safe_guard");
+  EXPECT_EQ(ms_or_min(l.deadline()), t0 + 240) << "the deadline rose on a clock off the store's";
+  clk.advance(300ms);  // past the deadline
+  EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
+  EXPECT_EQ(suspended.wait_for("worker id 3"),
+            "worker id 3: renewal not confirmed by its deadline");
+  behind->store(0);  // back
+  EXPECT_EQ(resumed.wait_for("worker id 3"), "worker id 3");
+  EXPECT_EQ(ms_or_min(l.deadline()), t0 + 300 + 240);
+  EXPECT_NO_THROW((void)gen.next_id());
 }
 
 // A holder whose renewals stop is refused from its deadline onward, on every generator kind.
@@ -961,6 +1117,16 @@ TEST(file_lease_test, a_lock_file_of_an_older_version_has_no_instance) {
 TEST(file_lease_test, restart_with_clock_moved_back_waits_or_refuses) {
   file_backend b;
   restart_with_clock_back(b);
+}
+
+TEST(file_lease_test, a_clock_far_off_takes_no_id) {
+  file_backend b;
+  a_clock_far_off_takes_no_id(b);
+}
+
+TEST(file_lease_test, a_clock_stepped_ahead_mints_nothing_past_its_deadline) {
+  file_backend b;
+  a_clock_stepped_ahead_mints_nothing_past_its_deadline(b);
 }
 
 TEST(file_lease_test, an_unusable_directory_is_a_clear_error) {

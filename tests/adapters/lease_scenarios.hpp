@@ -24,6 +24,7 @@
 #include <flakeid/flakeid.hpp>
 #include <flakeid/lease.hpp>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -987,6 +988,97 @@ void a_restarted_server_is_lost_memory(Backend& b) {
   EXPECT_GE(*got_b->lost_memory_at, before) << "the wait starts at the server's start";
 }
 
+/// The wall clock plus an offset that the test steps (shared by the clock's copies).
+struct stepped_clock : flakeid::wall_clock {
+  std::shared_ptr<std::atomic<std::int64_t>> offset_ms =
+      std::make_shared<std::atomic<std::int64_t>>(0);
+  [[nodiscard]] time_point now() const {
+    return std::chrono::system_clock::now() + std::chrono::milliseconds{offset_ms->load()};
+  }
+  void step(std::chrono::milliseconds by) const { offset_ms->fetch_add(by.count()); }
+};
+
+/// The details of the events of one kind that a lease reports, collected from its threads.
+struct event_details {
+  flakeid::lease_event kind;
+  std::shared_ptr<std::mutex> m = std::make_shared<std::mutex>();
+  std::shared_ptr<std::vector<std::string>> seen = std::make_shared<std::vector<std::string>>();
+
+  /// Sets `o.on_event` to collect them.
+  void watch(flakeid::lease_options& o) const {
+    o.on_event = [kind = kind, m = m, seen = seen](flakeid::lease_event e, const std::string& d) {
+      const std::lock_guard lk(*m);
+      if (e == kind) seen->push_back(d);
+    };
+  }
+  /// The first detail that contains `text`, once one has come (empty when none came within a
+  /// minute: the limit only ends a broken run).
+  [[nodiscard]] std::string wait_for(const std::string& text) const {
+    for (const auto end = steady::now() + 60s; steady::now() < end;
+         std::this_thread::sleep_for(5ms)) {
+      const std::lock_guard lk(*m);
+      for (const std::string& d : *seen)
+        if (d.find(text) != std::string::npos) return d;
+    }
+    return {};
+  }
+};
+
+/// A lease whose clock lies an hour ahead of the store's, or an hour behind, takes no id:
+/// `clock_skew_error` says how far off it is, names the store and the bound (`max_skew`, by
+/// default `safe_guard / 2`: 150 ms here); it claimed nothing, so a lease on the right clock
+/// then takes the only id.
+template <class Backend>
+void a_clock_far_off_takes_no_id(Backend& b) {
+  auto o = quick_options(unique_ns("skew"));
+  o.max_ids = 1;
+  for (const std::chrono::hours off : {1h, -1h}) {
+    auto oc = o;
+    oc.use_clock(clock_at_wall(off));
+    auto l = b.make(oc);
+    try {
+      (void)l->acquire(1);
+      ADD_FAILURE() << "acquired on a clock " << off.count() << " h off";
+    } catch (const flakeid::clock_skew_error& e) {
+      const std::string what = e.what();
+      const std::string side = off > 0h ? " ms ahead of the clock of " : " ms behind the clock of ";
+      EXPECT_NE(what.find(side + l->where() + " (Unix ms "), std::string::npos) << what;
+      EXPECT_NE(what.find("; a lease accepts at most 150 ms either way (max_skew, by default "
+                          "safe_guard / 2): set this host's clock right (NTP) or raise safe_guard"),
+                std::string::npos)
+          << what;
+      EXPECT_GT(off > 0h ? e.skew() : -e.skew(), 59min) << what;
+    }
+  }
+  auto right = b.make(o);
+  EXPECT_EQ(right->acquire(1), 0U);
+}
+
+/// A holder whose clock steps 5 s ahead of the store's: its generator mints nothing on the new
+/// clock (`lease_lost_error`: the clock lies past the deadline the store confirmed), and its
+/// renewals are refused (`renew_failed`, saying how far ahead it is), so its deadline never
+/// catches up with the stepped clock. (Without the comparison it would renew from the stepped
+/// clock and mint 5 s ahead: IDs that a holder on the store's time mints again later once the
+/// store has forgotten this one.)
+template <class Backend>
+void a_clock_stepped_ahead_mints_nothing_past_its_deadline(Backend& b) {
+  auto o = quick_options(unique_ns("step"));
+  const stepped_clock clk;
+  o.use_clock(clk);
+  const event_details failed{flakeid::lease_event::renew_failed};
+  failed.watch(o);
+  auto l = b.make(o);
+  flakeid::classic_snowflake<flakeid::layouts::twitter, stepped_clock> gen{*l, clk};
+  (void)gen.next_id();
+  clk.step(5s);
+  EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
+  const std::string why = failed.wait_for(" ms ahead of the clock of " + l->where());
+  EXPECT_FALSE(why.empty()) << "no renewal was refused for the clock";
+  EXPECT_LT(ms_or_min(l->deadline()), ms_or_min(std::chrono::time_point_cast<std::chrono::milliseconds>(clk.now())))
+      << "a renewal moved the deadline up to the stepped clock";
+  EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
+}
+
 /// What a lease of a `Store` at `address`, where nothing listens, throws from `acquire`: a
 /// lease_store_error that names `where` and the connect timeout (500 ms) first (checked).
 template <class Store>
@@ -1017,7 +1109,10 @@ std::string unreachable_lease_error(const std::string& address, const std::strin
   FLAKEID_SCENARIO_TEST(suite, skips_an_id_used_far_ahead_of_this_clock,                 \
                         skips_an_id_used_far_ahead)                                      \
   FLAKEID_SCENARIO_TEST(suite, restart_with_clock_moved_back_waits_or_refuses,           \
-                        restart_with_clock_back)
+                        restart_with_clock_back)                                         \
+  FLAKEID_SCENARIO_TEST(suite, a_clock_far_off_takes_no_id, a_clock_far_off_takes_no_id) \
+  FLAKEID_SCENARIO_TEST(suite, a_clock_stepped_ahead_mints_nothing_past_its_deadline,    \
+                        a_clock_stepped_ahead_mints_nothing_past_its_deadline)
 
 /// The lease scenarios of instances and twins, as tests of `suite`, for every backend.
 #define FLAKEID_INSTANCE_SCENARIOS(suite)                                      \
