@@ -39,7 +39,7 @@ LAYERS = [
                      "detail/text_util.hpp", "detail/fork_guard.hpp", "detail/min_max.hpp")),
     ("generators", ("snowflake", "striped", "backfill", "detail/snowflake_",
                     "detail/thread_blocks")),
-    ("leases", ("lease", "host_worker_id", "clock_guard", "detail/callback")),
+    ("leases", ("lease", "host_worker_id", "clock_guard", "detail/callback", "detail/lease_skew")),
     ("segments", ("segment",)),
     ("stores", ("store/", "detail/server_store", "detail/posix_file", "detail/lease_directory",
                 "detail/uri")),
