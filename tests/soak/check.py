@@ -75,11 +75,9 @@ class ProcLog:
 class StoreCheck:
     """Every check over one store's logs; `problems` counts what failed within the contract."""
 
-    def __init__(self, name, guard_ms=500, wipes=(), losses=()):
+    def __init__(self, name, wipes=()):
         self.name = name
-        self.guard_ms = guard_ms
         self.wipes = sorted(wipes)  # (start, end) ms of each server_wipe
-        self.losses = sorted(losses)  # start ms of each fault that makes the store forget
         self.ids = set()
         self.id_count = 0
         self.segments = {}  # number -> [(wall ms of its burst, its process)]
@@ -94,8 +92,8 @@ class StoreCheck:
         self.errors = {}
 
     def problems(self):
-        return (len(self.within(self.duplicates)) + len(self.within(self.segment_repeats)) +
-                len(self.fence) + len(self.wrong_worker) + len(self.within(self.overlaps)))
+        return (len(self.duplicates) + len(self.within(self.segment_repeats)) +
+                len(self.fence) + len(self.wrong_worker) + len(self.overlaps))
 
     @staticmethod
     def within(found):
@@ -215,13 +213,8 @@ class StoreCheck:
                     a, b = widest, r
                     oa, ob = a[2].offsets or [0, 0], b[2].offsets or [0, 0]
                     skew = max(oa[1] - ob[0], ob[1] - oa[0])
-                    # Clocks further apart than safe_guard, and a store that forgot between
-                    # the two leases: beyond what the lease promises.
-                    first, then = sorted((a[2].wall, b[2].wall))
-                    forgot = any(first <= t <= then for t in self.losses)
                     self.overlaps.append((node, a[2].log, a[2].number, a[0], a[1], b[2].log,
-                                          b[2].number, b[0], b[1], skew,
-                                          skew > self.guard_ms and forgot))
+                                          b[2].number, b[0], b[1], skew))
                 if widest is None or r[1] > widest[1]:
                     widest = r
 
@@ -268,20 +261,13 @@ def read_run(path):
     return run
 
 
-def check_store(d, guard_ms=500, faults=()):
+def check_store(d, faults=()):
     wipes = [(f["start"], f["end"]) for f in faults if f["kind"] == "server_wipe"]
-    losses = [f["start"] for f in faults if f["kind"] in ("server_wipe", "forget")]
-    c = StoreCheck(os.path.basename(d), guard_ms, wipes, losses)
+    c = StoreCheck(os.path.basename(d), wipes)
     for path in sorted(glob.glob(os.path.join(d, "m*.log*"))):
         c.read_log(path)
     c.check_tenures()
     c.check_segments()
-    # A duplicate inside two overlapping tenures whose clocks were further apart than
-    # safe_guard, with a store that forgot between them, is beyond the contract, as their
-    # overlap is.
-    c.duplicates = [(i, log, any(o[-1] and o[0] == id_node(i) and o[3] <= id_time(i) <= o[4] and
-                                 o[7] <= id_time(i) <= o[8] for o in c.overlaps))
-                    for i, log in c.duplicates]
     return c
 
 
@@ -302,14 +288,11 @@ def store_section(d, c, run, faults):
     out.append("|---|---|")
     out.append(f"| IDs checked | {c.id_count} |")
     out.append(f"| segment numbers checked | {c.segment_count} |")
-    out.append(f"| duplicate IDs | {len(c.within(c.duplicates))} |")
+    out.append(f"| duplicate IDs | {len(c.duplicates)} |")
     out.append(f"| segment numbers handed out twice | {len(c.within(c.segment_repeats))} |")
     out.append(f"| IDs at or past their confirmed deadline | {len(c.fence)} |")
     out.append(f"| IDs of another worker than their lease's | {len(c.wrong_worker)} |")
     out.append(f"| tenures of one worker id overlapping in time | {len(c.within(c.overlaps))} |")
-    out.append(f"| beyond the contract: duplicate IDs, overlapping tenures of holders whose "
-               f"clocks were more than safe_guard apart | {len(c.beyond(c.duplicates))}, "
-               f"{len(c.beyond(c.overlaps))} |")
     out.append(f"| beyond the contract: segment numbers again from a process that started on a "
                f"wiped counter | {len(c.beyond(c.segment_repeats))} |")
     out.append(f"| IDs minted by forked children | {c.child_ids} |")
@@ -344,10 +327,8 @@ def store_section(d, c, run, faults):
 
 def problem_lines(c):
     out = []
-    for found in (c.within(c.duplicates)[:10], c.beyond(c.duplicates)[:3]):
-        for i, log, beyond in found:
-            out.append(f"- duplicate ID {i} (time {id_time(i)}, node {id_node(i)}) in {log}" +
-                       (" (beyond the contract)" if beyond else ""))
+    for i, log in c.duplicates[:10]:
+        out.append(f"- duplicate ID {i} (time {id_time(i)}, node {id_node(i)}) in {log}")
     for found in (c.within(c.segment_repeats)[:10], c.beyond(c.segment_repeats)[:3]):
         for n, log, beyond in found:
             out.append(f"- segment number {n} again in {log}" +
@@ -356,10 +337,9 @@ def problem_lines(c):
         out.append(f"- ID {i} in {log}: time {t}, confirmed deadline {dl}")
     for i, log, got, want in c.wrong_worker[:10]:
         out.append(f"- ID {i} in {log}: node {got}, its lease's {want}")
-    for o in c.within(c.overlaps)[:10] + c.beyond(c.overlaps)[:10]:
+    for o in c.overlaps[:10]:
         out.append(f"- worker {o[0]}: {o[1]} tenure {o[2]} [{o[3]}, {o[4]}] overlaps {o[5]} "
-                   f"tenure {o[6]} [{o[7]}, {o[8]}], clocks up to {o[9]} ms apart" +
-                   (" (beyond the contract)" if o[10] else ""))
+                   f"tenure {o[6]} [{o[7]}, {o[8]}], clocks up to {o[9]} ms apart")
     return out + ([""] if out else [])
 
 
@@ -375,18 +355,17 @@ def main(argv):
     for d in dirs:
         run = read_run(os.path.join(d, "run.txt"))
         faults = read_faults(os.path.join(d, "faults.log"))
-        c = check_store(d, int(run.get("guard_ms", 500)), faults)
+        c = check_store(d, faults)
         soak_png.timeline(os.path.join(out, c.name + ".png"), c, faults, int(run["begin"]),
                           int(run["end"]))
         lines += store_section(d, c, run, faults)
         verdict = "FAILED" if c.problems() else "ok"
         print(f"{c.name}: {c.id_count} IDs, {c.segment_count} segment numbers, {len(faults)} "
-              f"faults: {len(c.within(c.duplicates))} duplicates, "
+              f"faults: {len(c.duplicates)} duplicates, "
               f"{len(c.within(c.segment_repeats))} segment repeats, {len(c.fence)} past the "
-              f"fence, {len(c.wrong_worker)} wrong worker, {len(c.within(c.overlaps))} "
-              f"overlapping tenures; beyond the contract: {len(c.beyond(c.duplicates))} "
-              f"duplicates, {len(c.beyond(c.overlaps))} overlaps, "
-              f"{len(c.beyond(c.segment_repeats))} segment repeats: {verdict}")
+              f"fence, {len(c.wrong_worker)} wrong worker, {len(c.overlaps)} overlapping "
+              f"tenures; segment numbers again after a wipe, from a process that started on "
+              f"it: {len(c.beyond(c.segment_repeats))}: {verdict}")
         failed |= c.problems() > 0
     lines += soak_png.legend_lines()
     with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as f:

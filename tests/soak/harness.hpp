@@ -64,6 +64,8 @@ struct soak_config {
   double fault_every = 4;
   /// Fault kinds to leave out (comma list); empty: every kind the store has.
   std::vector<std::string> skip{};
+  /// Every store at once, each in a process of its own (else one after the other).
+  bool parallel = false;
   std::string self;  ///< this program, started again as a minter
 };
 

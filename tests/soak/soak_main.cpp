@@ -2,11 +2,17 @@
 //
 //   flakeid_soak --stores file,redis,postgres,mysql,zookeeper --minutes 3 --seed 42 --out /tmp/soak
 //
-// runs each store in turn (its server, its minters, the nemesis), then the checker
+// runs each store in turn (its server, its minters, the nemesis; with --parallel, every store
+// at once, each in a process of its own), then the checker
 // (check.py), which writes <out>/report.md and a timeline per store; the exit status is the
 // checker's (1 when it found a duplicate, a segment number twice or an ID past its fence).
 // The same program started with --minter is one minter (minter.cpp).
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -37,7 +43,8 @@ int usage() {
   std::fputs(
       "usage: flakeid_soak [--stores file,redis,postgres,mysql,zookeeper] [--minutes M]\n"
       "                    [--seed S] [--out DIR] [--minters N] [--max-ids K] [--ttl-ms T]\n"
-      "                    [--guard-ms G] [--fault-every SECONDS] [--skip kind,...] [--no-check]\n",
+      "                    [--guard-ms G] [--fault-every SECONDS] [--skip kind,...] [--parallel]\n"
+      "                    [--no-check]\n",
       stderr);
   return 2;
 }
@@ -49,6 +56,10 @@ bool parse(int argc, char** argv, flakeid_soak::soak_config& c, bool& minter, bo
     const std::string a = argv[i];
     if (a == "--minter") {
       minter = true;
+      continue;
+    }
+    if (a == "--parallel") {
+      c.parallel = true;
       continue;
     }
     if (a == "--no-check") {
@@ -95,6 +106,65 @@ bool parse(int argc, char** argv, flakeid_soak::soak_config& c, bool& minter, bo
   return true;
 }
 
+/// When the minters run as another user (`nobody`, the harness being root), `c.out` must be
+/// a place they can reach; they run a copy of this program made there (this one may lie where
+/// they cannot, such as a build tree under /root). False, with a message, when they cannot.
+bool reachable_by_minters(flakeid_soak::soak_config& c) {
+  namespace fs = std::filesystem;
+  if (flakeid_soak::minter_user().first == static_cast<uid_t>(-1)) return true;
+  const fs::path out = fs::canonical(c.out);
+  for (fs::path p = out;; p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0 || (st.st_mode & S_IXOTH) == 0) {
+      std::fprintf(stderr,
+                   "flakeid_soak: the minters run as nobody and cannot reach --out %s (%s is "
+                   "closed to other users): choose a directory under /tmp\n",
+                   out.c_str(), p.c_str());
+      return false;
+    }
+    if (p == p.root_path()) break;
+  }
+  const fs::path copy = out / "flakeid_soak";
+  fs::copy_file(c.self, copy, fs::copy_options::overwrite_existing);
+  fs::permissions(copy, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                            fs::perms::others_read | fs::perms::others_exec);
+  c.self = copy.string();
+  return true;
+}
+
+int run_in_turn(const flakeid_soak::soak_config& c) {
+  int rc = 0;
+  for (const std::string& store : c.stores)
+    if (flakeid_soak::interrupted == 0) rc |= flakeid_soak::run_store(c, store);
+  return rc;
+}
+
+/// Every store at once, each run in a child process of its own (its own nft table, tmpfs and
+/// servers); SIGINT or SIGTERM to this one ends them all. Nonzero when one of them failed.
+int run_in_parallel(const flakeid_soak::soak_config& c) {
+  std::vector<pid_t> runs;
+  for (const std::string& store : c.stores) {
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(flakeid_soak::run_store(c, store));
+    if (pid < 0) return 1;
+    runs.push_back(pid);
+  }
+  int rc = 0;
+  bool passed_on = false;
+  for (const pid_t pid : runs) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) return 1;
+      if (flakeid_soak::interrupted != 0 && !passed_on) {
+        for (const pid_t other : runs) ::kill(other, SIGTERM);
+        passed_on = true;
+      }
+    }
+    rc |= WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+  }
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,13 +188,16 @@ int main(int argc, char** argv) {
     std::fputs("flakeid_soak: --max-ids must lie below --minters (ids change hands)\n", stderr);
     return 2;
   }
-  ::signal(SIGINT, on_interrupt);
-  ::signal(SIGTERM, on_interrupt);
+  // Without SA_RESTART: a wait for the stores' runs returns to pass the signal on.
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  ::sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
   c.self = std::filesystem::canonical("/proc/self/exe").string();
   std::filesystem::create_directories(c.out);
-  int rc = 0;
-  for (const std::string& store : c.stores)
-    if (flakeid_soak::interrupted == 0) rc |= flakeid_soak::run_store(c, store);
+  if (!reachable_by_minters(c)) return 2;
+  const int rc = c.parallel ? run_in_parallel(c) : run_in_turn(c);
   if (rc != 0) return 3;
   if (!check) return 0;
   const std::string log = c.out + "/check.log";
