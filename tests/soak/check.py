@@ -46,13 +46,13 @@ class Tenure:
         self.offsets = None  # the lowest and highest clock - wall of its bursts, ms
         self.wall = 0  # when it was taken (wall ms)
 
-    def add(self, t):
+    def add(self, t, count=1):
         r = self.runs[-1] if self.runs else None
         if r is not None and r[0] - RUN_GAP_MS <= t <= r[1] + RUN_GAP_MS:
             r[0], r[1] = min(r[0], t), max(r[1], t)
         else:
             self.runs.append([t, t])
-        self.count += 1
+        self.count += count
 
 
 class ProcLog:
@@ -78,22 +78,26 @@ class StoreCheck:
     def __init__(self, name, wipes=()):
         self.name = name
         self.wipes = sorted(wipes)  # (start, end) ms of each server_wipe
-        self.ids = set()
+        self.id_runs = []  # (first ID, count, log) of every run of consecutive IDs
         self.id_count = 0
         self.segments = {}  # number -> [(wall ms of its burst, its process)]
         self.segment_count = 0
-        self.duplicates = []
+        self.duplicates = []  # (ID, log) of the first thousand duplicates
+        self.duplicate_count = 0
+        self.malformed = []  # runs that leave their tick and worker (the minter never writes one)
         self.segment_repeats = []
         self.fence = []
         self.wrong_worker = []
         self.overlaps = []
         self.child_ids = 0
+        self.node_minted = {}  # worker id -> wall ms of the bursts that minted on it
         self.procs = []
         self.errors = {}
 
     def problems(self):
-        return (len(self.duplicates) + len(self.within(self.segment_repeats)) +
-                len(self.fence) + len(self.wrong_worker) + len(self.overlaps))
+        return (self.duplicate_count + len(self.within(self.segment_repeats)) +
+                len(self.fence) + len(self.wrong_worker) + len(self.overlaps) +
+                len(self.malformed))
 
     @staticmethod
     def within(found):
@@ -108,7 +112,7 @@ class StoreCheck:
         p = ProcLog(path)
         self.procs.append(p)
         tenure = None
-        pending = []  # (id, time) of the burst, checked against the deadline that follows
+        pending = []  # (first ID, count) of the burst's runs, checked against its deadline
         burst_wall = None
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
@@ -137,6 +141,8 @@ class StoreCheck:
                     if minted > 0:
                         p.minted_at.append(burst_wall)
                         p.counts.append(minted)
+                        if tenure is not None:
+                            self.node_minted.setdefault(tenure.node, []).append(burst_wall)
                     pending.clear()
         # A burst is one write, so a log never ends inside one; IDs without their deadline line
         # (a log cut short) count as past the fence.
@@ -147,16 +153,16 @@ class StoreCheck:
     def _line(self, p, w, pending):
         if not w:
             return
-        if w[0] == "I":
-            i = int(w[1])
-            self.id_count += 1
+        if w[0] in ("R", "I"):  # R <first> <count>: consecutive IDs; I <id>: one
+            first = int(w[1])
+            count = int(w[2]) if w[0] == "R" else 1
+            self.id_count += count
             if p.child:
-                self.child_ids += 1
-            if i in self.ids:
-                self.duplicates.append((i, p.name))
-            else:
-                self.ids.add(i)
-            pending.append(i)
+                self.child_ids += count
+            if (first & 4095) + count > 4096:  # past the last sequence of its tick
+                self.malformed.append((first, p.name, count))
+            self.id_runs.append((first, count, p.name))
+            pending.append((first, count))
         elif w[0] == "X" and len(w) > 2:
             self.errors[w[2]] = self.errors.get(w[2], 0) + 1
 
@@ -187,16 +193,31 @@ class StoreCheck:
         # the burst bounds each of its IDs.
         known = [int(v) for v in w[2:4] if v != "-"]
         deadline = max(known) if known else None
-        for i in pending:
-            t = id_time(i)
+        # The IDs of a run share their time and worker.
+        for first, count in pending:
+            t = id_time(first)
+            ids = range(first, first + count)
             if tenure is None:
-                self.fence.append((i, p.name, t, None))
+                self.fence += [(i, p.name, t, None) for i in ids]
                 continue
             if deadline is None or t >= deadline:
-                self.fence.append((i, p.name, t, deadline))
-            if id_node(i) != tenure.node:
-                self.wrong_worker.append((i, p.name, id_node(i), tenure.node))
-            tenure.add(t)
+                self.fence += [(i, p.name, t, deadline) for i in ids]
+            if id_node(first) != tenure.node:
+                self.wrong_worker += [(i, p.name, id_node(first), tenure.node) for i in ids]
+            tenure.add(t, count)
+
+    def find_duplicates(self):
+        """The IDs that lie in two runs: the runs in order of their first ID, each against the
+        furthest ID the runs before it reached."""
+        self.id_runs.sort()
+        reach = 0  # one past the highest ID of the runs so far
+        for first, count, log in self.id_runs:
+            for i in range(first, min(first + count, reach)):
+                self.duplicate_count += 1
+                if len(self.duplicates) < 1000:
+                    self.duplicates.append((i, log))
+            reach = max(reach, first + count)
+        self.id_runs = []
 
     def check_tenures(self):
         """Two tenures of one worker id whose IDs' time spans overlap: two holders at once."""
@@ -244,6 +265,28 @@ def recovery(check, fault):
     return best
 
 
+def ids_back(check, fault):
+    """ms from the fault's end until every worker id the store's minters used has minted again
+    (by any process; None: one never did): the time the store needs to mint at full strength
+    again."""
+    worst = 0
+    for times in check.node_minted.values():
+        times.sort()
+        k = bisect.bisect_left(times, fault["end"])
+        if k == len(times):
+            return None
+        worst = max(worst, times[k] - fault["end"])
+    return worst
+
+
+def isolated(fault, faults, quiet_ms, run_end):
+    """Whether no other fault runs at `fault`'s end or starts within `quiet_ms` after it, and
+    the run goes on for 10 s after it (time enough to see the store recover)."""
+    return fault["end"] + 10_000 <= run_end and not any(
+        g is not fault and g["start"] <= fault["end"] + quiet_ms and g["end"] >= fault["end"]
+        for g in faults)
+
+
 def availability(p):
     """The share of the process's seconds in which it minted."""
     if p.start is None or p.end is None or p.end <= p.start:
@@ -266,6 +309,7 @@ def check_store(d, faults=()):
     c = StoreCheck(os.path.basename(d), wipes)
     for path in sorted(glob.glob(os.path.join(d, "m*.log*"))):
         c.read_log(path)
+    c.find_duplicates()
     c.check_tenures()
     c.check_segments()
     return c
@@ -288,10 +332,12 @@ def store_section(d, c, run, faults):
     out.append("|---|---|")
     out.append(f"| IDs checked | {c.id_count} |")
     out.append(f"| segment numbers checked | {c.segment_count} |")
-    out.append(f"| duplicate IDs | {len(c.duplicates)} |")
+    out.append(f"| duplicate IDs | {c.duplicate_count} |")
     out.append(f"| segment numbers handed out twice | {len(c.within(c.segment_repeats))} |")
     out.append(f"| IDs at or past their confirmed deadline | {len(c.fence)} |")
     out.append(f"| IDs of another worker than their lease's | {len(c.wrong_worker)} |")
+    out.append(f"| runs of IDs that leave their tick and worker (a log the minter cannot write) | "
+               f"{len(c.malformed)} |")
     out.append(f"| tenures of one worker id overlapping in time | {len(c.within(c.overlaps))} |")
     out.append(f"| beyond the contract: segment numbers again from a process that started on a "
                f"wiped counter | {len(c.beyond(c.segment_repeats))} |")
@@ -303,16 +349,28 @@ def store_section(d, c, run, faults):
         out.append(f"Availability (share of each process's seconds with IDs): median "
                    f"{statistics.median(avail):.1%}, min {min(avail):.1%}.")
         out.append("")
+    # Recovery, two ways: a process the fault hit minting again (it may wait its turn for an
+    # id, `max_ids` lying below the minters), and every worker id minting again, after the
+    # faults that no other fault follows within ttl + safe_guard + 1 s.
+    quiet_ms = int(run.get("ttl_ms", 1500)) + int(run.get("guard_ms", 500)) + 1000
     kinds = {}
     for f in faults:
-        kinds.setdefault(f["kind"], []).append(recovery(c, f))
-    out.append("| fault | count | recovered | recovery median | recovery max |")
+        back = ids_back(c, f) if isolated(f, faults, quiet_ms, int(run.get("end", 0))) else "busy"
+        kinds.setdefault(f["kind"], []).append((recovery(c, f), back))
+    out.append(f"| fault | count | a process it hit mints again: recovered, median, max | alone "
+               f"(no other fault within {quiet_ms / 1000:g} s) | every worker id mints again: "
+               f"median, max |")
     out.append("|---|---|---|---|---|")
     for k in sorted(kinds):
-        rs = [r for r in kinds[k] if r is not None]
-        out.append(f"| {k} | {len(kinds[k])} | {len(rs)} | "
-                   f"{fmt_ms(statistics.median(rs) if rs else None)} | "
-                   f"{fmt_ms(max(rs) if rs else None)} |")
+        rs = [r for r, _ in kinds[k] if r is not None]
+        alone = [b for _, b in kinds[k] if b != "busy"]
+        backs = [b for b in alone if b is not None]
+        out.append(f"| {k} | {len(kinds[k])} | {len(rs)}, "
+                   f"{fmt_ms(statistics.median(rs) if rs else None)}, "
+                   f"{fmt_ms(max(rs) if rs else None)} | {len(alone)} | "
+                   f"{fmt_ms(statistics.median(backs) if backs else None)}, "
+                   f"{fmt_ms(max(backs) if backs else None)}"
+                   f"{'' if len(backs) == len(alone) else f' ({len(alone) - len(backs)} never)'} |")
     out.append("")
     if c.errors:
         out.append("Refusals and errors the minters logged (by kind): " +
@@ -361,7 +419,7 @@ def main(argv):
         lines += store_section(d, c, run, faults)
         verdict = "FAILED" if c.problems() else "ok"
         print(f"{c.name}: {c.id_count} IDs, {c.segment_count} segment numbers, {len(faults)} "
-              f"faults: {len(c.duplicates)} duplicates, "
+              f"faults: {c.duplicate_count} duplicates, "
               f"{len(c.within(c.segment_repeats))} segment repeats, {len(c.fence)} past the "
               f"fence, {len(c.wrong_worker)} wrong worker, {len(c.overlaps)} overlapping "
               f"tenures; segment numbers again after a wipe, from a process that started on "

@@ -69,6 +69,27 @@ class CheckerTest(unittest.TestCase):
         fault = check.read_faults(os.path.join(self.store, "faults.log"))[0]
         self.assertEqual(check.recovery(c, fault), 2000)
 
+    def test_runs_of_ids_count_each_id_and_each_duplicate(self):
+        self.clean_logs()
+        a = make_id(T0 + 2000, 3, 10)
+        self.write("m2-1.log", tenure(T0 + 2000, 1, 3) +
+                   [f"B {T0 + 2000} {T0 + 2000}", f"R {a} 5", f"R {a + 3} 4",
+                    f"D 1 {T0 + 3200} {T0 + 3200}"])
+        c = check.check_store(self.store)
+        self.assertEqual(c.id_count, 4 + 9)
+        self.assertEqual(c.duplicate_count, 2)
+        self.assertEqual([d[0] for d in c.duplicates], [a + 3, a + 4])
+        self.assertEqual(c.problems(), 2)
+
+    def test_a_run_past_the_last_sequence_of_its_tick_is_flagged(self):
+        self.clean_logs()
+        a = make_id(T0 + 2000, 3, 4094)
+        self.write("m2-1.log", tenure(T0 + 2000, 1, 3) +
+                   [f"B {T0 + 2000} {T0 + 2000}", f"R {a} 3", f"D 1 {T0 + 3200} {T0 + 3200}"])
+        c = check.check_store(self.store)
+        self.assertEqual(c.malformed, [(a, "m2-1.log", 3)])
+        self.assertEqual(c.problems(), 1)
+
     def test_duplicate_and_segment_repeat_are_flagged(self):
         self.clean_logs()
         self.write("m1-2.log", tenure(T0 + 7000, 1, 2) +

@@ -110,14 +110,31 @@ class minter {
     // gone once the lease is lost, so the later of the two bounds every ID of the burst.
     const std::string before = deadline_text();
     bool minted = false;
+    // Consecutive IDs of one tick and worker (the sequence, in the lowest bits, counting up
+    // from where it was) go on one line: `R <first> <count>`.
+    std::uint64_t first = 0;
+    int count = 0;
+    const auto flush = [&] {
+      if (count > 0) out += "R " + std::to_string(first) + " " + std::to_string(count) + "\n";
+      count = 0;
+    };
     try {
       for (int i = 0; i < c_.burst; ++i) {
-        out += "I " + std::to_string(gen_->next_id()) + "\n";
+        const std::uint64_t id = gen_->next_id();
+        if (count > 0 && id == first + static_cast<std::uint64_t>(count) && (id & 4095) != 0) {
+          ++count;
+        } else {
+          flush();
+          first = id;
+          count = 1;
+        }
         minted = true;
       }
     } catch (const std::exception& e) {
+      flush();
       out += "X " + std::to_string(wall_ms()) + " mint " + one_field(e.what()) + "\n";
     }
+    flush();
     out += "D " + std::to_string(tenure_) + " " + before + " " + deadline_text() + "\n";
     if (++bursts_ % c_.segment_every == 0) out += segment_number();
     log_.write(out);

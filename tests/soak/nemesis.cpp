@@ -137,9 +137,9 @@ void nemesis::cut_minters_off() {
             dir_ + "/nft.log");
 }
 
-/// Steps the clock of `f.slot`: forward by seconds to an hour, for good (a clock that jumped
-/// ahead), or back by seconds to a minute for a while, then forward again to where it was. The
-/// seconds until the fault ends.
+/// Steps the clock of `f.slot`: forward by seconds to an hour for 1 to 20 s, or back by seconds
+/// to a minute for 1 to 6 s, then to where it was again (as a time daemon sets a clock right).
+/// The seconds until the fault ends.
 double nemesis::step_clock(fault& f) {
   static const std::int64_t forward[] = {1'000, 5'000, 30'000, 600'000, 3'600'000};
   static const std::int64_t back[] = {-500, -2'000, -10'000, -60'000};
@@ -149,7 +149,7 @@ double nemesis::step_clock(fault& f) {
   const std::string file = pool_.clock_file(f.slot);
   set_clock_offset(file, clock_offset(file) + f.offset_ms);
   f.detail = std::to_string(f.offset_ms);
-  return ahead ? 0 : uniform(1, 6);
+  return ahead ? uniform(1, 20) : uniform(1, 6);
 }
 
 bool nemesis::begin(fault& f) {
@@ -213,7 +213,7 @@ void nemesis::end(fault& f) {
     pool_.signal(f.slot, SIGCONT);
   } else if (f.kind == "minter_kill") {
     pool_.start(f.slot);
-  } else if (f.kind == "clock_step" && f.offset_ms < 0) {
+  } else if (f.kind == "clock_step") {
     const std::string file = pool_.clock_file(f.slot);
     set_clock_offset(file, clock_offset(file) - f.offset_ms);
   } else if (f.kind == "server_kill" || f.kind == "server_wipe") {
