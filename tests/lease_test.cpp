@@ -238,7 +238,7 @@ TEST(lease_skew_test, a_clock_an_hour_off_the_stores_takes_no_id) {
 }
 
 TEST(lease_skew_test, an_answer_too_slow_to_judge_is_asked_again_then_refused) {
-  for (const int slow_answers : {3, 1}) {
+  for (const int slow_answers : {1'000'000, 1}) {
     auto store = std::make_unique<scripted_store>();
     const auto s = store->s;
     flakeid::manual_clock clk = clock_at_wall();
@@ -250,7 +250,9 @@ TEST(lease_skew_test, an_answer_too_slow_to_judge_is_asked_again_then_refused) {
       if (calls->fetch_add(1) < slow_answers) clk.advance(101ms);
       return at;
     };
-    flakeid::lease l{std::move(store), engine_options().use_clock(clk)};
+    auto o = engine_options();
+    o.connect_timeout = 100ms;  // a claim asks for this long (and at least three times)
+    flakeid::lease l{std::move(store), o.use_clock(clk)};
     if (slow_answers == 1) {
       EXPECT_EQ(l.acquire(4), 3U) << "the second reading is judged";
       EXPECT_EQ(calls->load(), 2);
@@ -258,9 +260,9 @@ TEST(lease_skew_test, an_answer_too_slow_to_judge_is_asked_again_then_refused) {
     }
     try {
       (void)l.acquire(4);
-      ADD_FAILURE() << "acquired on three answers too slow to judge";
+      ADD_FAILURE() << "acquired on answers too slow to judge";
     } catch (const flakeid::clock_skew_error& e) {
-      EXPECT_EQ(calls->load(), 3);
+      EXPECT_GE(calls->load(), 3);
       EXPECT_EQ(e.skew(), 50ms) << "this clock at the midpoint of its readings, less the store's";
       EXPECT_STREQ(e.what(),
                    "flakeid: this clock could not be compared with the clock of scripted: its "
@@ -268,6 +270,8 @@ TEST(lease_skew_test, an_answer_too_slow_to_judge_is_asked_again_then_refused) {
                    "most 50 ms either way (max_skew, by default safe_guard / 2), so the store "
                    "must answer within twice that (a slow answer, or this process paused)");
     }
+    const std::lock_guard lk(s->m);
+    EXPECT_EQ(s->recorded, INT64_MIN) << "a claim was made";
   }
 }
 

@@ -309,7 +309,7 @@ class lease {
     const lease_time give_up = opt_.now() + opt_.wait_for_id;
     instance_watch watch;
     for (;;) {
-      req.now = checked_now();
+      req.now = checked_now(true);
       std::optional<lease_claim> c = claim_once(req);
       if (c && c->held_by_instance) {
         watch.check(*this, *c, req.now);
@@ -329,9 +329,12 @@ class lease {
 
   /// A reading of this clock that the store's confirms (`max_skew`): this clock is read, then
   /// the store's, then this one again, and the first reading is returned when both lie within
-  /// `max_skew` of the store's. Throws `clock_skew_error` for a clock further off, and when three
-  /// answers came too slowly to tell; `lease_store_error` when the store cannot be reached.
-  lease_time checked_now() {
+  /// `max_skew` of the store's. Throws `clock_skew_error` for a clock further off, and when the
+  /// answers came too slowly to tell, three in a row, or (`patient`: for a claim) for
+  /// `connect_timeout`, a store busy with other claimers taking its time; `lease_store_error`
+  /// when the store cannot be reached.
+  lease_time checked_now(bool patient = false) {
+    const auto give_up = steady::now() + opt_.connect_timeout;
     for (int attempt = 1;; ++attempt) {
       const lease_time before = opt_.now();
       if (max_skew_ == lease_options::skew_unchecked) return before;
@@ -344,8 +347,10 @@ class lease {
       const detail::skew_reading r{before, *at, opt_.now()};
       const detail::skew_verdict v = detail::judge_skew(r, max_skew_);
       if (v == detail::skew_verdict::within) return before;
-      if (v != detail::skew_verdict::unsure || attempt == 3)
+      if (v != detail::skew_verdict::unsure || (attempt >= 3 && (!patient || steady::now() >= give_up)))
         throw clock_skew_error(detail::skew_message(r, v, max_skew_, where()), detail::skew_of(r));
+      if (patient && attempt >= 3)
+        std::this_thread::sleep_for(std::chrono::milliseconds{std::min(attempt, 50)});
     }
   }
 
