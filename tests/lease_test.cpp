@@ -44,8 +44,8 @@ struct scripted_store final : flakeid::lease_store {
     std::int64_t lost_memory_at = INT64_MIN;
     std::int64_t released = INT64_MIN;
     bool was_released = false;
-    std::int64_t skip_above = INT64_MIN;  // the last claim's `skip_above`
-    std::function<void()> in_renew;       // runs inside renew(), unlocked
+    std::int64_t skip_above = INT64_MIN;         // the last claim's `skip_above`
+    std::function<void()> in_renew;              // runs inside renew(), unlocked
     std::function<flakeid::lease_time()> clock;  // the store's clock (empty: it has none)
   };
   std::shared_ptr<state> s = std::make_shared<state>();
@@ -205,8 +205,8 @@ TEST(lease_skew_test, max_skew_is_half_the_safe_guard_unless_set) {
 }
 
 /// The store's clock reads the manual clock `clk` less `behind`.
-std::function<flakeid::lease_time()> clock_behind(const flakeid::manual_clock& clk,
-                                                  std::shared_ptr<std::atomic<std::int64_t>> behind) {
+std::function<flakeid::lease_time()> clock_behind(
+    const flakeid::manual_clock& clk, std::shared_ptr<std::atomic<std::int64_t>> behind) {
   return [clk, behind] {
     return std::chrono::time_point_cast<std::chrono::milliseconds>(clk.now()) -
            std::chrono::milliseconds{behind->load()};
@@ -227,8 +227,8 @@ TEST(lease_skew_test, a_clock_an_hour_off_the_stores_takes_no_id) {
       EXPECT_EQ(e.skew(), std::chrono::milliseconds{off});
       EXPECT_EQ(std::string(e.what()),
                 "flakeid: this clock is 3600000 ms " +
-                    std::string(off > 0 ? "ahead of" : "behind") + " the clock of scripted (Unix ms " +
-                    std::to_string(ms_of(clk) - off) +
+                    std::string(off > 0 ? "ahead of" : "behind") +
+                    " the clock of scripted (Unix ms " + std::to_string(ms_of(clk) - off) +
                     " there); a lease accepts at most 50 ms either way (max_skew, by default "
                     "safe_guard / 2): set this host's clock right (NTP) or raise safe_guard");
     }

@@ -347,7 +347,8 @@ class lease {
       const detail::skew_reading r{before, *at, opt_.now()};
       const detail::skew_verdict v = detail::judge_skew(r, max_skew_);
       if (v == detail::skew_verdict::within) return before;
-      if (v != detail::skew_verdict::unsure || (attempt >= 3 && (!patient || steady::now() >= give_up)))
+      if (v != detail::skew_verdict::unsure ||
+          (attempt >= 3 && (!patient || steady::now() >= give_up)))
         throw clock_skew_error(detail::skew_message(r, v, max_skew_, where()), detail::skew_of(r));
       if (patient && attempt >= 3)
         std::this_thread::sleep_for(std::chrono::milliseconds{std::min(attempt, 50)});

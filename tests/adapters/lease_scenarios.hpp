@@ -1074,7 +1074,8 @@ void a_clock_stepped_ahead_mints_nothing_past_its_deadline(Backend& b) {
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
   const std::string why = failed.wait_for(" ms ahead of the clock of " + l->where());
   EXPECT_FALSE(why.empty()) << "no renewal was refused for the clock";
-  EXPECT_LT(ms_or_min(l->deadline()), ms_or_min(std::chrono::time_point_cast<std::chrono::milliseconds>(clk.now())))
+  EXPECT_LT(ms_or_min(l->deadline()),
+            ms_or_min(std::chrono::time_point_cast<std::chrono::milliseconds>(clk.now())))
       << "a renewal moved the deadline up to the stepped clock";
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
 }

@@ -616,7 +616,8 @@ TEST_F(zookeeper_lease_test, a_leaf_worker_started_while_the_server_is_down_is_r
   EXPECT_EQ(flakeid::layouts::twitter.decompose(id).worker, 0U);
   EXPECT_GT(gen.next_id(), id);
   flakeid::zookeeper_leaf_worker starting{
-      b.address(), {.ip = "10.0.0.10", .port = "8080", .connect_timeout = std::chrono::milliseconds{500}}};
+      b.address(),
+      {.ip = "10.0.0.10", .port = "8080", .connect_timeout = std::chrono::milliseconds{500}}};
   expect_error<flakeid::lease_store_error>(
       [&] { (void)starting.assign(flakeid::layouts::twitter); },
       "flakeid: cannot connect to zookeeper " + b.server.hosts() + " within 500 ms: timed out");
