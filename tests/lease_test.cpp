@@ -313,6 +313,33 @@ TEST(lease_skew_test, renewals_on_a_clock_off_the_stores_are_refused_until_it_is
   EXPECT_NO_THROW((void)gen.next_id());
 }
 
+TEST(lease_skew_test, a_renewal_too_slow_to_judge_keeps_the_record_but_not_the_deadline) {
+  auto store = std::make_unique<scripted_store>();
+  const auto s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  s->clock = clock_behind(clk, std::make_shared<std::atomic<std::int64_t>>(0));
+  auto o = engine_options();
+  const event_details failed{flakeid::lease_event::renew_failed};
+  failed.watch(o);
+  flakeid::lease l{std::move(store), o.use_clock(clk)};
+  ASSERT_EQ(l.acquire(4), 3U);
+  const std::int64_t t0 = ms_of(clk);
+  ASSERT_EQ(ms_or_min(l.deadline()), t0 + 240);
+  {
+    // From now on the store answers its clock 101 ms late: more than twice max_skew (50 ms).
+    const std::lock_guard lk(s->m);
+    s->clock = [clk]() mutable {
+      const auto at = std::chrono::time_point_cast<std::chrono::milliseconds>(clk.now());
+      clk.advance(101ms);
+      return at;
+    };
+  }
+  EXPECT_NE(failed.wait_for("could not be compared"), "");
+  const std::lock_guard lk(s->m);
+  EXPECT_GT(s->recorded, t0 + 240) << "the store's record was renewed";
+  EXPECT_EQ(ms_or_min(l.deadline()), t0 + 240) << "the fence took an unconfirmed deadline";
+}
+
 // A holder whose renewals stop is refused from its deadline onward, on every generator kind.
 template <class Gen>
 void refused_from_the_deadline() {

@@ -309,7 +309,7 @@ class lease {
     const lease_time give_up = opt_.now() + opt_.wait_for_id;
     instance_watch watch;
     for (;;) {
-      req.now = checked_now(true);
+      req.now = checked_claim_time();
       std::optional<lease_claim> c = claim_once(req);
       if (c && c->held_by_instance) {
         watch.check(*this, *c, req.now);
@@ -327,32 +327,47 @@ class lease {
     }
   }
 
-  /// A reading of this clock that the store's confirms (`max_skew`): this clock is read, then
-  /// the store's, then this one again, and the first reading is returned when both lie within
-  /// `max_skew` of the store's. Throws `clock_skew_error` for a clock further off, and when the
-  /// answers came too slowly to tell, three in a row, or (`patient`: for a claim) for
-  /// `connect_timeout`, a store busy with other claimers taking its time; `lease_store_error`
-  /// when the store cannot be reached.
-  lease_time checked_now(bool patient = false) {
+  /// This clock compared with the store's (`max_skew`): this clock read (`now`), then the
+  /// store's, then this one again; `verdict` is `within` when both readings lie within
+  /// `max_skew` of the store's (or nothing is compared), and `why` says what else it is. An
+  /// answer too slow to judge (`unsure`) is asked again: three times in a row, or (`patient`,
+  /// for a claim) for `connect_timeout`, a store busy with other claimers taking its time.
+  /// Throws `lease_store_error` when the store cannot be reached.
+  struct clock_check {
+    lease_time now{};
+    detail::skew_verdict verdict = detail::skew_verdict::within;
+    std::string why{};
+    std::chrono::milliseconds skew{0};
+  };
+  clock_check compare_clocks(bool patient) {
     const auto give_up = steady::now() + opt_.connect_timeout;
     for (int attempt = 1;; ++attempt) {
-      const lease_time before = opt_.now();
-      if (max_skew_ == lease_options::skew_unchecked) return before;
+      clock_check c{opt_.now()};
+      if (max_skew_ == lease_options::skew_unchecked) return c;
       std::optional<lease_time> at;
       {
         std::lock_guard io(io_m_);
         at = store_->clock();
       }
-      if (!at) return before;
-      const detail::skew_reading r{before, *at, opt_.now()};
-      const detail::skew_verdict v = detail::judge_skew(r, max_skew_);
-      if (v == detail::skew_verdict::within) return before;
-      if (v != detail::skew_verdict::unsure ||
-          (attempt >= 3 && (!patient || steady::now() >= give_up)))
-        throw clock_skew_error(detail::skew_message(r, v, max_skew_, where()), detail::skew_of(r));
-      if (patient && attempt >= 3)
-        std::this_thread::sleep_for(std::chrono::milliseconds{std::min(attempt, 50)});
+      if (!at) return c;
+      const detail::skew_reading r{c.now, *at, opt_.now()};
+      c.verdict = detail::judge_skew(r, max_skew_);
+      if (c.verdict == detail::skew_verdict::within) return c;
+      c.why = detail::skew_message(r, c.verdict, max_skew_, where());
+      c.skew = detail::skew_of(r);
+      if (c.verdict != detail::skew_verdict::unsure) return c;  // ahead or behind
+      if (attempt < 3) continue;
+      if (!patient || steady::now() >= give_up) return c;
+      std::this_thread::sleep_for(std::chrono::milliseconds{std::min(attempt, 50)});
     }
+  }
+
+  /// A reading of this clock for a claim, confirmed by the store's (`compare_clocks`); throws
+  /// `clock_skew_error` when it is not.
+  lease_time checked_claim_time() {
+    const clock_check c = compare_clocks(true);
+    if (c.verdict != detail::skew_verdict::within) throw clock_skew_error(c.why, c.skew);
+    return c.now;
   }
 
   [[noreturn]] void throw_no_free_id(std::uint64_t id_count) const {
@@ -515,14 +530,27 @@ class lease {
     }
   };
 
-  /// One renewal: asks for a deadline `ttl - margin` after a reading of this clock that the
-  /// store's confirms (`checked_now`), sets `wanted` to it, and returns the store's answer; or
-  /// nothing, and the reason in `error` (a clock too far off asks nothing).
+  /// One renewal: asks for a deadline `ttl - margin` after a reading of this clock, sets
+  /// `wanted` to it, and returns the store's answer; or nothing, and the reason in `error`.
+  /// The reading is compared with the store's clock first (`compare_clocks`): a clock further
+  /// off than `max_skew` asks nothing; one the store answered too slowly to judge still renews
+  /// the store's record (which keeps the id this lease's), but the fence does not take the
+  /// deadline.
   std::optional<renewal> send_renewal(lease_time& wanted, std::string& error) {
     try {
-      wanted = checked_now() + (opt_.ttl - opt_.margin);
+      const clock_check c = compare_clocks(false);
+      if (c.verdict != detail::skew_verdict::within && c.verdict != detail::skew_verdict::unsure) {
+        error = c.why;
+        return std::nullopt;
+      }
+      wanted = c.now + (opt_.ttl - opt_.margin);
       std::lock_guard io(io_m_);
-      return store_->renew(id_, holder_, wanted);
+      const renewal r = store_->renew(id_, holder_, wanted);
+      if (r == renewal::held && c.verdict == detail::skew_verdict::unsure) {
+        error = c.why;
+        return std::nullopt;
+      }
+      return r;
     } catch (const std::exception& e) {
       error = e.what();
       return std::nullopt;
