@@ -70,12 +70,16 @@
 ///     flakeid:{ns}:segment:<key>       the counter's last max; INCRBY <step> hands out a segment
 ///     flakeid:{ns}:segment-mark:<key>  "<run_id> <evicted_keys>": the server's memory at the
 ///                                      counter's last write
+///     flakeid:{ns}:segment-birth:<key> "<run_id> <evicted_keys> <seconds> <microseconds>": the
+///                                      server and its time when the counter was made
 ///
 /// Each call is one script (one round trip) that refuses, instead of counting, a server that
 /// may evict the counter (an `allkeys-*` policy; `volatile-*` with `expire_after`) or may have
 /// lost ranges: the mark is not the server's present memory (a restart, a failover, evictions),
 /// the counter is gone and its mark is not, the mark is gone since this distributor's last
-/// range, or a counter has no mark on a server that evicted keys. A restart is accepted when the
+/// range, or a counter has no mark on a server that evicted keys, or the counter was made again
+/// since this distributor's last range (its birth differs: the server lost it, and a process
+/// started since counted anew from 0, also past this distributor's ranges). A restart is accepted when the
 /// server cannot have lost a write: `appendonly yes` with `appendfsync always` (CONFIG GET, one
 /// more round trip after a restart) and no takeover (`second_repl_offset:-1`). After a
 /// refusal, `resume_above(n)` raises the counter above every number in use. A server that lost
@@ -229,14 +233,16 @@ return 1
 )lua";
 
 /// A segment call: KEYS[1] the counter, KEYS[2] its mark (the server's memory, "<run_id>
-/// <evicted_keys>", at the counter's last write); ARGV[1] the step, [2] the expiry (ms, 0:
-/// none), [3] the mark this distributor saw last ('' none), [4] a mark a durable server may
-/// replace ('' none). Answers {the new max, the mark}, or {-1 (an allkeys-* policy), -2 (a
-/// volatile-* policy and an expiry), -3 (the mark differs: 1 when the server logs every write
-/// and took over from no other), -4 (the counter is gone, its mark not), -5 (the mark is gone
-/// since this distributor's last range), -6 (a counter below 0), -7 (no mark, and the server
-/// has evicted keys), the policy, the mark seen, the counter or evicted_keys, the server's
-/// memory, 0 | 1}.
+/// <evicted_keys>", at the counter's last write), KEYS[3] its birth; ARGV[1] the step, [2] the
+/// expiry (ms, 0: none), [3] the mark this distributor saw last ('' none), [4] a mark a durable
+/// server may replace ('' none), [5] the birth this distributor saw last ('' none). Answers
+/// {the new max, the mark, the birth, 0}, or {-1 (an allkeys-* policy), -2 (a volatile-* policy
+/// and an expiry), -3 (the mark differs: 1 when the server logs every write and took over from
+/// no other), -4 (the counter is gone, its mark not), -5 (the mark is gone since this
+/// distributor's last range), -6 (a counter below 0), -7 (no mark, and the server has evicted
+/// keys), -8 (another birth than this distributor's last: the counter was made again), the
+/// policy, the mark or birth seen, the counter or evicted_keys, the server's memory or birth,
+/// 0 | 1}.
 inline const std::string redis_segment_script = std::string(redis_state_lua) + R"lua(
 local pol, st = redis_state()
 local exp = tonumber(ARGV[2])
@@ -256,16 +262,26 @@ if not mark and ARGV[3] ~= '' and (exp == 0 or run(ARGV[3]) ~= run(st)) then
 end
 local ev = string.match(st, ' (%S+)$')
 if not mark and ev ~= '0' then return {-7, ev, st, 0} end
+local birth = redis.call('GET', KEYS[3])
+if ARGV[5] ~= '' and birth ~= ARGV[5] and (birth or exp == 0 or run(ARGV[3]) ~= run(st)) then
+  return {-8, ARGV[5], birth or '', 0}
+end
 local v = redis.pcall('INCRBY', KEYS[1], ARGV[1])
 if type(v) == 'table' then return v end
 if v < 0 then return {-6, tostring(v), st, 0} end
+if not birth then
+  local t = redis.call('TIME')
+  birth = st .. ' ' .. t[1] .. ' ' .. t[2]
+end
 if exp > 0 then
   redis.call('PEXPIRE', KEYS[1], exp)
   redis.call('SET', KEYS[2], st, 'PX', exp)
+  redis.call('SET', KEYS[3], birth, 'PX', exp)
 else
   redis.call('SET', KEYS[2], st)
+  redis.call('SET', KEYS[3], birth)
 end
-return {v, st, '', 0}
+return {v, st, birth, 0}
 )lua";
 
 /// `resume_above`: KEYS and ARGV[2] as the segment call, ARGV[1] the floor. Raises the counter
@@ -379,7 +395,8 @@ class redis_lease_store final : public lease_store {
 
 /// What a Redis distributor remembers between calls.
 struct redis_counter_memo {
-  std::string mark;  // the mark of this distributor's last range ('' none yet)
+  std::string mark;   // the mark of this distributor's last range ('' none yet)
+  std::string birth;  // the counter's birth at this distributor's last range ('' none yet)
 };
 
 }  // namespace detail
@@ -403,7 +420,8 @@ class redis_distributor
   redis_distributor(redis_options server, std::string key, store_options options = {})
       : server_distributor(std::move(server), std::move(key), std::move(options)),
         redis_key_("flakeid:{" + options_.name_space + "}:segment:" + key_),
-        mark_key_("flakeid:{" + options_.name_space + "}:segment-mark:" + key_) {}
+        mark_key_("flakeid:{" + options_.name_space + "}:segment-mark:" + key_),
+        birth_key_("flakeid:{" + options_.name_space + "}:segment-birth:" + key_) {}
 
   /// Counter `key` on the server at `address`: a `redis://`, `rediss://` or `unix://` URI, or
   /// `host[:port]` (see `redis_options::parse`).
@@ -423,6 +441,7 @@ class redis_distributor
       const long long v = r->element[0]->integer;
       if (v < 0) refuse(v, text(r->element[1]), text(r->element[2]));
       s_->memo.mark = text(r->element[1]);
+      s_->memo.birth = text(r->element[2]);
       return static_cast<std::uint64_t>(v);
     });
   }
@@ -440,6 +459,7 @@ class redis_distributor
         throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
       if (r->elements == 2) refuse(-1, text(r->element[1]), "");
       s_->memo.mark.clear();
+      s_->memo.birth.clear();
       return counter(text(r->element[0]));
     });
   }
@@ -472,9 +492,9 @@ class redis_distributor
   /// One segment script (see `redis_segment_script`), with `replace` a mark a durable server
   /// may replace. Called with the mutex held.
   reply segment_reply(std::uint64_t step, const std::string& what, const std::string& replace) {
-    reply r =
-        s_->conn.command({"EVAL", detail::redis_segment_script, "2", redis_key_, mark_key_,
-                          std::to_string(step), std::to_string(idle_ms_), s_->memo.mark, replace});
+    reply r = s_->conn.command({"EVAL", detail::redis_segment_script, "3", redis_key_, mark_key_,
+                                birth_key_, std::to_string(step), std::to_string(idle_ms_),
+                                s_->memo.mark, replace, s_->memo.birth});
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
         r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
       throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
@@ -523,6 +543,10 @@ class redis_distributor
     } else if (code == -6) {
       why = "the counter " + redis_key_ + " holds " + seen + ", below 0: it was not written by " +
             "flakeid";
+    } else if (code == -8) {
+      why = "the counter was made again since this distributor's last range (born at server " +
+            seen + ", now " + (now.empty() ? std::string("none") : now) +
+            "): the server lost it, and a process started since counted anew from 0" + lost;
     } else if (code == -7) {
       why = "the counter has no mark on a server that has evicted keys (evicted_keys " + seen +
             ")" + lost;
@@ -534,7 +558,8 @@ class redis_distributor
   }
 
   std::string redis_key_;
-  std::string mark_key_;  // the server's memory at the counter's last write
+  std::string mark_key_;   // the server's memory at the counter's last write
+  std::string birth_key_;  // the server and its time when the counter was made
 };
 
 /// Worker-id leases and segment counters in one Redis namespace: the two protocols over one
