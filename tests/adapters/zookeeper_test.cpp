@@ -410,7 +410,10 @@ flakeid::renewal renew_until_answered(flakeid::detail::zookeeper_lease_store& st
 }
 
 TEST_F(zookeeper_lease_test, a_held_node_deleted_answers_taken_and_the_claim_gets_the_deadline) {
-  const auto o = quick_options(unique_ns("heldgone"));
+  // A loss counts within ttl + safe_guard of the claim, on the server's clock: a long ttl, so
+  // that a loaded machine's steps fall within it.
+  auto o = quick_options(unique_ns("heldgone"));
+  o.ttl = 60'000ms;
   const std::string root = "/flakeid/" + o.name_space;
   flakeid::detail::zookeeper_lease_store holder{b.address(), o};
   const flakeid::claim_request q = claim_of_id_0("holder-a");
