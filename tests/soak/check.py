@@ -32,6 +32,9 @@ def id_node(i):
     return (i >> 17) & 31, (i >> 12) & 31
 
 
+# The minters' segments (minter.cpp): ranges of 50 numbers from a counter counting from 0.
+SEGMENT_STEP = 50
+
 # IDs of one tenure less than this far apart in time form one run: the time a holder used.
 RUN_GAP_MS = 1000
 
@@ -70,6 +73,7 @@ class ProcLog:
         self.end = None
         self.tenures = []
         self.first_segment = None  # wall ms of its first segment number
+        self.blocks = {}  # segment (numbers of one range) -> wall ms of its first number here
 
 
 class StoreCheck:
@@ -170,6 +174,7 @@ class StoreCheck:
         self.segment_count += 1
         if p.first_segment is None:
             p.first_segment = wall
+        p.blocks.setdefault((n - 1) // SEGMENT_STEP, wall)
         self.segments.setdefault(n, []).append((wall, p))
 
     def check_segments(self):
@@ -183,8 +188,12 @@ class StoreCheck:
             if len(seen) < 2:
                 continue
             seen.sort(key=lambda s: s[0])
-            for (_, q), (wall, p) in zip(seen, seen[1:]):
-                wiped = any(q.first_segment < start <= min(wall, p.first_segment)
+            for (q_wall, q), (wall, p) in zip(seen, seen[1:]):
+                # Either may be the one that started on the wiped counter: the later one, or the
+                # earlier one when the later serves a segment it took before the wipe.
+                took = p.blocks[(n - 1) // SEGMENT_STEP]
+                wiped = any(q.first_segment < start <= min(wall, p.first_segment) or
+                            took < start <= min(q_wall, q.first_segment)
                             for start, _ in self.wipes)
                 self.segment_repeats.append((n, p.name, wiped))
 

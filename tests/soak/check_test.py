@@ -163,6 +163,24 @@ class CheckerTest(unittest.TestCase):
         # Without the wipe, the same repeat fails.
         self.assertEqual(check.check_store(self.store).problems(), 1)
 
+    def test_a_segment_held_across_a_wipe_repeats_beyond_the_contract_for_the_new_process(self):
+        self.clean_logs()
+        # Slot 0 took 1 to 3 of its segment before the wipe and serves 4 after it; slot 2,
+        # started on the wiped counter, took 1 to 50 again and gave out 4 first.
+        wipe = {"kind": "server_wipe", "start": T0 + 1000, "end": T0 + 1500}
+        self.write("m2-1.log", tenure(T0 + 2000, 1, 2) +
+                   burst(T0 + 2000, [make_id(T0 + 2000, 2, 0)], T0 + 3200, 1, [4]))
+        self.write("m0-1.log", tenure(T0, 1, 1) +
+                   burst(T0, [make_id(T0, 1, 0)], T0 + 1200, 1, [1, 2, 3]) +
+                   burst(T0 + 3000, [make_id(T0 + 3000, 1, 0)], T0 + 4200, 1, [4]))
+        c = check.check_store(self.store, [wipe])
+        self.assertEqual([r[0] for r in c.beyond(c.segment_repeats)], [4])
+        self.assertEqual(c.within(c.segment_repeats), [])
+        # Had slot 0 taken that segment after the wipe, the repeat would fail.
+        self.write("m0-1.log", tenure(T0, 1, 1) + burst(T0, [make_id(T0, 1, 0)], T0 + 1200, 1, [51]) +
+                   burst(T0 + 3000, [make_id(T0 + 3000, 1, 0)], T0 + 4200, 1, [4]))
+        self.assertEqual(check.check_store(self.store, [wipe]).problems(), 1)
+
 
 if __name__ == "__main__":
     unittest.main()
