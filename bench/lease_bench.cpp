@@ -23,7 +23,9 @@
 // reports the interval between renewals, their round trips, how late the renewal thread woke,
 // how many answers came after the deadline the renewal before had set (ttl - margin = 24 ms
 // after its send), and the calls the fence refused meanwhile (lease_lost_error; they are not
-// latency samples).
+// latency samples). It also times each reading of the store's clock (Redis TIME), which the
+// lease takes before every claim and renewal to compare its clock with the store's (max_skew),
+// and reports what that round trip adds to a renewal's.
 //
 // The layout is 41 bits of ms, 5 worker bits and 17 sequence bits (131072 IDs per ms): one
 // thread never uses a tick up, so no sample waits for the next tick.
@@ -283,14 +285,18 @@ struct renewal_log {
     steady::time_point answered;
   };
   std::vector<std::vector<call>> rounds;
+  std::vector<std::vector<call>> clocks;  // the store's clock, read before each claim and renewal
 };
 
-/// A lease store that passes every call to `inner` and logs the renewals' times. Only the
-/// lease's renewal thread calls `renew`; the log is read after the lease is gone.
+/// A lease store that passes every call to `inner` and logs the times of the renewals and of
+/// the readings of the store's clock (the lease compares its clock with it before each claim
+/// and renewal). The lease makes one store call at a time; the logs are read after the lease is
+/// gone.
 class timed_store final : public flakeid::lease_store {
  public:
-  timed_store(std::unique_ptr<flakeid::lease_store> inner, std::vector<renewal_log::call>& log)
-      : inner_(std::move(inner)), log_(&log) {}
+  timed_store(std::unique_ptr<flakeid::lease_store> inner, std::vector<renewal_log::call>& log,
+              std::vector<renewal_log::call>& clock_log)
+      : inner_(std::move(inner)), log_(&log), clock_log_(&clock_log) {}
   [[nodiscard]] std::string where() const override { return inner_->where(); }
   std::optional<flakeid::lease_claim> do_claim(const flakeid::claim_request& r) override {
     return inner_->claim(r);
@@ -310,12 +316,18 @@ class timed_store final : public flakeid::lease_store {
   void do_release(std::uint64_t id, const std::string& holder, flakeid::lease_time last) override {
     inner_->release(id, holder, last);
   }
-  std::optional<flakeid::lease_time> do_clock() override { return inner_->clock(); }
+  std::optional<flakeid::lease_time> do_clock() override {
+    const auto sent = steady::now();
+    std::optional<flakeid::lease_time> at = inner_->clock();
+    clock_log_->push_back({sent, steady::now()});
+    return at;
+  }
   void abandon_after_fork() noexcept override { inner_->abandon_after_fork(); }
 
  private:
   std::unique_ptr<flakeid::lease_store> inner_;
   std::vector<renewal_log::call>* log_;
+  std::vector<renewal_log::call>* clock_log_;
 };
 
 /// Percentiles of durations in ms.
@@ -447,10 +459,11 @@ int run(const options& o) {
     try {
       // A redis_store lease, with its store's renewals timed.
       std::vector<renewal_log::call>& log = renewals.rounds.emplace_back();
+      std::vector<renewal_log::call>& clock_log = renewals.clocks.emplace_back();
       flakeid::lease lease{
           std::make_unique<timed_store>(std::make_unique<flakeid::detail::redis_lease_store>(
                                             flakeid::redis_options::parse(server.address()), lo),
-                                        log),
+                                        log, clock_log),
           lo};
       generator held{lease};
       alternate(held, leased, fixed_a, beside, phase, t, overhead, [] {});
@@ -490,6 +503,15 @@ int run(const options& o) {
   const ms_spread interval = spread(intervals);
   const ms_spread round_trip = spread(round_trips);
   const ms_spread lateness = spread(late);
+  // The comparison of clocks: one more round trip (Redis TIME) before each claim and renewal.
+  std::vector<double> clock_trips;
+  for (const std::vector<renewal_log::call>& calls : renewals.clocks)
+    for (const renewal_log::call& c : calls)
+      clock_trips.push_back(ms_d(c.answered - c.sent).count());
+  const ms_spread clock_trip = spread(clock_trips);
+  // What a renewal keeps the store busy for, with the comparison against without (p50s).
+  const double with_clock_vs_renewal =
+      round_trip.p50 > 0 ? (round_trip.p50 + clock_trip.p50) / round_trip.p50 : 0.0;
 
   std::printf(
       "lease_bench: next_id() latency in ns, %s-timed (timer overhead %.1f ns subtracted; %s)\n"
@@ -511,12 +533,16 @@ int run(const options& o) {
       "renewals: %zu; ms between sends p50 %.1f, p99 %.1f, max %.1f; round trip p50 %.2f, p99 "
       "%.2f, max %.2f; the renewal thread's wake-up after its 10 ms wait p50 %.2f, p99 %.2f, max "
       "%.2f late\n"
+      "the store's clock read before each claim and renewal: %zu readings, round trip p50 %.2f, "
+      "p99 %.2f, max %.2f ms; a renewal's round trips with the reading / without it (p50): "
+      "%.2f\n"
       "answers 24 ms (ttl - margin) or more after the send before: %zu; the fence went down %llu "
       "times and refused %llu calls; renew_failed %llu, suspended %llu, rounds whose lease was "
       "lost %d\n",
       leased_vs_none, leased_vs_none <= 1.2 ? "met" : "missed", mean_leased_vs_none, beside_vs_none,
       leased_vs_beside, round_trip.n, interval.p50, interval.p99, interval.max, round_trip.p50,
-      round_trip.p99, round_trip.max, lateness.p50, lateness.p99, lateness.max, lapses,
+      round_trip.p99, round_trip.max, lateness.p50, lateness.p99, lateness.max, clock_trip.n,
+      clock_trip.p50, clock_trip.p99, clock_trip.max, with_clock_vs_renewal, lapses,
       static_cast<unsigned long long>(fence_downs), static_cast<unsigned long long>(fence_refused),
       static_cast<unsigned long long>(renew_failed.load()),
       static_cast<unsigned long long>(suspended.load()), lost_rounds);
@@ -539,6 +565,10 @@ int run(const options& o) {
         << ",\"renewal_interval_max_ms\":" << interval.max
         << ",\"renewal_round_trip_p50_ms\":" << round_trip.p50
         << ",\"renewal_round_trip_max_ms\":" << round_trip.max
+        << ",\"clock_readings\":" << clock_trip.n
+        << ",\"clock_round_trip_p50_ms\":" << clock_trip.p50
+        << ",\"clock_round_trip_max_ms\":" << clock_trip.max
+        << ",\"renewal_with_clock_vs_without_p50\":" << with_clock_vs_renewal
         << ",\"renewal_wakeup_late_p50_ms\":" << lateness.p50
         << ",\"renewal_wakeup_late_max_ms\":" << lateness.max << ",\"late_answers\":" << lapses
         << ",\"renew_failed\":" << renew_failed.load() << ",\"lost_rounds\":" << lost_rounds

@@ -275,6 +275,43 @@ TEST(lease_skew_test, an_answer_too_slow_to_judge_is_asked_again_then_refused) {
   }
 }
 
+TEST(lease_skew_test, a_claim_asking_the_stores_clock_again_lets_go_of_the_lease_meanwhile) {
+  auto store = std::make_unique<scripted_store>();
+  const auto s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  const auto calls = std::make_shared<std::atomic<int>>(0);
+  const auto slow = std::make_shared<std::atomic<bool>>(true);
+  // Answers 101 ms late (more than twice max_skew) until `slow` is cleared.
+  s->clock = [clk, calls, slow]() mutable {
+    const auto at = std::chrono::time_point_cast<std::chrono::milliseconds>(clk.now());
+    if (slow->load()) clk.advance(101ms);
+    calls->fetch_add(1);
+    return at;
+  };
+  auto o = engine_options();
+  o.connect_timeout = 10min;  // the claim asks again for this long
+  flakeid::lease l{std::move(store), o.use_clock(clk)};
+  std::uint64_t id = 0;
+  std::string error;
+  std::thread claimer([&] {
+    try {
+      id = l.acquire(4);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  // From the third slow answer on, the claim waits between tries; the lease's lock must be free
+  // meanwhile, so `lost()` answers while the claim goes on (else it would wait for the claim to
+  // give up, ten minutes on).
+  ASSERT_TRUE(wait_for([&] { return calls->load() >= 3; }));
+  EXPECT_FALSE(l.lost());
+  EXPECT_FALSE(l.previous_last().has_value());
+  slow->store(false);
+  claimer.join();
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(id, 3U);
+}
+
 TEST(lease_skew_test, renewals_on_a_clock_off_the_stores_are_refused_until_it_is_back) {
   auto store = std::make_unique<scripted_store>();
   const auto s = store->s;
@@ -282,22 +319,17 @@ TEST(lease_skew_test, renewals_on_a_clock_off_the_stores_are_refused_until_it_is
   const auto behind = std::make_shared<std::atomic<std::int64_t>>(0);
   s->clock = clock_behind(clk, behind);
   auto o = engine_options();
-  const event_details failed{flakeid::lease_event::renew_failed};
-  const event_details suspended{flakeid::lease_event::suspended};
-  const event_details resumed{flakeid::lease_event::resumed};
-  o.on_event = [&](flakeid::lease_event e, const std::string& d) {
-    for (const event_details* w : {&failed, &suspended, &resumed}) {
-      const std::lock_guard lk(*w->m);
-      if (e == w->kind) w->seen->push_back(d);
-    }
-  };
+  using flakeid::lease_event;
+  const event_details events{lease_event::renew_failed, lease_event::suspended,
+                             lease_event::resumed};
+  events.watch(o);
   flakeid::lease l{std::move(store), o.use_clock(clk)};
   manual_gen gen{l, clk};
   (void)gen.next_id();
   const std::int64_t t0 = ms_of(clk);
   ASSERT_EQ(ms_or_min(l.deadline()), t0 + 240);
   behind->store(1000);  // the store's clock falls 1 s behind: this one is 1 s ahead
-  EXPECT_EQ(failed.wait_for("flakeid: this clock"),
+  EXPECT_EQ(events.wait_for(lease_event::renew_failed, "flakeid: this clock"),
             "flakeid: this clock is 1000 ms ahead of the clock of scripted (Unix ms " +
                 std::to_string(t0 - 1000) +
                 " there); a lease accepts at most 50 ms either way (max_skew, by default "
@@ -305,10 +337,10 @@ TEST(lease_skew_test, renewals_on_a_clock_off_the_stores_are_refused_until_it_is
   EXPECT_EQ(ms_or_min(l.deadline()), t0 + 240) << "the deadline rose on a clock off the store's";
   clk.advance(300ms);  // past the deadline
   EXPECT_THROW((void)gen.next_id(), flakeid::lease_lost_error);
-  EXPECT_EQ(suspended.wait_for("worker id 3"),
+  EXPECT_EQ(events.wait_for(lease_event::suspended, "worker id 3"),
             "worker id 3: renewal not confirmed by its deadline");
   behind->store(0);  // back
-  EXPECT_EQ(resumed.wait_for("worker id 3"), "worker id 3");
+  EXPECT_EQ(events.wait_for(lease_event::resumed, "worker id 3"), "worker id 3");
   EXPECT_EQ(ms_or_min(l.deadline()), t0 + 300 + 240);
   EXPECT_NO_THROW((void)gen.next_id());
 }

@@ -309,7 +309,7 @@ class lease {
     const lease_time give_up = opt_.now() + opt_.wait_for_id;
     instance_watch watch;
     for (;;) {
-      req.now = checked_claim_time();
+      req.now = checked_claim_time(lk);
       std::optional<lease_claim> c = claim_once(req);
       if (c && c->held_by_instance) {
         watch.check(*this, *c, req.now);
@@ -327,19 +327,23 @@ class lease {
     }
   }
 
-  /// This clock compared with the store's (`max_skew`): this clock read (`now`), then the
-  /// store's, then this one again; `verdict` is `within` when both readings lie within
-  /// `max_skew` of the store's (or nothing is compared), and `why` says what else it is. An
-  /// answer too slow to judge (`unsure`) is asked again: three times in a row, or (`patient`,
-  /// for a claim) for `connect_timeout`, a store busy with other claimers taking its time.
-  /// Throws `lease_store_error` when the store cannot be reached.
+  /// What `compare_clocks` found: the reading of this clock taken first (`now`), whether it
+  /// lies within `max_skew` of the store's (`verdict`), and else why not and by how much.
   struct clock_check {
     lease_time now{};
     detail::skew_verdict verdict = detail::skew_verdict::within;
     std::string why{};
     std::chrono::milliseconds skew{0};
   };
-  clock_check compare_clocks(bool patient) {
+
+  /// This clock compared with the store's (`max_skew`): this clock read (`now`), then the
+  /// store's, then this one again; `verdict` is `within` when both readings lie within
+  /// `max_skew` of the store's (or nothing is compared). An answer too slow to judge
+  /// (`unsure`) is asked again: three times in a row, or, for a claim (`claim_lock`, which
+  /// holds `m_`), for `connect_timeout`, a store busy with other claimers taking its time; the
+  /// lease's lock is let go while it waits between tries. Throws `lease_store_error` when the
+  /// store cannot be reached.
+  clock_check compare_clocks(std::unique_lock<std::mutex>* claim_lock) {
     const auto give_up = steady::now() + opt_.connect_timeout;
     for (int attempt = 1;; ++attempt) {
       clock_check c{opt_.now()};
@@ -357,15 +361,18 @@ class lease {
       c.skew = detail::skew_of(r);
       if (c.verdict != detail::skew_verdict::unsure) return c;  // ahead or behind
       if (attempt < 3) continue;
-      if (!patient || steady::now() >= give_up) return c;
+      if (claim_lock == nullptr || steady::now() >= give_up) return c;
+      claim_lock->unlock();
       std::this_thread::sleep_for(std::chrono::milliseconds{std::min(attempt, 50)});
+      claim_lock->lock();
+      refuse_second_claim();
     }
   }
 
   /// A reading of this clock for a claim, confirmed by the store's (`compare_clocks`); throws
-  /// `clock_skew_error` when it is not.
-  lease_time checked_claim_time() {
-    const clock_check c = compare_clocks(true);
+  /// `clock_skew_error` when it is not. `lk` holds `m_` on entry and on return.
+  lease_time checked_claim_time(std::unique_lock<std::mutex>& lk) {
+    const clock_check c = compare_clocks(&lk);
     if (c.verdict != detail::skew_verdict::within) throw clock_skew_error(c.why, c.skew);
     return c.now;
   }
@@ -538,7 +545,7 @@ class lease {
   /// deadline.
   std::optional<renewal> send_renewal(lease_time& wanted, std::string& error) {
     try {
-      const clock_check c = compare_clocks(false);
+      const clock_check c = compare_clocks(nullptr);
       if (c.verdict != detail::skew_verdict::within && c.verdict != detail::skew_verdict::unsure) {
         error = c.why;
         return std::nullopt;

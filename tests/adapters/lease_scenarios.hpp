@@ -998,27 +998,37 @@ struct stepped_clock : flakeid::wall_clock {
   void step(std::chrono::milliseconds by) const { offset_ms->fetch_add(by.count()); }
 };
 
-/// The details of the events of one kind that a lease reports, collected from its threads.
+/// The details of the events of the kinds watched that a lease reports, collected from its
+/// threads.
 struct event_details {
-  flakeid::lease_event kind;
+  std::vector<flakeid::lease_event> kinds;
   std::shared_ptr<std::mutex> m = std::make_shared<std::mutex>();
-  std::shared_ptr<std::vector<std::string>> seen = std::make_shared<std::vector<std::string>>();
+  std::shared_ptr<std::vector<std::pair<flakeid::lease_event, std::string>>> seen =
+      std::make_shared<std::vector<std::pair<flakeid::lease_event, std::string>>>();
+
+  event_details(std::initializer_list<flakeid::lease_event> k) : kinds(k) {}
 
   /// Sets `o.on_event` to collect them.
   void watch(flakeid::lease_options& o) const {
-    o.on_event = [kind = kind, m = m, seen = seen](flakeid::lease_event e, const std::string& d) {
+    o.on_event = [kinds = kinds, m = m, seen = seen](flakeid::lease_event e,
+                                                     const std::string& d) {
+      if (std::find(kinds.begin(), kinds.end(), e) == kinds.end()) return;
       const std::lock_guard lk(*m);
-      if (e == kind) seen->push_back(d);
+      seen->emplace_back(e, d);
     };
   }
-  /// The first detail that contains `text`, once one has come (empty when none came within a
-  /// minute: the limit only ends a broken run).
+  /// The first detail of the first kind watched that contains `text`, once one has come.
   [[nodiscard]] std::string wait_for(const std::string& text) const {
+    return wait_for(kinds.front(), text);
+  }
+  /// The first detail of `kind` that contains `text`, once one has come (empty when none came
+  /// within a minute: the limit only ends a broken run).
+  [[nodiscard]] std::string wait_for(flakeid::lease_event kind, const std::string& text) const {
     for (const auto end = steady::now() + 60s; steady::now() < end;
          std::this_thread::sleep_for(5ms)) {
       const std::lock_guard lk(*m);
-      for (const std::string& d : *seen)
-        if (d.find(text) != std::string::npos) return d;
+      for (const auto& [e, d] : *seen)
+        if (e == kind && d.find(text) != std::string::npos) return d;
     }
     return {};
   }
