@@ -36,7 +36,8 @@ UNITS = [
 LAYERS = [
     ("core engine", ("version.hpp", "errors.hpp", "layout.hpp", "layouts.hpp", "policies.hpp",
                      "clock.hpp", "tsc_clock.hpp", "worker_id.hpp", "detail/civil_time.hpp",
-                     "detail/text_util.hpp", "detail/fork_guard.hpp", "detail/min_max.hpp")),
+                     "detail/text_util.hpp", "detail/fork_guard.hpp", "detail/min_max.hpp",
+                     "detail/counted_ptr.hpp")),
     ("generators", ("snowflake", "striped", "backfill", "detail/snowflake_",
                     "detail/thread_blocks")),
     ("leases", ("lease", "host_worker_id", "clock_guard", "detail/callback", "detail/lease_skew")),

@@ -182,8 +182,7 @@ void cap_classic(benchmark::State& st) {
 // costs one relaxed load and a compare per ID, and one publish per new tick.
 void cap_classic_leased(benchmark::State& st) {
   static classic_wide gen{[] {
-    flakeid::worker_assignment a{
-        {0, 0}, INT64_MIN, std::make_shared<flakeid::lease_fence>(), "bench"};
+    flakeid::worker_assignment a{{0, 0}, INT64_MIN, flakeid::fence_ptr::make(), "bench"};
     return a;
   }()};
   mint_loop(st, gen);

@@ -59,6 +59,29 @@ void expect_unique_and_ordered(Gen& gen) {
   expect_no_duplicate(ids);
 }
 
+TEST(concurrency_test, fence_ptr_copies_made_and_dropped_on_four_threads_free_the_fence_once) {
+  struct probe {
+    std::atomic<int>* destroyed;
+    ~probe() { destroyed->fetch_add(1); }
+  };
+  std::atomic<int> destroyed{0};
+  for (int round = 0; round < 20; ++round) {
+    auto shared = flakeid::detail::counted_ptr<probe>::make(&destroyed);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([copy = shared] {
+        for (int i = 0; i < 5000; ++i) {
+          auto a = copy;
+          auto b = std::move(a);
+          a = b;
+        }
+      });
+    shared = nullptr;  // the threads' copies now keep the object
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(destroyed.load(), round + 1) << "round " << round;
+  }
+}
+
 TEST(concurrency_test, classic_from_four_threads) {
   flakeid::classic_snowflake<> gen{flakeid::datacenter_id{1}, flakeid::worker_id{1}};
   expect_unique_and_ordered(gen);

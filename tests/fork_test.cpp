@@ -135,7 +135,7 @@ TEST(fork_test, forked_child_generator_built_on_a_pre_fork_lease_assignment_thro
   flakeid::manual_clock clock{sys_days{std::chrono::year{2025} / 1 / 1}};
   flakeid::worker_assignment a;
   a.node = {1, 7};
-  a.fence = std::make_shared<flakeid::lease_fence>();
+  a.fence = flakeid::fence_ptr::make();
   a.source = "lease test";
   manual_gen gen{a, clock};
   std::vector<std::uint64_t> parent{gen.next_id()};

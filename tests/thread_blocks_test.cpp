@@ -147,7 +147,7 @@ TEST(thread_blocks_test, an_exhausted_tick_waits_for_the_next_one_with_blocks_to
 
 TEST(thread_blocks_test, a_cached_block_is_refused_past_the_lease_deadline) {
   flakeid::manual_clock clock{start_time};
-  auto fence = std::make_shared<flakeid::lease_fence>();
+  auto fence = flakeid::fence_ptr::make();
   blocked gen{flakeid::worker_assignment{{1, 7}, INT64_MIN, fence, "test"}, clock};
   on_new_thread([&] {
     for (std::uint64_t s = 0; s < 4; ++s) ASSERT_EQ(gen.next_id(), id_at(0, s));  // 4 to 6 cached

@@ -2,6 +2,7 @@
 // fence a generator honours.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -183,13 +184,12 @@ std::string refused_text(std::int64_t ms, std::int64_t deadline) {
          " and its renewal is not confirmed; minting stops until it is";
 }
 
-flakeid::worker_assignment leased(std::shared_ptr<flakeid::lease_fence> fence,
-                                  std::int64_t not_after = INT64_MIN) {
+flakeid::worker_assignment leased(flakeid::fence_ptr fence, std::int64_t not_after = INT64_MIN) {
   return {flakeid::node_id{1, 7}, not_after, std::move(fence), "lease"};
 }
 
 TEST(worker_id_test, the_fence_is_a_deadline_on_each_ids_timestamp) {
-  auto fence = std::make_shared<flakeid::lease_fence>();
+  auto fence = flakeid::fence_ptr::make();
   fence->deadline_unix_ms = start_ms + 2;  // IDs of ticks start_ms and start_ms + 1 only
   flakeid::manual_clock clock{start_time};
   classic gen{leased(fence), clock};
@@ -228,7 +228,7 @@ TEST(worker_id_test, a_borrowed_tick_is_fenced_like_a_tick_read_from_the_clock) 
       flakeid::layouts::twitter, flakeid::manual_clock,
       flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<5>, flakeid::throw_on_backwards,
                         flakeid::multi_threaded>>;
-  auto fence = std::make_shared<flakeid::lease_fence>();
+  auto fence = flakeid::fence_ptr::make();
   flakeid::manual_clock clock{start_time};
   borrowing gen{leased(fence), clock};
   for (int k = 0; k < 3 * 4096; ++k) (void)gen.next_id();     // ticks 0 to 2
@@ -246,8 +246,59 @@ TEST(worker_id_test, a_borrowed_tick_is_fenced_like_a_tick_read_from_the_clock) 
   EXPECT_EQ(clock.now(), start_time) << "the clock never moved";
 }
 
+/// Counts its destructions, for the counted pointer's tests.
+struct destruction_probe {
+  std::atomic<int>* destroyed;
+  ~destruction_probe() { destroyed->fetch_add(1); }
+};
+
+TEST(worker_id_test, fence_ptr_copies_share_one_fence_that_goes_with_the_last) {
+  flakeid::fence_ptr none;
+  EXPECT_FALSE(none);
+  EXPECT_TRUE(none == nullptr);
+  EXPECT_EQ(none.get(), nullptr);
+  EXPECT_EQ(none.use_count(), 0);
+
+  auto a = flakeid::fence_ptr::make();
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->deadline_unix_ms.load(), INT64_MAX) << "a new fence sets no limit";
+  EXPECT_EQ(a->last_unix_ms.load(), INT64_MIN);
+  flakeid::fence_ptr b = a;
+  EXPECT_EQ(a.use_count(), 2);
+  EXPECT_TRUE(a == b);
+  b->deadline_unix_ms = 42;
+  EXPECT_EQ(a->deadline_unix_ms.load(), 42) << "copies share the fence";
+  flakeid::fence_ptr c = std::move(b);
+  EXPECT_FALSE(b);  // NOLINT(bugprone-use-after-move): a moved-from pointer is empty
+  EXPECT_EQ(c.get(), a.get());
+  EXPECT_EQ(a.use_count(), 2);
+  c = flakeid::fence_ptr::make();
+  EXPECT_FALSE(c == a);
+  EXPECT_EQ(a.use_count(), 1);
+  c = a;  // the fence c held goes
+  EXPECT_EQ(a.use_count(), 2);
+
+  std::atomic<int> destroyed{0};
+  {
+    auto p = flakeid::detail::counted_ptr<destruction_probe>::make(&destroyed);
+    {
+      const auto q = p;
+      auto r = p;
+      r = q;
+      auto s = std::move(r);
+      s = nullptr;
+    }
+    EXPECT_EQ(destroyed.load(), 0) << "freed while a pointer still held it";
+    const auto& same = p;
+    p = same;  // assigning a pointer to itself keeps the object
+    EXPECT_EQ(destroyed.load(), 0);
+    EXPECT_EQ(p.use_count(), 1);
+  }
+  EXPECT_EQ(destroyed.load(), 1) << "the last pointer frees the object, once";
+}
+
 TEST(worker_id_test, lease_fence_publishes_the_newest_tick_of_a_gene_generator) {
-  auto fence = std::make_shared<flakeid::lease_fence>();
+  auto fence = flakeid::fence_ptr::make();
   flakeid::manual_clock clock{start_time};
   flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock> gen{leased(fence),
                                                                                   clock};

@@ -29,7 +29,7 @@
 #include <chrono>
 #include <concepts>
 #include <cstdint>
-#include <memory>
+#include "detail/counted_ptr.hpp"
 #include "version.hpp"
 
 namespace flakeid {
@@ -175,7 +175,7 @@ class manual_clock {
   using time_point = std::chrono::sys_time<duration>;
   static constexpr bool is_steady = false;
 
-  explicit manual_clock(time_point start = time_point{}) : s_(std::make_shared<state>()) {
+  explicit manual_clock(time_point start = time_point{}) : s_(detail::counted_ptr<state>::make()) {
     s_->ms.store(start.time_since_epoch().count());
   }
 
@@ -210,7 +210,7 @@ class manual_clock {
     std::atomic<std::uint64_t> sleeps{0};
     std::atomic<bool> auto_advance{true};
   };
-  std::shared_ptr<state> s_;
+  detail::counted_ptr<state> s_;
 };
 
 namespace detail {

@@ -122,9 +122,7 @@ class clock_guard_file {
     lead_->released.store(true, std::memory_order_release);  // the release reads the clock
     lease_.release();
   }
-  [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept {
-    return lease_.fence();
-  }
+  [[nodiscard]] const fence_ptr& fence() const noexcept { return lease_.fence(); }
   /// The lease under the guard (its deadline, events and options).
   [[nodiscard]] const lease& guard_lease() const noexcept { return lease_; }
 

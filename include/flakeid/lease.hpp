@@ -269,7 +269,7 @@ class lease {
     return not_after_;
   }
   /// The fence shared with the generator.
-  [[nodiscard]] const std::shared_ptr<lease_fence>& fence() const noexcept { return fence_; }
+  [[nodiscard]] const fence_ptr& fence() const noexcept { return fence_; }
   /// The store and its address.
   [[nodiscard]] std::string where() const { return store_->where(); }
   [[nodiscard]] const lease_options& options() const noexcept { return opt_; }
@@ -643,7 +643,7 @@ class lease {
   lease_options opt_;
   std::chrono::milliseconds max_skew_{};  // from opt_ (skew_unchecked: no comparison)
   std::string holder_;
-  std::shared_ptr<lease_fence> fence_ = std::make_shared<lease_fence>();
+  fence_ptr fence_ = fence_ptr::make();
   mutable std::mutex m_;
   std::mutex io_m_;  // one store call at a time
   std::condition_variable cv_;

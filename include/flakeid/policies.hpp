@@ -43,7 +43,6 @@
 #include <atomic>
 #include <concepts>
 #include <cstdint>
-#include <memory>
 #include "version.hpp"
 
 namespace flakeid {

@@ -31,7 +31,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -605,7 +604,7 @@ class basic_snowflake {
   detail::fork_stamp born_;  // a forked child's calls throw before touching the state
   node_id node_;
   std::uint64_t node_bits_ = 0;
-  std::shared_ptr<lease_fence> fence_;
+  fence_ptr fence_;
   const lease_fence* fence_ptr_ = nullptr;  // fence_, or a fence without a deadline
   std::string source_;
   std::uint64_t instance_ = uses_blocks ? detail::next_block_owner() : 0;

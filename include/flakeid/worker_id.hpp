@@ -20,10 +20,10 @@
 #include <concepts>
 #include <cstdint>
 #include <cstdlib>
-#include <memory>
 #include <string>
 #include <utility>
 
+#include "detail/counted_ptr.hpp"
 #include "detail/fork_guard.hpp"
 #include "detail/text_util.hpp"
 #include "layout.hpp"
@@ -82,6 +82,12 @@ struct lease_fence {
   }
 };
 
+/// A shared pointer to a `lease_fence`: the lease (or clock guard) that raises and drops the
+/// deadline holds one, and so does every generator on its id; the fence goes with the last of
+/// them. `fence_ptr::make()` makes a new one (no limit, as `lease_fence{}`); it copies, compares
+/// and tests as `std::shared_ptr` does.
+using fence_ptr = detail::counted_ptr<lease_fence>;
+
 /// What a worker-id source hands a generator.
 struct worker_assignment {
   node_id node{};
@@ -89,7 +95,7 @@ struct worker_assignment {
   /// a previous holder of the id, or of this process before a restart). INT64_MIN: no limit.
   std::int64_t not_after_unix_ms = INT64_MIN;
   /// The lease fence, or null for an id that needs no lease.
-  std::shared_ptr<lease_fence> fence{};
+  fence_ptr fence{};
   /// Where the id came from, for logs: "fixed", "env FLAKEID_WORKER_ID", ...
   std::string source;
 };
@@ -115,9 +121,9 @@ inline void raise_lead(lease_fence& f, std::int64_t lead_ms) noexcept {
 template <class Source>
 worker_assignment assign_with_lead(Source& s, const layout& l, std::int64_t lead_ms) {
   if constexpr (requires {
-                  { s.fence() } -> std::convertible_to<const std::shared_ptr<lease_fence>&>;
+                  { s.fence() } -> std::convertible_to<const fence_ptr&>;
                 }) {
-    if (const std::shared_ptr<lease_fence>& f = s.fence()) raise_lead(*f, lead_ms);
+    if (const fence_ptr& f = s.fence()) raise_lead(*f, lead_ms);
   }
   return worker_assignment(s.assign(l));
 }

@@ -1010,8 +1010,7 @@ struct event_details {
 
   /// Sets `o.on_event` to collect them.
   void watch(flakeid::lease_options& o) const {
-    o.on_event = [kinds = kinds, m = m, seen = seen](flakeid::lease_event e,
-                                                     const std::string& d) {
+    o.on_event = [kinds = kinds, m = m, seen = seen](flakeid::lease_event e, const std::string& d) {
       if (std::find(kinds.begin(), kinds.end(), e) == kinds.end()) return;
       const std::lock_guard lk(*m);
       seen->emplace_back(e, d);
