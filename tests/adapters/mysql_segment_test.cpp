@@ -15,7 +15,7 @@ using mysql_segment_test = mysql_test;
 FLAKEID_SEGMENT_SCENARIOS(mysql_segment_test)
 TEST_F(mysql_segment_test, server_outage_drains_the_chain_fails_then_resumes) { server_outage(b); }
 
-TEST_F(mysql_segment_test, a_table_from_before_expiry_gains_the_column) {
+TEST_F(mysql_segment_test, a_table_from_before_expiry_and_births_gains_the_columns) {
   const std::string ns = unique_segment_ns("oldtable");
   const std::string table = "`flakeid_segment_" + ns + "`";
   (void)b.raw().exec("CREATE TABLE " + table +
@@ -28,9 +28,16 @@ TEST_F(mysql_segment_test, a_table_from_before_expiry_gains_the_column) {
   const std::string server_now = flakeid::detail::mysql_now_ms;
   EXPECT_EQ(b.raw()
                 .exec("SELECT expires_ms > " + server_now + ", expires_ms <= " + server_now +
-                      " + 3600000 FROM " + table + " WHERE `key` = 'd@20250318'")
+                      " + 3600000, LENGTH(born) FROM " + table + " WHERE `key` = 'd@20250318'")
                 .rows.at(0),
-            (std::vector<std::optional<std::string>>{"1", "1"}));
+            (std::vector<std::optional<std::string>>{"1", "1", "16"}));
+  EXPECT_EQ(d.next_max_id(10), 60U) << "the distributor counts on the row it gave a birth";
+}
+
+TEST_F(mysql_segment_test, a_counter_made_again_is_refused_by_a_distributor_that_counted_before) {
+  a_counter_made_again_is_refused(b, [&](const std::string& ns, const std::string& key) {
+    (void)b.value_of("DELETE FROM `flakeid_segment_" + ns + "` WHERE `key` = '" + key + "'");
+  });
 }
 
 /// The scenarios on CosId's table (rows made at 0 on first use, as CosId's initializer does).
@@ -48,6 +55,28 @@ class mysql_cosid_segment_test : public mysql_segment_test {
       "last_fetch_time BIGINT UNSIGNED NOT NULL DEFAULT 0, "
       "CONSTRAINT cosid_pk PRIMARY KEY (name)) ENGINE=InnoDB";
 };
+
+TEST_F(mysql_cosid_segment_test, resume_above_raises_leaf_and_cosid_rows_too) {
+  const std::string ns = unique_segment_ns("resume");
+  (void)b.raw().exec(
+      "CREATE TABLE IF NOT EXISTS leaf_alloc (biz_tag VARCHAR(128) NOT NULL PRIMARY KEY, max_id "
+      "BIGINT NOT NULL DEFAULT 1, step INT NOT NULL, description VARCHAR(256), update_time "
+      "TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP); INSERT INTO "
+      "leaf_alloc (biz_tag, max_id, step) VALUES ('" +
+      ns + "', 1, 100)");
+  auto leaf = flakeid::mysql_store{b.server.uri(), {.name_space = ns}, flakeid::mysql_table::leaf}
+                  .distributor(ns);
+  EXPECT_EQ(leaf.resume_above(500), 500U);
+  EXPECT_EQ(leaf.current(), 500U);
+  EXPECT_EQ(leaf.next_max_id(100), 600U) << "Leaf's next segment, [501, 601)";
+  EXPECT_EQ(leaf.resume_above(7), 600U) << "never lowered";
+
+  auto cosid = flakeid::mysql_store{b.server.uri(), {.name_space = ns}, flakeid::mysql_table::cosid}
+                   .distributor("orders");
+  EXPECT_EQ(cosid.resume_above(300), 300U) << "the missing row is made, then raised";
+  EXPECT_EQ(cosid.next_max_id(10), 310U);
+  EXPECT_EQ(cosid.resume_above(5), 310U) << "never lowered";
+}
 
 TEST_F(mysql_cosid_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
   forty_processes_on_chains(b);

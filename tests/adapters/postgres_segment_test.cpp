@@ -48,7 +48,7 @@ TEST_F(postgres_segment_test, counts_in_a_table_per_namespace_and_names_the_stor
   EXPECT_STREQ(PQgetvalue(r.get(), 1, 1), "151");
 }
 
-TEST_F(postgres_segment_test, a_table_from_before_expiry_gains_the_column) {
+TEST_F(postgres_segment_test, a_table_from_before_expiry_and_births_gains_the_columns) {
   const std::string ns = unique_segment_ns("oldtable");
   flakeid::detail::postgres_connection raw{b.server.conninfo(), patient, patient};
   const std::string table = "\"flakeid_segment_" + ns + "\"";
@@ -63,12 +63,21 @@ TEST_F(postgres_segment_test, a_table_from_before_expiry_gains_the_column) {
   EXPECT_EQ(d.next_max_id(10), 50U);
   const auto r = raw.exec(
       "SELECT expires_at > now(), expires_at <= now() + "
-      "interval '1 hour' FROM " +
+      "interval '1 hour', length(born) FROM " +
           table + " WHERE key = 'd@20250318'",
       {});
   ASSERT_EQ(PQntuples(r.get()), 1);
   EXPECT_STREQ(PQgetvalue(r.get(), 0, 0), "t");
   EXPECT_STREQ(PQgetvalue(r.get(), 0, 1), "t");
+  EXPECT_STREQ(PQgetvalue(r.get(), 0, 2), "16") << "the row's birth: 64 random bits in hex";
+  EXPECT_EQ(d.next_max_id(10), 60U) << "the distributor counts on the row it gave a birth";
+}
+
+TEST_F(postgres_segment_test,
+       a_counter_made_again_is_refused_by_a_distributor_that_counted_before) {
+  a_counter_made_again_is_refused(b, [&](const std::string& ns, const std::string& key) {
+    (void)b.value_of("DELETE FROM \"flakeid_segment_" + ns + "\" WHERE key = '" + key + "'");
+  });
 }
 
 TEST_F(postgres_segment_test, a_counter_past_bigint_is_a_clear_error) {

@@ -371,6 +371,52 @@ void counters_expire_when_asked(Backend& b) {
   EXPECT_EQ(store.current("plain"), 5U);
 }
 
+/// A counter made again (`forget(ns, key)` deletes it, as a server that lost it would) is
+/// refused by a distributor that counted on it before, without counting: a process started
+/// since counts anew from 0 and cannot tell, but the next range from 0 would be the other
+/// distributor's. After `resume_above`, the refused distributor counts again above every number
+/// in use. A counter that may expire (`expire_after`) and was idle that long is taken as made
+/// anew, without a refusal.
+template <class Backend, class Forget>
+void a_counter_made_again_is_refused(Backend& b, Forget forget) {
+  const std::string ns = unique_segment_ns("again");
+  auto store = b.store(ns, patient);
+  auto before = store.distributor("orders");
+  auto other = store.distributor("orders");
+  EXPECT_EQ(before.next_max_id(50), 50U);
+  EXPECT_EQ(other.next_max_id(50), 100U);
+  forget(ns, "orders");
+  auto since = store.distributor("orders");
+  EXPECT_EQ(since.next_max_id(50), 50U);
+  try {
+    (void)before.next_max_id(50);
+    ADD_FAILURE() << "a distributor counted on a counter made again";
+  } catch (const flakeid::segment_store_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(", key 'orders': the counter was made again since this distributor's "
+                        "last range (born "),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find(", and a process started since counted anew from 0: it may have lost "
+                        "ranges it handed out; find the highest number in use and call "
+                        "resume_above(it)"),
+              std::string::npos)
+        << what;
+  }
+  EXPECT_EQ(since.next_max_id(50), 100U) << "the refusal took no range";
+  EXPECT_EQ(before.resume_above(100), 100U);
+  EXPECT_EQ(before.next_max_id(50), 150U);
+  EXPECT_EQ(other.resume_above(150), 150U);
+  EXPECT_EQ(other.next_max_id(50), 200U);
+
+  auto daily = store.distributor("d@20250318");
+  daily.expire_after(1ms);
+  EXPECT_EQ(daily.next_max_id(10), 10U);
+  forget(ns, "d@20250318");
+  std::this_thread::sleep_for(2ms);  // idle past expire_after on this distributor's clock
+  EXPECT_EQ(daily.next_max_id(10), 10U) << "an idle counter that may expire is made anew";
+}
+
 /// Nothing listens at the address: the first call fails within the connect timeout with a
 /// message naming the store, the key and the address.
 template <class Make>

@@ -67,9 +67,23 @@
 ///     CREATE TABLE `flakeid_segment_<ns>` (
 ///       `key`       VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
 ///       last_max_id BIGINT UNSIGNED NOT NULL,
-///       expires_ms  BIGINT NULL) ENGINE=InnoDB;  -- NULL: never
-///     INSERT INTO ... VALUES (key, LAST_INSERT_ID(step))
-///       ON DUPLICATE KEY UPDATE last_max_id = LAST_INSERT_ID(last_max_id + step)
+///       expires_ms  BIGINT NULL,                 -- NULL: never
+///       born        VARCHAR(32) NULL) ENGINE=InnoDB;  -- 64 random bits in hex
+///     START TRANSACTION;
+///     INSERT INTO ... (`key`, last_max_id, born) VALUES (key, step, new_birth)
+///       ON DUPLICATE KEY UPDATE last_max_id = last_max_id + step,
+///       born = COALESCE(born, VALUES(born));
+///     SELECT last_max_id, born FROM ... WHERE `key` = key; COMMIT
+///
+/// That is a distributor's first call; from then on it counts only on the row of the birth it
+/// saw (`UPDATE ... WHERE `key` = key AND born = seen`, then the same `SELECT`, in one round
+/// trip). A row made again since (deleted, or lost with the server's data, and counted from 0
+/// again by a process started since) is refused with `segment_store_error`, without counting:
+/// its next range from 0 could be one another distributor handed out before. `resume_above(n)`
+/// raises the counter to `n` and counts on its row from then on. A counter that may expire
+/// (`expire_after`) and was idle that long on this distributor's clock is taken as made anew.
+/// A first call adds `born` to an older table. Leaf's and CosId's tables have no birth: a row
+/// of theirs made again is not noticed (their servers do not notice it either).
 ///
 /// A counter that may expire (`expire_after`) also sets `expires_ms` (the server's Unix ms
 /// plus the idle time) in that statement; a distributor's first such call adds the column to
@@ -173,6 +187,38 @@ class mysql_distributor
     });
   }
 
+  /// For an operator, after a refusal for a counter made again: raises the counter to at least
+  /// `highest_used` (the highest number handed out, as found in the data) and, on flakeid's
+  /// table, counts on its row from now on; the next ranges start above it. Returns the counter
+  /// (on Leaf's table, the largest number handed out, as `current()`). Leaf's row must exist;
+  /// CosId's is inserted when missing. Throws as `next_max_id`.
+  std::uint64_t resume_above(std::uint64_t highest_used) {
+    const std::string what = "resume_above(" + std::to_string(highest_used) + ")";
+    return call(what, [&] {
+      const std::string k = detail::mysql_literal(row_);
+      switch (kind_) {
+        case mysql_table::flakeid: return resume_flakeid(std::to_string(highest_used), what);
+        case mysql_table::leaf: {
+          // Leaf's max_id is one above the largest number handed out.
+          const std::string floor = std::to_string(highest_used + 1);
+          const auto a = exec("UPDATE leaf_alloc SET max_id = GREATEST(max_id, " + floor +
+                              ") WHERE biz_tag = " + k +
+                              "; SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k);
+          if (a.rows.empty()) throw no_leaf_row(what);
+          return value_of(a, what) - 1;
+        }
+        case mysql_table::cosid: break;
+      }
+      const std::string floor = std::to_string(highest_used);
+      return value_of(
+          exec("INSERT IGNORE INTO cosid (name, last_max_id, last_fetch_time) VALUES (" + k +
+               ", 0, UNIX_TIMESTAMP()); UPDATE cosid SET last_max_id = "
+               "GREATEST(last_max_id, " +
+               floor + ") WHERE name = " + k + "; SELECT last_max_id FROM cosid WHERE name = " + k),
+          what);
+    });
+  }
+
   /// The largest number handed out so far (0 when the counter has no row yet).
   [[nodiscard]] std::uint64_t current() {
     return call("current()", [&]() -> std::uint64_t {
@@ -205,26 +251,60 @@ class mysql_distributor
   }
 
  private:
-  /// `next_max_id` on flakeid's table: one statement.
+  /// `next_max_id` on flakeid's table: one transaction in one round trip. A distributor that
+  /// counted before counts only on the row it counted on (its birth).
   std::uint64_t next_flakeid(std::uint64_t step, const std::string& what) {
     const std::string s = std::to_string(step);
     const std::string k = detail::mysql_literal(row_);
-    ensure_table();
-    if (idle_ms_ == 0)
-      return value_of(exec("INSERT INTO " + table_ + " (`key`, last_max_id) VALUES (" + k +
-                           ", LAST_INSERT_ID(" + s +
-                           ")) ON DUPLICATE KEY UPDATE last_max_id = "
-                           "LAST_INSERT_ID(last_max_id + " +
-                           s + "); SELECT LAST_INSERT_ID()"),
-                      what);
-    ensure_expiry();
+    prepare();
     const std::string until = std::string(detail::mysql_now_ms) + " + " + std::to_string(idle_ms_);
-    return value_of(exec("INSERT INTO " + table_ + " (`key`, last_max_id, expires_ms) VALUES (" +
-                         k + ", LAST_INSERT_ID(" + s + "), " + until +
-                         ") ON DUPLICATE KEY UPDATE last_max_id = "
-                         "LAST_INSERT_ID(last_max_id + " +
-                         s + "), expires_ms = " + until + "; SELECT LAST_INSERT_ID()"),
-                    what);
+    const std::string expiry = idle_ms_ == 0 ? std::string() : ", expires_ms = " + until;
+    const std::string read = "; SELECT last_max_id, born FROM " + table_ + " WHERE `key` = " + k;
+    if (!s_->memo.born.empty()) {
+      const detail::mysql_answer a =
+          exec("START TRANSACTION; UPDATE " + table_ + " SET last_max_id = last_max_id + " + s +
+               expiry + " WHERE `key` = " + k +
+               " AND born = " + detail::mysql_literal(s_->memo.born) + read + "; COMMIT");
+      const std::string now = born_of(a);
+      if (!now.empty() && now == s_->memo.born) return took(a, what);
+      check_birth(now);
+    }
+    return took(exec("START TRANSACTION; INSERT INTO " + table_ + " (`key`, last_max_id, born" +
+                     (idle_ms_ == 0 ? "" : ", expires_ms") + ") VALUES (" + k + ", " + s + ", " +
+                     detail::mysql_literal(detail::new_birth_token()) +
+                     (idle_ms_ == 0 ? "" : ", " + until) +
+                     ") ON DUPLICATE KEY UPDATE last_max_id = last_max_id + " + s +
+                     ", born = COALESCE(born, VALUES(born))" + expiry + read + "; COMMIT"),
+                what);
+  }
+
+  /// `resume_above` on flakeid's table.
+  std::uint64_t resume_flakeid(const std::string& floor, const std::string& what) {
+    const std::string k = detail::mysql_literal(row_);
+    prepare();
+    return took(
+        exec("START TRANSACTION; INSERT INTO " + table_ + " (`key`, last_max_id, born) VALUES (" +
+             k + ", " + floor + ", " + detail::mysql_literal(detail::new_birth_token()) +
+             ") ON DUPLICATE KEY UPDATE last_max_id = GREATEST(last_max_id, " + floor +
+             "), born = COALESCE(born, VALUES(born)); SELECT last_max_id, born FROM " + table_ +
+             " WHERE `key` = " + k + "; COMMIT"),
+        what);
+  }
+
+  /// The birth in a `SELECT last_max_id, born` answer (empty: no row, or one without a birth).
+  static std::string born_of(const detail::mysql_answer& a) {
+    if (a.rows.size() != 1 || a.rows[0].size() != 2 || !a.rows[0][1]) return {};
+    return *a.rows[0][1];
+  }
+
+  /// The counter in a `SELECT last_max_id, born` answer, recording the row's birth.
+  std::uint64_t took(const detail::mysql_answer& a, const std::string& what) {
+    std::string born = born_of(a);
+    if (born.empty())
+      throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
+    const std::uint64_t v = value_at(a, 0, what);
+    took_range(std::move(born));
+    return v;
   }
 
   /// `next_max_id` on Leaf's table, in the transaction Leaf's segment service runs.
@@ -267,9 +347,22 @@ class mysql_distributor
     if (s_->memo.table_ready) return;
     (void)exec("CREATE TABLE IF NOT EXISTS " + table_ +
                " (`key` VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, "
-               "last_max_id BIGINT UNSIGNED NOT NULL, expires_ms BIGINT NULL) ENGINE=InnoDB "
-               "DEFAULT CHARSET=utf8mb4");
+               "last_max_id BIGINT UNSIGNED NOT NULL, expires_ms BIGINT NULL, born VARCHAR(32) "
+               "NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
     s_->memo.table_ready = true;
+  }
+
+  /// The table, its `born` column (a table made before births gets it) and, after
+  /// `expire_after`, its expiry: what a call that counts needs, once per distributor.
+  void prepare() {
+    ensure_table();
+    if (!s_->memo.born_ready) {
+      check_durable();
+      detail::mysql_add_column(s_->conn, "flakeid_segment_" + options_.name_space, "born",
+                               "VARCHAR(32) NULL");
+      s_->memo.born_ready = true;
+    }
+    if (idle_ms_ > 0) ensure_expiry();
   }
 
   /// A table made before counters could expire gets `expires_ms` (MySQL has no `ADD COLUMN IF
@@ -285,8 +378,16 @@ class mysql_distributor
   }
 
   std::uint64_t value_of(const detail::mysql_answer& a, const std::string& what) const {
-    if (a.rows.size() == 1 && a.rows[0].size() == 1 && a.rows[0][0]) {
-      const auto v = detail::parse_decimal<std::uint64_t>(*a.rows[0][0]);
+    if (a.rows.size() != 1 || a.rows[0].size() != 1)
+      throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
+    return value_at(a, 0, what);
+  }
+
+  /// Column `col` of the only row of `a` as a counter.
+  std::uint64_t value_at(const detail::mysql_answer& a, std::size_t col,
+                         const std::string& what) const {
+    if (a.rows.size() == 1 && a.rows[0].size() > col && a.rows[0][col]) {
+      const auto v = detail::parse_decimal<std::uint64_t>(*a.rows[0][col]);
       if (v) return *v;
     }
     throw segment_store_error(name_, key_, what + ": unexpected answer from the server");

@@ -66,14 +66,23 @@
 ///     CREATE TABLE "flakeid_segment_<ns>" (
 ///       key         text PRIMARY KEY,
 ///       last_max_id bigint NOT NULL CHECK (last_max_id >= 0),
-///       expires_at  timestamptz);  -- NULL: never
+///       expires_at  timestamptz,  -- NULL: never
+///       born        text);        -- 64 random bits in hex, set when the row is made
 ///
-/// A call is one statement, so one transaction; the row lock makes it atomic, and a missing row
-/// counts from 0:
+/// A call is one statement, so one transaction; the row lock makes it atomic. A distributor's
+/// first call counts on whatever row there is, and a missing row counts from 0:
 ///
-///     INSERT INTO "flakeid_segment_<ns>" AS t (key, last_max_id) VALUES ($1, $2)
-///     ON CONFLICT (key) DO UPDATE SET last_max_id = t.last_max_id + EXCLUDED.last_max_id
-///     RETURNING last_max_id
+///     INSERT INTO "flakeid_segment_<ns>" AS t (key, last_max_id, born) VALUES ($1, $2, $3)
+///     ON CONFLICT (key) DO UPDATE SET last_max_id = t.last_max_id + EXCLUDED.last_max_id,
+///       born = COALESCE(t.born, EXCLUDED.born) RETURNING last_max_id, born
+///
+/// From then on it counts only on the row of the birth it saw (`UPDATE ... WHERE key = $1 AND
+/// born = $3 RETURNING last_max_id, born`). A row made again since (deleted, or lost with the
+/// server's data, and counted from 0 again by a process started since) is refused with
+/// `segment_store_error`, without counting: its next range from 0 could be one that another
+/// distributor handed out before. `resume_above(n)` raises the counter to `n` and counts on its
+/// row from then on. A counter that may expire (`expire_after`) and was idle that long on this
+/// distributor's clock is taken as made anew. A first call adds `born` to an older table.
 ///
 /// A counter that may expire (`expire_after`, used for the periods of a grouped counter) has
 /// `expires_at = now() + idle` set by the same statement; a distributor's first such call adds
@@ -426,32 +435,60 @@ class postgres_distributor
       : server_distributor(conninfo, std::move(key), std::move(options)),
         table_("\"flakeid_segment_" + options_.name_space + "\"") {}
 
-  /// Adds `step` to the counter and returns its new value (one statement). After
-  /// `expire_after`, the statement also sets the row's `expires_at`, and the first call
-  /// deletes the rows of the table whose `expires_at` has passed.
+  /// Adds `step` to the counter and returns its new value (one statement; see the file
+  /// comment). After `expire_after`, the statement also sets the row's `expires_at`, and the
+  /// first call deletes the rows of the table whose `expires_at` has passed. Throws
+  /// `segment_store_error`, without counting, when the counter's row was made again since this
+  /// distributor's last range (see `resume_above`).
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
     const std::string s = std::to_string(step);
     return call(what, [&] {
-      ensure_table();
-      if (idle_ms_ == 0) {
-        const detail::pg_result r = exec(
-            "INSERT INTO " + table_ +
-                " AS t (key, last_max_id) VALUES ($1, $2::bigint) ON CONFLICT (key) DO UPDATE SET "
-                "last_max_id = t.last_max_id + EXCLUDED.last_max_id RETURNING last_max_id",
-            {key_.c_str(), s.c_str()});
-        return value_of(r.get(), what);
+      prepare(what);
+      const std::string expiry = idle_ms_ == 0
+                                     ? std::string()
+                                     : ", expires_at = now() + " + std::to_string(idle_ms_) +
+                                           " * interval '1 millisecond'";
+      if (!s_->memo.born.empty()) {
+        // The row this distributor counted on, and only that one.
+        const detail::pg_result r =
+            exec("UPDATE " + table_ + " SET last_max_id = last_max_id + $2::bigint" + expiry +
+                     " WHERE key = $1 AND born = $3 RETURNING last_max_id, born",
+                 {key_.c_str(), s.c_str(), s_->memo.born.c_str()});
+        if (PQntuples(r.get()) == 1) return took(r.get(), what);
+        check_birth(born_now());
       }
-      ensure_expiry(what);
-      const std::string idle = std::to_string(idle_ms_);
+      const std::string born = detail::new_birth_token();
+      const detail::pg_result r =
+          exec("INSERT INTO " + table_ + " AS t (key, last_max_id, born" +
+                   (idle_ms_ == 0 ? ") VALUES ($1, $2::bigint, $3)"
+                                  : ", expires_at) VALUES ($1, $2::bigint, $3, now() + " +
+                                        std::to_string(idle_ms_) + " * interval '1 millisecond')") +
+                   " ON CONFLICT (key) DO UPDATE SET last_max_id = t.last_max_id + "
+                   "EXCLUDED.last_max_id, born = COALESCE(t.born, EXCLUDED.born)" +
+                   (idle_ms_ == 0 ? "" : ", expires_at = EXCLUDED.expires_at") +
+                   " RETURNING last_max_id, born",
+               {key_.c_str(), s.c_str(), born.c_str()});
+      return took(r.get(), what);
+    });
+  }
+
+  /// For an operator, after a refusal for a counter made again: raises the counter to at least
+  /// `highest_used` (the highest number handed out, as found in the data) and counts on its row
+  /// from now on; the next ranges start above it. Returns the counter. Throws as `next_max_id`.
+  std::uint64_t resume_above(std::uint64_t highest_used) {
+    const std::string what = "resume_above(" + std::to_string(highest_used) + ")";
+    const std::string floor = std::to_string(highest_used);
+    return call(what, [&] {
+      prepare(what);
+      const std::string born = detail::new_birth_token();
       const detail::pg_result r =
           exec("INSERT INTO " + table_ +
-                   " AS t (key, last_max_id, expires_at) VALUES ($1, $2::bigint, now() + "
-                   "$3::bigint * interval '1 millisecond') ON CONFLICT (key) DO UPDATE SET "
-                   "last_max_id = t.last_max_id + EXCLUDED.last_max_id, expires_at = "
-                   "EXCLUDED.expires_at RETURNING last_max_id",
-               {key_.c_str(), s.c_str(), idle.c_str()});
-      return value_of(r.get(), what);
+                   " AS t (key, last_max_id, born) VALUES ($1, $2::bigint, $3) ON CONFLICT (key) "
+                   "DO UPDATE SET last_max_id = GREATEST(t.last_max_id, EXCLUDED.last_max_id), "
+                   "born = COALESCE(t.born, EXCLUDED.born) RETURNING last_max_id, born",
+               {key_.c_str(), floor.c_str(), born.c_str()});
+      return took(r.get(), what);
     });
   }
 
@@ -489,9 +526,48 @@ class postgres_distributor
         "CREATE TABLE IF NOT EXISTS " +
             table_ +
             " (key text PRIMARY KEY, last_max_id bigint NOT NULL CHECK (last_max_id >= 0),"
-            " expires_at timestamptz); COMMIT;",
+            " expires_at timestamptz, born text); COMMIT;",
         {});
     s_->memo.table_ready = true;
+  }
+
+  /// The table, its `born` column (a table made before births gets it) and, after
+  /// `expire_after`, its expiry: what a call that counts needs, once per distributor.
+  void prepare(const std::string& what) {
+    ensure_table();
+    if (!s_->memo.born_ready) {
+      add_column_once("born", "text", what);
+      s_->memo.born_ready = true;
+    }
+    if (idle_ms_ > 0) ensure_expiry(what);
+  }
+
+  /// Adds column `name` of `type` to an older table that lacks it (altered only then, since
+  /// `ALTER TABLE` needs the table's owner and locks it whole).
+  void add_column_once(const char* name, const char* type, const std::string& what) {
+    const detail::pg_result r = exec(
+        "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND "
+        "NOT attisdropped",
+        {table_.c_str(), name});
+    if (value_of(r.get(), what) == 0)
+      (void)exec("ALTER TABLE " + table_ + " ADD COLUMN IF NOT EXISTS " + name + " " + type, {});
+  }
+
+  /// The birth of the counter's row now (empty: no row, or one without a birth).
+  std::string born_now() {
+    const detail::pg_result r =
+        exec("SELECT born FROM " + table_ + " WHERE key = $1", {key_.c_str()});
+    if (PQntuples(r.get()) == 0 || PQgetisnull(r.get(), 0, 0) != 0) return {};
+    return PQgetvalue(r.get(), 0, 0);
+  }
+
+  /// The counter from a `RETURNING last_max_id, born` answer, recording the row's birth.
+  std::uint64_t took(const PGresult* r, const std::string& what) {
+    if (PQntuples(r) != 1 || PQnfields(r) != 2 || PQgetisnull(r, 0, 1) != 0)
+      throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
+    const std::uint64_t v = number_at(r, 0, what);
+    took_range(PQgetvalue(r, 0, 1));
+    return v;
   }
 
   /// A table made before counters could expire gets `expires_at` (altered only when it lacks
@@ -499,20 +575,22 @@ class postgres_distributor
   /// expired rows are deleted. Once per distributor.
   void ensure_expiry(const std::string& what) {
     if (s_->memo.expiry_ready) return;
-    const detail::pg_result r = exec(
-        "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = "
-        "'expires_at' AND NOT attisdropped",
-        {table_.c_str()});
-    if (value_of(r.get(), what) == 0)
-      (void)exec("ALTER TABLE " + table_ + " ADD COLUMN IF NOT EXISTS expires_at timestamptz", {});
+    add_column_once("expires_at", "timestamptz", what);
     (void)exec("DELETE FROM " + table_ + " WHERE expires_at < now()", {});
     s_->memo.expiry_ready = true;
   }
 
   std::uint64_t value_of(const PGresult* r, const std::string& what) const {
-    if (PQntuples(r) == 1 && PQnfields(r) == 1 && PQgetisnull(r, 0, 0) == 0) {
-      const auto v = detail::parse_decimal<std::uint64_t>(
-          std::string_view(PQgetvalue(r, 0, 0), static_cast<std::size_t>(PQgetlength(r, 0, 0))));
+    if (PQntuples(r) != 1 || PQnfields(r) != 1)
+      throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
+    return number_at(r, 0, what);
+  }
+
+  /// Column `col` of the first row as a counter.
+  std::uint64_t number_at(const PGresult* r, int col, const std::string& what) const {
+    if (PQgetisnull(r, 0, col) == 0) {
+      const auto v = detail::parse_decimal<std::uint64_t>(std::string_view(
+          PQgetvalue(r, 0, col), static_cast<std::size_t>(PQgetlength(r, 0, col))));
       if (v) return *v;
     }
     throw segment_store_error(name_, key_, what + ": unexpected answer from the server");

@@ -544,9 +544,7 @@ class redis_distributor
       why = "the counter " + redis_key_ + " holds " + seen + ", below 0: it was not written by " +
             "flakeid";
     } else if (code == -8) {
-      why = "the counter was made again since this distributor's last range (born at server " +
-            seen + ", now " + (now.empty() ? std::string("none") : now) +
-            "): the server lost it, and a process started since counted anew from 0" + lost;
+      why = detail::made_again_text("at server " + seen, now, "the server lost it");
     } else if (code == -7) {
       why = "the counter has no mark on a server that has evicted keys (evicted_keys " + seen +
             ")" + lost;

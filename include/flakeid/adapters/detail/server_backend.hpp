@@ -38,11 +38,38 @@ namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 namespace detail {
 
-/// What a SQL distributor has made sure of on its server, once per distributor.
+/// What a SQL distributor has made sure of on its server, once per distributor, and the birth
+/// of the counter's row it counted on.
 struct table_memo {
   bool table_ready = false;   // the table exists
   bool expiry_ready = false;  // the table has its expiry column, and its expired rows were deleted
+  bool born_ready = false;    // the table has its `born` column
+  std::string born{};         // the row's birth at this distributor's last range; empty: none
+  std::chrono::steady_clock::time_point last_range{};  // when that range was taken
 };
+
+/// A new birth token for a counter's row: 64 random bits in hex. Two rows made apart never
+/// share one.
+inline std::string new_birth_token() {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::uint64_t bits = holder_token_bits();
+  std::string t(16, '0');
+  for (char& c : t) {
+    c = hex[bits & 0xf];
+    bits >>= 4;
+  }
+  return t;
+}
+
+/// Why a distributor refuses a counter made again since its last range: born `seen` then,
+/// `now` (empty: no counter) at this call; `how` says how the store lost it.
+inline std::string made_again_text(const std::string& seen, const std::string& now,
+                                   const std::string& how) {
+  return "the counter was made again since this distributor's last range (born " + seen + ", now " +
+         (now.empty() ? std::string("none") : now) + "): " + how +
+         ", and a process started since counted anew from 0: it may have lost ranges it handed "
+         "out; find the highest number in use and call resume_above(it)";
+}
 
 /// A distributor's connection, the lock its calls take turns on, and what it remembers.
 template <class Conn, class Memo>
@@ -120,6 +147,26 @@ class server_distributor {
     s_->conn.check_fork();
     std::lock_guard lk(s_->mutex);
     return segment_call(name_, key_, what, std::forward<F>(f));
+  }
+
+  /// For a SQL distributor (`table_memo`): whether the counter's row is the one this
+  /// distributor last counted on, where the row's birth is `now` (empty: no row). Any row will
+  /// do before its first range, and after `resume_above`; and a row may have been deleted for
+  /// being idle (`expire_after`) once this distributor's last range is that old. Otherwise
+  /// throws `segment_store_error` (nothing was counted).
+  void check_birth(const std::string& now) const {
+    const table_memo& m = s_->memo;
+    if (m.born.empty() || now == m.born) return;
+    if (idle_ms_ > 0 &&
+        std::chrono::steady_clock::now() - m.last_range >= std::chrono::milliseconds{idle_ms_})
+      return;
+    throw segment_store_error(
+        name_, key_, made_again_text(m.born, now, "its row was deleted or the server lost it"));
+  }
+  /// Records a range taken from the row born `born`.
+  void took_range(std::string born) {
+    s_->memo.born = std::move(born);
+    s_->memo.last_range = std::chrono::steady_clock::now();
   }
 
   Address address_;
