@@ -465,6 +465,29 @@ TEST_F(zookeeper_segment_test, a_counter_deleted_under_its_distributor_is_refuse
   EXPECT_EQ(d.current(), 0U);
 }
 
+// As the Redis and SQL counters (segment_scenarios.hpp, a_counter_made_again_is_refused): a
+// counter made again after its node was lost, and grown by a process started since past this
+// distributor's last range, is refused, not counted on.
+TEST_F(zookeeper_segment_test, a_counter_made_again_and_grown_past_is_refused) {
+  auto store = b.store(unique_segment_ns("again"), patient);
+  auto before = store.distributor("orders");
+  auto other = store.distributor("orders");
+  ASSERT_EQ(before.next_max_id(50), 50U);
+  ASSERT_EQ(other.next_max_id(50), 100U);
+  flakeid::detail::zookeeper_session peek{b.address(), patient};
+  ASSERT_TRUE(peek.remove(before.path(), -1));
+  auto since = store.distributor("orders");
+  EXPECT_EQ(since.next_max_id(50), 50U);
+  EXPECT_EQ(since.next_max_id(50), 100U);
+  expect_error<flakeid::segment_store_error>(
+      [&] { (void)before.next_max_id(50); },
+      "flakeid: segment store " + std::string(before.store_name()) +
+          ", key 'orders': next_max_id(50): node " + before.path() +
+          " was made again after it reached 50: a counter that lost its value would hand out "
+          "numbers again (restore it above 50, or use another key)");
+  EXPECT_EQ(since.current(), 100U) << "the refusal took no range";
+}
+
 TEST_F(zookeeper_lease_test, an_id_records_its_instance_and_a_lease_without_one_clears_it) {
   const auto named = instance_options(unique_ns("instrec"), "pod-z:80");
   auto plain = named;
