@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/lease_scenarios.hpp"
-#include "adapters/test_servers.hpp"
+#include "adapters/lease_support.hpp"
+#include "adapters/server_support.hpp"
 
 namespace {
 

@@ -1,13 +1,14 @@
 // The SQL of <flakeid/sql.hpp> on a real MariaDB server (mariadb-install-db + mariadbd, see
-// test_servers.hpp) through MariaDB Connector/C, checked against the C++ codec: field
+// mariadb_server.hpp) through MariaDB Connector/C, checked against the C++ codec: field
 // expressions and functions, RANGE partitions by time, and HASH partitions routed by the gene.
 #include <mysql.h>
 
 #include <memory>
 #include <stdexcept>
 
+#include "mariadb_server.hpp"
+#include "server_support.hpp"
 #include "sql_scenarios.hpp"
-#include "test_servers.hpp"
 
 namespace {
 

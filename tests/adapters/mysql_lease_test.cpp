@@ -3,6 +3,9 @@
 #include <flakeid/adapters/mysql.hpp>
 
 #include "expect_error.hpp"
+#include "instance_scenarios.hpp"
+#include "lease_scenarios.hpp"
+#include "memory_loss_scenarios.hpp"
 #include "mysql_backend.hpp"
 
 namespace {

@@ -1,6 +1,9 @@
 // PostgreSQL leases (postgres_store.lease()) against a real PostgreSQL cluster (initdb + pg_ctl) started for each test.
 #include <flakeid/adapters/postgres.hpp>
 
+#include "instance_scenarios.hpp"
+#include "lease_scenarios.hpp"
+#include "memory_loss_scenarios.hpp"
 #include "postgres_backend.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // postgres_distributor against a real PostgreSQL cluster (initdb + pg_ctl, commits durable)
-// started for each test (see test_servers.hpp).
+// started for each test (see postgres_server.hpp).
 #include <flakeid/adapters/postgres.hpp>
 
 #include "expect_error.hpp"

@@ -1,13 +1,14 @@
 // The SQL of <flakeid/sql.hpp> on a real PostgreSQL cluster (initdb + pg_ctl, see
-// test_servers.hpp), checked against the C++ codec: field expressions and functions, time
+// postgres_server.hpp), checked against the C++ codec: field expressions and functions, time
 // partitions, and shard partitions routed by the gene.
 #include <libpq-fe.h>
 
 #include <memory>
 #include <stdexcept>
 
+#include "postgres_server.hpp"
+#include "server_support.hpp"
 #include "sql_scenarios.hpp"
-#include "test_servers.hpp"
 
 namespace {
 

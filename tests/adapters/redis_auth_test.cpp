@@ -1,12 +1,13 @@
 // Redis as it is deployed: requirepass, an ACL user, db numbers, a Unix socket and TLS (with a
-// CA and certificates made at test time), against real redis-servers (see test_servers.hpp).
+// CA and certificates made at test time), against real redis-servers (see redis_server.hpp).
 // Every message the adapters produce here is checked for the passwords.
 #include <flakeid/adapters/redis.hpp>
 
 #include "expect_error.hpp"
 #include "lease_scenarios.hpp"
+#include "redis_server.hpp"
 #include "secret_messages.hpp"
-#include "test_servers.hpp"
+#include "server_support.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // redis_distributor against a real redis-server (append-only, fsync always) started for each
-// test (see test_servers.hpp).
+// test (see redis_server.hpp).
 #include <flakeid/adapters/redis.hpp>
 
 #include <sys/wait.h>

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "../fork_child.hpp"
+#include "server_support.hpp"
 
 namespace flakeid_test {
 

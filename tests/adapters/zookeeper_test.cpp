@@ -12,9 +12,11 @@
 
 #include "expect_error.hpp"
 #include "fork_scenarios.hpp"
+#include "instance_scenarios.hpp"
 #include "lease_scenarios.hpp"
 #include "segment_scenarios.hpp"
-#include "test_servers.hpp"
+#include "server_support.hpp"
+#include "zookeeper_server.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The servers of the fault soak: each store's test server (tests/adapters/test_servers.hpp)
+// The servers of the fault soak: each store's test server (tests/adapters/*_server.hpp)
 // behind `soak_server`, and how each is made to forget its leases.
 
 #include <pwd.h>
@@ -6,8 +6,12 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <mariadb_server.hpp>
+#include <postgres_server.hpp>
+#include <redis_server.hpp>
+#include <server_support.hpp>
 #include <string>
-#include <test_servers.hpp>
+#include <zookeeper_server.hpp>
 
 #include "harness.hpp"
 
