@@ -387,6 +387,19 @@ void store_forgets(Backend& b, Forget forget) {
   EXPECT_GT(b_ids.front(), a_ids.back());
 }
 
+/// A layout with 22 worker bits (baidu: 2^22 worker ids) on an SQL store: two leases take ids 0
+/// and 1, each claim adding the next row, not millions of them; `check_rows(namespace)` reads
+/// the table while both hold their ids.
+template <class Backend, class CheckRows>
+void wide_layout_adds_rows_as_used(Backend& b, CheckRows check_rows) {
+  const auto o = quick_options(unique_ns("wide"));
+  auto first = b.make(o);
+  auto second = b.make(o);
+  EXPECT_EQ(first->assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 0}));
+  EXPECT_EQ(second->assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 1}));
+  check_rows(o.name_space);
+}
+
 }  // namespace flakeid_test
 
 /// The lease scenarios of a holder every server store passes alike, as tests of `suite`: one

@@ -4,32 +4,14 @@
 // A MariaDB server for the tests (mariadb-install-db + mariadbd), in a temporary directory on a
 // free loopback port (see server_support.hpp).
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <glob.h>
-#include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
-#include <sys/file.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <mutex>
-#include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 

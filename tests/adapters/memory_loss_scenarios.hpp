@@ -48,6 +48,18 @@ inline flakeid::renewal renew_after_reconnect(flakeid::lease_store& store, std::
   }
 }
 
+/// Whether `store.claim(q)` took id 0, told (`lost`) or not told that the store lost memory.
+inline ::testing::AssertionResult takes_id_0(flakeid::lease_store& store,
+                                             const flakeid::claim_request& q, bool lost) {
+  const auto got = store.claim(q);
+  if (!got) return ::testing::AssertionFailure() << "no id for " << q.holder;
+  if (got->id != 0) return ::testing::AssertionFailure() << q.holder << " took id " << got->id;
+  if (got->lost_memory_at.has_value() != lost)
+    return ::testing::AssertionFailure()
+           << q.holder << (lost ? " was not told" : " was told") << " that the store lost memory";
+  return ::testing::AssertionSuccess();
+}
+
 /// A row deleted under its holder (a "clean-up of stale rows") on a table a day old (on a
 /// server that has run longer than `ttl + safe_guard`, see `settle`): the
 /// holder's renewal answers `taken`, and the claim that has to create the row again is told
@@ -61,25 +73,17 @@ void deleted_rows_are_lost_memory(Backend& b) {
   const auto o = quick_options(ns);
   auto first = b.store(o);
   const auto a = sql_claim(1, "holder-a", o);
-  const auto got_a = first->claim(a);
-  ASSERT_TRUE(got_a);
-  EXPECT_EQ(got_a->id, 0U);
-  EXPECT_FALSE(got_a->lost_memory_at) << "the table is a day old";
+  ASSERT_TRUE(takes_id_0(*first, a, false)) << "the table is a day old";
   (void)b.value_of("DELETE FROM " + b.table(ns) + " WHERE id = 0");
   EXPECT_EQ(first->renew(0, "holder-a", a.deadline), flakeid::renewal::taken)
       << "a renewal kept a row that is gone";
   auto second = b.store(o);
   const auto r = sql_claim(1, "holder-b", o);
-  const auto got_b = second->claim(r);
-  ASSERT_TRUE(got_b);
-  EXPECT_EQ(got_b->id, 0U);
-  EXPECT_TRUE(got_b->lost_memory_at) << "a deleted row was taken for one never used";
+  ASSERT_TRUE(takes_id_0(*second, r, true)) << "a deleted row was taken for one never used";
   (void)b.value_of("DELETE FROM " + b.table(ns));
   EXPECT_EQ(second->renew(0, "holder-b", r.deadline), flakeid::renewal::taken);
-  const auto got_c = second->claim(sql_claim(1, "holder-c", o));
-  ASSERT_TRUE(got_c);
-  EXPECT_EQ(got_c->id, 0U);
-  EXPECT_TRUE(got_c->lost_memory_at) << "an emptied table was taken for one never used";
+  EXPECT_TRUE(takes_id_0(*second, sql_claim(1, "holder-c", o), true))
+      << "an emptied table was taken for one never used";
 }
 
 /// The server killed and started again on its data (`restart`) while a holder holds id 0 of a

@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <netinet/in.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/socket.h>

@@ -127,6 +127,14 @@ function(flakeid_scenario_program exe)
   endif()
 endfunction()
 
+# flakeid_example_sources(<exe> <name> <labels> <timeout>): flakeid_server_sources for the test of
+# an example program, when the examples are built (it runs the example).
+function(flakeid_example_sources exe name labels timeout)
+  if(FLAKEID_BUILD_EXAMPLES)
+    flakeid_server_sources(${exe} ${name} "${labels}" ${timeout})
+  endif()
+endfunction()
+
 # flakeid_missing_client(<test> <what> <package> [<labels>]): a stand-in that fails (see above),
 # labelled <labels> ("sql;server" unless given).
 function(flakeid_missing_client test what package)
@@ -140,6 +148,14 @@ function(flakeid_missing_client test what package)
   set_tests_properties(${test}.client_library_found PROPERTIES LABELS "${labels}")
 endfunction()
 
+# flakeid_missing_stores(<backend> <what> <package>): the stand-ins <backend>_lease_test and
+# <backend>_segment_test, labelled as their tests are (lease;server, segment;server).
+function(flakeid_missing_stores backend what package)
+  foreach(feature lease segment)
+    flakeid_missing_client(${backend}_${feature}_test "${what}" ${package} "${feature};server")
+  endforeach()
+endfunction()
+
 # Redis: leases, segments, passwords and TLS, a distributor in a forked child. The Redis tests
 # link flakeid::redis_tls when it is built (rediss:// then runs too; without it, the
 # redis_auth_test tests fail unless FLAKEID_ALLOW_SKIP_SERVERS=1).
@@ -150,10 +166,7 @@ if(FLAKEID_REDIS_FOUND)
   endif()
   flakeid_backend_program(redis 90 SERVER redis_server.hpp LINK ${link})
 else()
-  foreach(feature lease segment)
-    flakeid_missing_client(redis_${feature}_test "the redis client library" libhiredis-dev
-                           "${feature};server")
-  endforeach()
+  flakeid_missing_stores(redis "the redis client library" libhiredis-dev)
 endif()
 
 # PostgreSQL: leases, segments, passwords and TLS, a forked child, and the SQL of
@@ -161,27 +174,20 @@ endif()
 if(FLAKEID_POSTGRES_FOUND)
   flakeid_server_sources(postgres_tests postgres_address_test "lease;segment;server" 90)
   flakeid_server_sources(postgres_tests postgres_sql_test "sql;server" 120)
-  # The SQL example against a cluster the test starts (the example is built with the examples).
-  if(FLAKEID_BUILD_EXAMPLES)
-    flakeid_server_sources(postgres_tests postgres_sql_example_test "sql;server" 120)
-  endif()
+  # The SQL example against a cluster the test starts.
+  flakeid_example_sources(postgres_tests postgres_sql_example_test "sql;server" 120)
   flakeid_backend_program(postgres 90 SERVER postgres_server.hpp LINK flakeid::postgres
                           EXAMPLE example_sql_partitions FLAKEID_SQL_EXAMPLE)
 else()
   flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
-  foreach(feature lease segment)
-    flakeid_missing_client(postgres_${feature}_test "the postgres client library" libpq-dev
-                           "${feature};server")
-  endforeach()
+  flakeid_missing_stores(postgres "the postgres client library" libpq-dev)
 endif()
 
 # MySQL/MariaDB leases and segments (flakeid's tables, Leaf's and CosId's) against mariadbd, and
 # the SQL of <flakeid/sql.hpp> on MariaDB (MariaDB Connector/C).
 if(FLAKEID_MYSQL_FOUND)
   flakeid_server_sources(mysql_tests mariadb_sql_test "sql;server" 120)
-  if(FLAKEID_BUILD_EXAMPLES)
-    flakeid_server_sources(mysql_tests mysql_example_test "server" 120)
-  endif()
+  flakeid_example_sources(mysql_tests mysql_example_test "server" 120)
   flakeid_backend_program(mysql 120 SERVER mariadb_server.hpp LINK flakeid::mysql
                           EXAMPLE example_mysql_fleet FLAKEID_MYSQL_EXAMPLE)
 else()
@@ -194,9 +200,7 @@ endif()
 # retry their compare-and-set often: under TSan on a busy machine that takes a minute or more.
 if(FLAKEID_ZOOKEEPER_FOUND)
   flakeid_server_sources(zookeeper_tests zookeeper_test "lease;segment;server" 400)
-  if(FLAKEID_BUILD_EXAMPLES)
-    flakeid_server_sources(zookeeper_tests zookeeper_example_test "server" 120)
-  endif()
+  flakeid_example_sources(zookeeper_tests zookeeper_example_test "server" 120)
   flakeid_scenario_program(zookeeper_tests LINK flakeid::zookeeper
                           PCH <flakeid/adapters/zookeeper.hpp> SERVER zookeeper_server.hpp
                           EXAMPLE example_zookeeper_fleet FLAKEID_ZOOKEEPER_EXAMPLE)

@@ -6,32 +6,18 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <netinet/in.h>
-#include <pwd.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <mutex>
-#include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <utility>
-#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -82,21 +68,43 @@ inline std::string zookeeper_mode(const std::string& ip, int port) {
   return out.substr(m + 6, out.find('\n', m) - m - 6);
 }
 
+/// What a ZooKeeper server and an ensemble share: the JVM that runs them and their temporary
+/// directory, removed once the servers are stopped.
+class zookeeper_home {
+ public:
+  zookeeper_home(const zookeeper_home&) = delete;
+  zookeeper_home& operator=(const zookeeper_home&) = delete;
+  [[nodiscard]] bool available() const { return jvm_.available(); }
+  [[nodiscard]] static std::string missing() { return zookeeper_jvm::missing(); }
+
+ protected:
+  zookeeper_home() = default;
+  ~zookeeper_home() {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  zookeeper_jvm jvm_;
+  std::string dir_;
+};
+
+/// What every test server's zoo.cfg says: ticks of 100 ms, its data directory `data`, its client
+/// port `port` on `ip`, no admin server, no limit on clients, sessions of 200 ms to 6 s, and the
+/// `srvr` command allowed.
+inline std::string zoo_cfg(const std::string& data, const std::string& ip, int port) {
+  return "tickTime=100\ndataDir=" + data + "\nclientPort=" + std::to_string(port) +
+         "\nclientPortAddress=" + ip +
+         "\nadmin.enableServer=false\nmaxClientCnxns=0\nminSessionTimeout=200\n"
+         "maxSessionTimeout=6000\n4lw.commands.whitelist=srvr\n";
+}
+
 /// A standalone ZooKeeper server (Debian's `zookeeper` package: the server class run with the
 /// JVM) with a data directory in a temporary directory, on a free loopback port; kept data
 /// across a stop and a start. Ticks of 100 ms, so sessions may time out after 200 ms to 4 s.
-class zookeeper_server {
+class zookeeper_server : public zookeeper_home {
  public:
   zookeeper_server() = default;
-  ~zookeeper_server() {
-    stop();
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
-  }
+  ~zookeeper_server() { stop(); }
   zookeeper_server(const zookeeper_server&) = delete;
   zookeeper_server& operator=(const zookeeper_server&) = delete;
-
-  [[nodiscard]] bool available() const { return jvm_.available(); }
-  [[nodiscard]] static std::string missing() { return zookeeper_jvm::missing(); }
 
   /// Starts the server (on the same port and data after a stop) and waits until it serves.
   void start() {
@@ -104,10 +112,7 @@ class zookeeper_server {
       dir_ = make_temp_dir("flakeid-zookeeper");
       port_ = free_port();
       std::filesystem::create_directory(dir_ + "/data");
-      std::ofstream cfg(dir_ + "/zoo.cfg");
-      cfg << "tickTime=100\ndataDir=" << dir_ << "/data\nclientPort=" << port_
-          << "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\nmaxClientCnxns=0\n"
-             "minSessionTimeout=200\nmaxSessionTimeout=6000\n4lw.commands.whitelist=srvr\n";
+      std::ofstream(dir_ + "/zoo.cfg") << zoo_cfg(dir_ + "/data", "127.0.0.1", port_);
     }
     pid_ = jvm_.spawn_server("org.apache.zookeeper.server.ZooKeeperServerMain", dir_ + "/zoo.cfg",
                              dir_);
@@ -137,26 +142,20 @@ class zookeeper_server {
   [[nodiscard]] std::string hosts() const { return "127.0.0.1:" + std::to_string(port_); }
 
  private:
-  zookeeper_jvm jvm_;
-  std::string dir_;
   int port_ = 0;
   pid_t pid_ = -1;
 };
 
 /// A ZooKeeper ensemble of three servers on 127.0.0.1, 127.0.0.2 and 127.0.0.3 (one data
 /// directory each in a temporary directory), any of which can be killed and started again.
-class zookeeper_ensemble {
+class zookeeper_ensemble : public zookeeper_home {
  public:
   zookeeper_ensemble() = default;
   ~zookeeper_ensemble() {
     for (int i = 0; i < 3; ++i) kill(i);
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
   zookeeper_ensemble(const zookeeper_ensemble&) = delete;
   zookeeper_ensemble& operator=(const zookeeper_ensemble&) = delete;
-
-  [[nodiscard]] bool available() const { return jvm_.available(); }
-  [[nodiscard]] static std::string missing() { return zookeeper_jvm::missing(); }
 
   /// Starts the three servers and waits until one of them leads.
   void start() {
@@ -169,10 +168,7 @@ class zookeeper_ensemble {
         std::filesystem::create_directories(d + "/data");
         std::ofstream(d + "/data/myid") << (i + 1) << "\n";
         std::ofstream cfg(d + "/zoo.cfg");
-        cfg << "tickTime=100\ninitLimit=50\nsyncLimit=20\ndataDir=" << d
-            << "/data\nclientPort=" << ports_[i][0] << "\nclientPortAddress=" << ip(i)
-            << "\nadmin.enableServer=false\nmaxClientCnxns=0\nminSessionTimeout=200\n"
-               "maxSessionTimeout=6000\n4lw.commands.whitelist=srvr\n";
+        cfg << zoo_cfg(d + "/data", ip(i), ports_[i][0]) << "initLimit=50\nsyncLimit=20\n";
         for (int k = 0; k < 3; ++k)
           cfg << "server." << (k + 1) << "=" << ip(k) << ":" << ports_[k][1] << ":" << ports_[k][2]
               << "\n";
@@ -231,8 +227,6 @@ class zookeeper_ensemble {
   /// The server's answer to `srvr`: "leader", "follower", or "" when it does not serve.
   [[nodiscard]] std::string mode(int i) const { return zookeeper_mode(ip(i), ports_[i][0]); }
 
-  zookeeper_jvm jvm_;
-  std::string dir_;
   int ports_[3][3] = {};  // client, peer, election
   pid_t pids_[3] = {-1, -1, -1};
 };
