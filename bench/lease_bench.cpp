@@ -60,7 +60,7 @@
 
 #include <flakeid/adapters/redis.hpp>
 
-#include "test_servers.hpp"
+#include "redis_server.hpp"
 #endif
 
 #if FLAKEID_HAS_TSC

@@ -45,7 +45,7 @@
 //   seg/chain_postgres    segment_chain_generator on PostgreSQL (one upsert), step 1000
 //                         both report vs_memory: their rate over the memory chain's, measured
 //                         in the same run (target >= 0.9). Built when the adapters are; each
-//                         starts its own server (tests/adapters/test_servers.hpp) or skips with
+//                         starts its own server (tests/adapters/*_server.hpp) or skips with
 //                         a note when the server programs are missing. The paired rounds judge
 //                         the target: each server's chain against a memory chain with the same
 //                         options (min_ahead 4, max_ahead 256), seg/chain_memory_ahead256.
@@ -104,7 +104,12 @@ Server* started(Server& server) {
 }
 #include <optional>
 
-#include "test_servers.hpp"
+#if defined(FLAKEID_BENCH_HAS_REDIS)
+#include "redis_server.hpp"
+#endif
+#if defined(FLAKEID_BENCH_HAS_POSTGRES)
+#include "postgres_server.hpp"
+#endif
 #endif
 
 namespace {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <flakeid/flakeid.hpp>
 
@@ -24,25 +25,27 @@ namespace {
 using time_point = flakeid::layout::time_point;
 
 struct named_layout {
-  const char* name;
+  std::string_view name;
   const flakeid::layout& layout;
 };
 
-const named_layout all_presets[] = {
-    {"twitter", layouts::twitter},
-    {"discord", layouts::discord},
-    {"sonyflake", layouts::sonyflake},
-    {"sonyflake_v2", layouts::sonyflake_v2},
-    {"instagram", layouts::instagram},
-    {"mastodon", layouts::mastodon},
-    {"cosid", layouts::cosid},
-    {"cosid_seconds", layouts::cosid_seconds},
-    {"cosid_js", layouts::cosid_js},
-    {"baidu", layouts::baidu},
-    {"seed_classic", layouts::seed_classic},
-    {"seed_gene", layouts::seed_gene},
-    {"newlife", layouts::newlife},
-};
+/// Every preset of flakeid::layouts with its name (layout_spec_test checks that the names list
+/// every preset).
+std::vector<named_layout> all_presets() {
+  std::vector<named_layout> out;
+  for (const std::string_view name : flakeid::preset_names())
+    out.push_back({name, flakeid::layout_by_name(name)});
+  return out;
+}
+
+/// `f(l)` for every preset `l`, its name in the trace of what fails.
+template <class F>
+void for_every_preset(F f) {
+  for (const named_layout& preset : all_presets()) {
+    SCOPED_TRACE(preset.name);
+    f(preset.layout);
+  }
+}
 
 constexpr time_point utc(year_month_day day, hours h = hours{0}, minutes m = minutes{0},
                          seconds s = seconds{0}, milliseconds ms = milliseconds{0}) {
@@ -80,9 +83,7 @@ id_parts max_parts(const flakeid::layout& l) {
 
 TEST(codec_test, round_trips_random_parts_for_every_preset) {
   std::mt19937_64 rng(20240824);
-  for (const named_layout& preset : all_presets) {
-    const flakeid::layout& l = preset.layout;
-    SCOPED_TRACE(preset.name);
+  for_every_preset([&](const flakeid::layout& l) {
     for (int i = 0; i < 20000; ++i) {
       const id_parts p = random_parts(l, rng);
       const std::uint64_t id = l.compose(p);
@@ -98,14 +99,12 @@ TEST(codec_test, round_trips_random_parts_for_every_preset) {
       by_time.timestamp += l.tick() - 1ms;  // any instant in the tick floors to it
       ASSERT_EQ(l.compose(by_time), id);
     }
-  }
+  });
 }
 
 TEST(codec_test, round_trips_random_ids_for_every_preset) {
   std::mt19937_64 rng(7);
-  for (const named_layout& preset : all_presets) {
-    const flakeid::layout& l = preset.layout;
-    SCOPED_TRACE(preset.name);
+  for_every_preset([&](const flakeid::layout& l) {
     for (int i = 0; i < 20000; ++i) {
       const std::uint64_t id = rng() & l.max_id();
       ASSERT_EQ(l.compose(l.decompose(id)), id);
@@ -114,7 +113,7 @@ TEST(codec_test, round_trips_random_ids_for_every_preset) {
     EXPECT_EQ(l.compose(l.decompose(0)), 0U);
     EXPECT_EQ(l.compose(max_parts(l)), l.max_id());
     EXPECT_EQ(l.decompose(l.max_id()), max_parts(l));
-  }
+  });
 }
 
 TEST(codec_test, round_trips_layouts_with_unusual_field_order) {
@@ -155,49 +154,32 @@ TEST(codec_test, round_trips_layouts_with_unusual_field_order) {
   EXPECT_FALSE(gap.is_valid(1ULL << 21));
 }
 
+/// `l.compose(parts)` throws `field_range_error` with message `what`.
+void expect_compose_error(const flakeid::layout& l, const flakeid::id_parts& parts,
+                          std::string_view what) {
+  expect_error<flakeid::field_range_error>([&] { (void)l.compose(parts); }, what);
+}
+
 // ---- compose: range checks --------------------------------------------------------------------
 
 TEST(codec_test, compose_rejects_parts_that_do_not_fit_with_exact_messages) {
   constexpr auto& t = layouts::twitter;
-  expect_error<flakeid::field_range_error>(
-      [&] {
-        (void)t.compose({time_point{}, 1, 0, 32, 0, 0});
-      },
-      "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
-  expect_error<flakeid::field_range_error>(
-      [&] {
-        (void)t.compose({time_point{}, 1, 32, 0, 0, 0});
-      },
-      "flakeid: datacenter 32 is out of range [0, 31] for a 5-bit field");
-  expect_error<flakeid::field_range_error>(
-      [&] {
-        (void)t.compose({time_point{}, 1, 0, 0, 4096, 0});
-      },
-      "flakeid: sequence 4096 is out of range [0, 4095] for a 12-bit field");
-  expect_error<flakeid::field_range_error>(
-      [&] {
-        (void)t.compose({time_point{}, 1, 0, 0, 0, 1});
-      },
-      "flakeid: gene 1 is out of range [0, 0]: the layout has no gene field");
-  expect_error<flakeid::field_range_error>(
-      [&] {
-        (void)layouts::mastodon.compose({time_point{}, 1, 0, 7, 0, 0});
-      },
-      "flakeid: worker 7 is out of range [0, 0]: the layout has no worker field");
-  expect_error<flakeid::field_range_error>(
-      [&] {
-        (void)layouts::sonyflake.compose({time_point{}, 1, 0, 65536, 0, 0});
-      },
-      "flakeid: worker 65536 is out of range [0, 65535] for a 16-bit field");
-  expect_error<flakeid::field_range_error>(
-      [&] {
-        (void)layouts::seed_gene.compose({time_point{}, 1, 0, 0, 0, 32});
-      },
-      "flakeid: gene 32 is out of range [0, 31] for a 5-bit field");
-  expect_error<flakeid::field_range_error>(
-      [&] {
-        (void)layouts::baidu.compose({time_point{}, 1, 0, 0, ~0ULL, 0});
-      },
+  expect_compose_error(t, {time_point{}, 1, 0, 32, 0, 0},
+                       "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
+  expect_compose_error(t, {time_point{}, 1, 32, 0, 0, 0},
+                       "flakeid: datacenter 32 is out of range [0, 31] for a 5-bit field");
+  expect_compose_error(t, {time_point{}, 1, 0, 0, 4096, 0},
+                       "flakeid: sequence 4096 is out of range [0, 4095] for a 12-bit field");
+  expect_compose_error(t, {time_point{}, 1, 0, 0, 0, 1},
+                       "flakeid: gene 1 is out of range [0, 0]: the layout has no gene field");
+  expect_compose_error(layouts::mastodon, {time_point{}, 1, 0, 7, 0, 0},
+                       "flakeid: worker 7 is out of range [0, 0]: the layout has no worker field");
+  expect_compose_error(layouts::sonyflake, {time_point{}, 1, 0, 65536, 0, 0},
+                       "flakeid: worker 65536 is out of range [0, 65535] for a 16-bit field");
+  expect_compose_error(layouts::seed_gene, {time_point{}, 1, 0, 0, 0, 32},
+                       "flakeid: gene 32 is out of range [0, 31] for a 5-bit field");
+  expect_compose_error(
+      layouts::baidu, {time_point{}, 1, 0, 0, ~0ULL, 0},
       "flakeid: sequence 18446744073709551615 is out of range [0, 8191] for a 13-bit field");
   // Ticks past the field are a time past the layout's range.
   expect_error<flakeid::timestamp_overflow_error>(
@@ -210,9 +192,7 @@ TEST(codec_test, compose_rejects_parts_that_do_not_fit_with_exact_messages) {
 }
 
 TEST(codec_test, compose_rejects_one_past_every_field_of_every_preset) {
-  for (const named_layout& preset : all_presets) {
-    const flakeid::layout& l = preset.layout;
-    SCOPED_TRACE(preset.name);
+  for_every_preset([&](const flakeid::layout& l) {
     for (field_kind k :
          {field_kind::datacenter, field_kind::worker, field_kind::sequence, field_kind::gene}) {
       id_parts p = max_parts(l);
@@ -233,7 +213,7 @@ TEST(codec_test, compose_rejects_one_past_every_field_of_every_preset) {
     p.timestamp = time_point{};
     p.ticks = l.max_ticks() + 1;
     EXPECT_THROW((void)l.compose(p), flakeid::timestamp_overflow_error);
-  }
+  });
 }
 
 TEST(codec_test, compose_takes_time_from_ticks_or_timestamp_and_they_must_agree) {

@@ -17,8 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/lease_scenarios.hpp"
-#include "adapters/test_servers.hpp"
+#include "adapters/lease_support.hpp"
+#include "adapters/server_support.hpp"
+#include "fork_child.hpp"
 
 namespace {
 
@@ -197,32 +198,16 @@ std::string as_nobody(const std::function<std::string()>& f) {
   if (pw == nullptr) return "no user nobody";
   const uid_t uid = pw->pw_uid;
   const gid_t gid = pw->pw_gid;
-  int p[2];
-  if (::pipe(p) != 0) return "no pipe";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(p[0]);
-    std::string r;
-    if (::setresgid(gid, gid, gid) != 0 || ::setresuid(uid, uid, uid) != 0) {
-      r = "cannot become nobody";
-    } else {
-      try {
-        r = f();
-      } catch (const std::exception& e) {
-        r = e.what();
-      }
+  const auto as_user = [&]() -> std::string {
+    if (::setresgid(gid, gid, gid) != 0 || ::setresuid(uid, uid, uid) != 0)
+      return "cannot become nobody";
+    try {
+      return f();
+    } catch (const std::exception& e) {
+      return e.what();
     }
-    (void)!::write(p[1], r.data(), r.size());
-    ::_exit(0);
-  }
-  ::close(p[1]);
-  std::string r;
-  char buf[512];
-  for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;)
-    r.append(buf, static_cast<std::size_t>(n));
-  ::close(p[0]);
-  ::waitpid(pid, nullptr, 0);
-  return r;
+  };
+  return run_in_forked_child(as_user).text;
 }
 
 /// As `nobody`: rewrites every file of `dir` it may open for writing with a count of 0 (a

@@ -74,21 +74,28 @@ TEST(format_test, stream_operator_honours_width_and_fill) {
 #error "std::format was expected here, but <flakeid/format.hpp> did not detect it"
 #endif
 
+/// The parts of the Discord docs' ID.
+[[maybe_unused]] flakeid::id_parts docs_parts() {
+  return flakeid::layouts::discord.decompose(discord_docs_id);
+}
+
+/// What a formatting library printed for `docs_parts()` with "{}" (`plain`) and "{:>101}"
+/// (`padded`): its text, and the text right-aligned in 101 columns.
+[[maybe_unused]] void expect_docs_text(const std::string& plain, const std::string& padded) {
+  EXPECT_EQ(plain, discord_docs_text);
+  EXPECT_EQ(padded,
+            std::string(101 - discord_docs_text.size(), ' ') + std::string(discord_docs_text));
+}
+
 #if defined(FLAKEID_HAS_STD_FORMAT)
 TEST(format_test, std_format_prints_the_same_text) {
-  const auto p = flakeid::layouts::discord.decompose(discord_docs_id);
-  EXPECT_EQ(std::format("{}", p), discord_docs_text);
-  EXPECT_EQ(std::format("{:>101}", p),
-            std::string(101 - discord_docs_text.size(), ' ') + std::string(discord_docs_text));
+  expect_docs_text(std::format("{}", docs_parts()), std::format("{:>101}", docs_parts()));
 }
 #endif
 
 #if defined(FLAKEID_HAS_FMT)
 TEST(format_test, fmt_format_prints_the_same_text) {
-  const auto p = flakeid::layouts::discord.decompose(discord_docs_id);
-  EXPECT_EQ(fmt::format("{}", p), discord_docs_text);
-  EXPECT_EQ(fmt::format("{:>101}", p),
-            std::string(101 - discord_docs_text.size(), ' ') + std::string(discord_docs_text));
+  expect_docs_text(fmt::format("{}", docs_parts()), fmt::format("{:>101}", docs_parts()));
 }
 #endif
 

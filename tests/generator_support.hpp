@@ -3,11 +3,15 @@
 // library's codec), a monotonic clock the test controls, and one "rig" per generator that
 // owns a generator and the clock it reads.
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <flakeid/flakeid.hpp>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -163,5 +167,26 @@ template <class Gen>
 struct tick_like : plain_case<tick_rig<typename Gen::policies_type>> {};
 struct tick_case : tick_like<flakeid::tick_snowflake<>> {};
 struct tick_st_case : tick_like<flakeid::tick_snowflake_st<>> {};
+
+/// `g.next_id()` refuses with a `clock_backwards_error` whose step is `step` (checked); returns
+/// its message ("" when nothing was thrown, which fails the test).
+template <class Gen>
+std::string expect_step_back(Gen& g, milliseconds step) {
+  try {
+    (void)g.next_id();
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_EQ(e.step(), step);
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception";
+  return "";
+}
+
+/// No ID occurs twice in `ids`.
+inline void expect_no_duplicate_id(std::vector<std::uint64_t> ids) {
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end())
+      << "a duplicate ID among " << ids.size();
+}
 
 }  // namespace flakeid_test

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "adapters/expect_error.hpp"
 #include "generator_support.hpp"
 
 using namespace std::chrono;
@@ -373,23 +374,15 @@ TEST(generator_test, timestamp_overflow_messages_name_the_time_and_the_range) {
   flakeid::manual_clock clock{ms_time{milliseconds{twitter_epoch - 1}}};
   flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock> gen{
       flakeid::worker_id{1}, clock};
-  try {
-    (void)gen.next_id();
-    FAIL() << "no exception";
-  } catch (const flakeid::timestamp_overflow_error& e) {
-    EXPECT_STREQ(e.what(),
-                 "flakeid: time 2010-11-04T01:42:54.656Z is outside the layout's range "
-                 "[2010-11-04T01:42:54.657Z, 2080-07-10T17:30:30.208Z]");
-  }
+  expect_error<flakeid::timestamp_overflow_error>(
+      [&] { (void)gen.next_id(); },
+      "flakeid: time 2010-11-04T01:42:54.656Z is outside the layout's range "
+      "[2010-11-04T01:42:54.657Z, 2080-07-10T17:30:30.208Z]");
   clock.set(flakeid::layouts::twitter.expires_at() + 1ms);
-  try {
-    (void)gen.next_id();
-    FAIL() << "no exception";
-  } catch (const flakeid::timestamp_overflow_error& e) {
-    EXPECT_STREQ(e.what(),
-                 "flakeid: time 2080-07-10T17:30:30.209Z is outside the layout's range "
-                 "[2010-11-04T01:42:54.657Z, 2080-07-10T17:30:30.208Z]");
-  }
+  expect_error<flakeid::timestamp_overflow_error>(
+      [&] { (void)gen.next_id(); },
+      "flakeid: time 2080-07-10T17:30:30.209Z is outside the layout's range "
+      "[2010-11-04T01:42:54.657Z, 2080-07-10T17:30:30.208Z]");
 }
 
 TEST(generator_test, a_ten_ms_layout_expires_at_the_end_of_its_last_tick) {
@@ -417,38 +410,32 @@ TEST(generator_test, a_ten_ms_tick_waits_for_the_start_of_the_next_tick) {
 
 // ---- node ids -----------------------------------------------------------------------------------
 
+/// The `field_range_error` that building a `Gen` of `ids` on `clock` throws ("no exception" for
+/// none).
+template <class Gen, class... Ids>
+std::string build_error(flakeid::manual_clock& clock, Ids... ids) {
+  try {
+    const Gen g{ids..., clock};
+  } catch (const flakeid::field_range_error& e) {
+    return e.what();
+  }
+  return "no exception";
+}
+
 TEST(generator_test, out_of_range_node_ids_throw_when_the_generator_is_built) {
   using classic = flakeid::classic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock>;
   using cosid = flakeid::cosid_snowflake<flakeid::layouts::cosid, flakeid::manual_clock>;
   using gene = flakeid::gene_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock>;
   flakeid::manual_clock clock{start_time};
-  auto message = [&](auto make) -> std::string {
-    try {
-      make();
-    } catch (const flakeid::field_range_error& e) {
-      return e.what();
-    }
-    return "no exception";
-  };
-  EXPECT_EQ(message([&] {
-              classic g{flakeid::worker_id{32}, clock};
-            }),
+  EXPECT_EQ(build_error<classic>(clock, flakeid::worker_id{32}),
             "flakeid: worker 32 is out of range [0, 31] for a 5-bit field");
-  EXPECT_EQ(message([&] {
-              classic g{flakeid::datacenter_id{40}, flakeid::worker_id{1}, clock};
-            }),
+  EXPECT_EQ(build_error<classic>(clock, flakeid::datacenter_id{40}, flakeid::worker_id{1}),
             "flakeid: datacenter 40 is out of range [0, 31] for a 5-bit field");
-  EXPECT_EQ(message([&] {
-              gene g{flakeid::datacenter_id{1}, flakeid::worker_id{99}, clock};
-            }),
+  EXPECT_EQ(build_error<gene>(clock, flakeid::datacenter_id{1}, flakeid::worker_id{99}),
             "flakeid: worker 99 is out of range [0, 31] for a 5-bit field");
-  EXPECT_EQ(message([&] {
-              cosid g{flakeid::worker_id{1024}, clock};
-            }),
+  EXPECT_EQ(build_error<cosid>(clock, flakeid::worker_id{1024}),
             "flakeid: worker 1024 is out of range [0, 1023] for a 10-bit field");
-  EXPECT_EQ(message([&] {
-              cosid g{flakeid::datacenter_id{1}, flakeid::worker_id{1}, clock};
-            }),
+  EXPECT_EQ(build_error<cosid>(clock, flakeid::datacenter_id{1}, flakeid::worker_id{1}),
             "flakeid: datacenter 1 is out of range [0, 0]: the layout has no datacenter field");
   EXPECT_NO_THROW((classic{flakeid::datacenter_id{31}, flakeid::worker_id{31}, clock}));
   EXPECT_NO_THROW((cosid{flakeid::worker_id{1023}, clock}));

@@ -24,8 +24,10 @@
 #include <vector>
 
 #include "adapters/expect_error.hpp"
+#include "adapters/instance_scenarios.hpp"
 #include "adapters/lease_scenarios.hpp"
-#include "adapters/test_servers.hpp"
+#include "adapters/lease_support.hpp"
+#include "adapters/server_support.hpp"
 #include "fork_child.hpp"
 
 namespace {

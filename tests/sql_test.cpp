@@ -79,21 +79,14 @@ struct last_period {
 
 TEST(sql_test, the_partition_that_holds_the_last_tick_runs_to_maxvalue) {
   using ct = sql::column_type;
-  const std::vector<last_period> presets{
-      {"twitter", layouts::twitter, ct::bigint, ct::bigint},
-      {"sonyflake", layouts::sonyflake, ct::bigint, ct::bigint},
-      {"sonyflake_v2", layouts::sonyflake_v2, ct::bigint, ct::bigint},
-      {"cosid", layouts::cosid, ct::bigint, ct::bigint},
-      {"cosid_seconds", layouts::cosid_seconds, ct::bigint, ct::bigint},
-      {"baidu", layouts::baidu, ct::bigint, ct::bigint},
-      {"seed_classic", layouts::seed_classic, ct::bigint, ct::bigint},
-      {"seed_gene", layouts::seed_gene, ct::bigint, ct::bigint},
-      {"newlife", layouts::newlife, ct::bigint, ct::bigint},
-      {"cosid_js", layouts::cosid_js, ct::bigint, ct::bigint},
-      {"discord", layouts::discord, ct::numeric, ct::bigint_unsigned},
-      {"instagram", layouts::instagram, ct::numeric, ct::bigint_unsigned},
-      {"mastodon", layouts::mastodon, ct::numeric, ct::bigint_unsigned},
-  };
+  std::vector<last_period> presets;
+  // Up to 63 bits: bigint in both dialects.
+  for (const char* name : {"twitter", "sonyflake", "sonyflake_v2", "cosid", "cosid_seconds",
+                           "baidu", "seed_classic", "seed_gene", "newlife", "cosid_js"})
+    presets.push_back({name, flakeid::layout_by_name(name), ct::bigint, ct::bigint});
+  // 64 bits: numeric in PostgreSQL, BIGINT UNSIGNED in MySQL.
+  for (const char* name : {"discord", "instagram", "mastodon"})
+    presets.push_back({name, flakeid::layout_by_name(name), ct::numeric, ct::bigint_unsigned});
   for (const last_period& p : presets) {
     SCOPED_TRACE(p.name);
     const sys_days first_day = sys_days{year_month_day{floor<days>(p.l.expires_at())}.year() /
@@ -119,20 +112,20 @@ TEST(sql_test, the_partition_that_holds_the_last_tick_runs_to_maxvalue) {
   }
   // Baidu's IDs end in November 2024 (28 bits of seconds since 2016-05-19T16:00Z): two
   // months, the second to MAXVALUE, every number within a signed bigint.
-  const sql::writer pg{layouts::baidu, sql::dialect::postgres};
-  EXPECT_EQ(pg.time_partitions("orders", "id", sys_days{2024y / 10 / 1}, sys_days{2024y / 12 / 1},
-                               sql::period::month)
-                .script,
+  const auto two_months = [](sql::dialect d) {
+    return sql::writer{layouts::baidu, d}
+        .time_partitions("orders", "id", sys_days{2024y / 10 / 1}, sys_days{2024y / 12 / 1},
+                         sql::period::month)
+        .script;
+  };
+  EXPECT_EQ(two_months(sql::dialect::postgres),
             "CREATE TABLE \"orders\" (\"id\" bigint NOT NULL PRIMARY KEY)\n"
             "PARTITION BY RANGE (\"id\");\n"
             "CREATE TABLE \"orders_202410\" PARTITION OF \"orders\" FOR VALUES FROM "
             "(9073279903570329600) TO (9165309026815180800);\n"
             "CREATE TABLE \"orders_202411\" PARTITION OF \"orders\" FOR VALUES FROM "
             "(9165309026815180800) TO (MAXVALUE);\n");
-  const sql::writer my{layouts::baidu, sql::dialect::mysql};
-  EXPECT_EQ(my.time_partitions("orders", "id", sys_days{2024y / 10 / 1}, sys_days{2024y / 12 / 1},
-                               sql::period::month)
-                .script,
+  EXPECT_EQ(two_months(sql::dialect::mysql),
             "CREATE TABLE `orders` (`id` BIGINT NOT NULL PRIMARY KEY)\n"
             "PARTITION BY RANGE (`id`) (\n"
             "  PARTITION `p202410` VALUES LESS THAN (9165309026815180800),\n"

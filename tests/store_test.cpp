@@ -16,7 +16,8 @@
 #include <type_traits>
 
 #include "adapters/expect_error.hpp"
-#include "adapters/test_servers.hpp"
+#include "adapters/lease_support.hpp"
+#include "adapters/server_support.hpp"
 
 namespace {
 
@@ -39,9 +40,7 @@ flakeid::lease_options slow_lease(const flakeid::manual_clock& c) {
   flakeid::lease_options o;
   o.ttl = 60s;
   o.safe_guard = 2s;
-  o.use_clock(c);
-  o.max_skew = flakeid::lease_options::skew_unchecked;
-  return o;
+  return flakeid_test::on_manual_clock(o, c);
 }
 
 flakeid::manual_clock new_year() {

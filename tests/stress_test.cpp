@@ -152,31 +152,33 @@ auto clock_shaker(flakeid::manual_clock clock, milliseconds max_step) {
 
 constexpr auto shaken_start = sys_days{2025y / June / 1};
 
-TEST(stress_test, hold_while_the_clock_shakes) {
+/// `stress` on a generator of layout `L` and `Policies`, worker 2, on a manual clock from
+/// `shaken_start` that shakes by up to 10 ms.
+template <flakeid::layout L, class Policies>
+void stress_while_the_clock_shakes() {
   flakeid::manual_clock clock{time_point_cast<milliseconds>(shaken_start)};
-  flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock,
-                           flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick,
-                                             flakeid::hold_on_backwards<10>>>
-      gen{flakeid::worker_id{2}, clock};
+  flakeid::basic_snowflake<L, flakeid::manual_clock, Policies> gen{flakeid::worker_id{2}, clock};
   stress(gen, clock_shaker(clock, 10ms));
+}
+
+TEST(stress_test, hold_while_the_clock_shakes) {
+  stress_while_the_clock_shakes<flakeid::layouts::twitter,
+                                flakeid::policies<flakeid::zero_start, flakeid::wait_next_tick,
+                                                  flakeid::hold_on_backwards<10>>>();
 }
 
 TEST(stress_test, wait_while_the_clock_shakes) {
-  flakeid::manual_clock clock{time_point_cast<milliseconds>(shaken_start)};
-  flakeid::basic_snowflake<flakeid::layouts::twitter, flakeid::manual_clock,
-                           flakeid::policies<flakeid::cosid_threshold<>, flakeid::wait_next_tick,
-                                             flakeid::wait_on_backwards<10>>>
-      gen{flakeid::worker_id{2}, clock};
-  stress(gen, clock_shaker(clock, 10ms));
+  stress_while_the_clock_shakes<
+      flakeid::layouts::twitter,
+      flakeid::policies<flakeid::cosid_threshold<>, flakeid::wait_next_tick,
+                        flakeid::wait_on_backwards<10>>>();
 }
 
 TEST(stress_test, gene_hold_while_the_clock_shakes) {
-  flakeid::manual_clock clock{time_point_cast<milliseconds>(shaken_start)};
-  flakeid::basic_snowflake<flakeid::layouts::seed_gene, flakeid::manual_clock,
-                           flakeid::policies<flakeid::vibrating_start<>, flakeid::wait_next_tick,
-                                             flakeid::hold_on_backwards<10>>>
-      gen{flakeid::worker_id{2}, clock};
-  stress(gen, clock_shaker(clock, 10ms));
+  stress_while_the_clock_shakes<
+      flakeid::layouts::seed_gene,
+      flakeid::policies<flakeid::vibrating_start<>, flakeid::wait_next_tick,
+                        flakeid::hold_on_backwards<10>>>();
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 using namespace std::chrono;
 using namespace std::chrono_literals;
 using flakeid::field_kind;
+using flakeid_test::expect_no_duplicate_id;
 using flakeid_test::fake_monotonic;
 
 namespace {
@@ -95,12 +96,7 @@ struct tick_harness {
 
   void expect_drift() const { EXPECT_EQ(clock.drift(), stepped); }
 
-  void expect_unique() const {
-    std::vector<std::uint64_t> sorted = ids;
-    std::sort(sorted.begin(), sorted.end());
-    EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end())
-        << "a duplicate ID among " << sorted.size();
-  }
+  void expect_unique() const { expect_no_duplicate_id(ids); }
 };
 
 template <class Layout>

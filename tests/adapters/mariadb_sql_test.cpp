@@ -1,13 +1,14 @@
 // The SQL of <flakeid/sql.hpp> on a real MariaDB server (mariadb-install-db + mariadbd, see
-// test_servers.hpp) through MariaDB Connector/C, checked against the C++ codec: field
+// mariadb_server.hpp) through MariaDB Connector/C, checked against the C++ codec: field
 // expressions and functions, RANGE partitions by time, and HASH partitions routed by the gene.
 #include <mysql.h>
 
 #include <memory>
 #include <stdexcept>
 
+#include "mariadb_server.hpp"
+#include "server_support.hpp"
 #include "sql_scenarios.hpp"
-#include "test_servers.hpp"
 
 namespace {
 
@@ -91,59 +92,13 @@ class mariadb_db {
   std::unique_ptr<MYSQL, decltype(&mysql_close)> c_;
 };
 
-class mariadb_sql_test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(server.available(), server.missing());
-    server.start();
-    db = std::make_unique<mariadb_db>(server);
-  }
-  mariadb_server server;
-  std::unique_ptr<mariadb_db> db;
-};
+using mariadb_sql_test = sql_server_test<mariadb_server, mariadb_db>;
 
-TEST_F(mariadb_sql_test, fields_and_functions_equal_decompose_for_every_preset) {
-  for (const std::string_view preset : flakeid::preset_names()) {
-    const flakeid::layout& l = flakeid::layout_by_name(preset);
-    ASSERT_NO_FATAL_FAILURE(
-        fields_match_decompose(*db, preset, column_type_for(l, sql::dialect::mysql)))
-        << preset;
-  }
-}
+FLAKEID_SQL_SCENARIOS(mariadb_sql_test)
 
 TEST_F(mariadb_sql_test, unsigned_columns_decode_63_bit_layouts_too) {
   ASSERT_NO_FATAL_FAILURE(
       fields_match_decompose(*db, "sonyflake", sql::column_type::bigint_unsigned));
-}
-
-TEST_F(mariadb_sql_test, monthly_partitions_hold_the_rows_of_their_month) {
-  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
-      *db, "twitter", sql::period::month, sys_days{2026y / 1 / 1}, sys_days{2027y / 1 / 1}));
-}
-
-TEST_F(mariadb_sql_test, daily_partitions_with_10_ms_ticks) {
-  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
-      *db, "sonyflake", sql::period::day, sys_days{2026y / 11 / 1}, sys_days{2026y / 11 / 15}));
-}
-
-TEST_F(mariadb_sql_test, yearly_partitions_of_a_full_64_bit_layout) {
-  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
-      *db, "discord", sql::period::year, sys_days{2024y / 1 / 1}, sys_days{2028y / 1 / 1}));
-}
-
-TEST_F(mariadb_sql_test, gene_routing_keeps_orders_with_their_user_in_16_shards) {
-  ASSERT_NO_FATAL_FAILURE(gene_routing_keeps_orders_with_their_user(*db, 16));
-}
-
-TEST_F(mariadb_sql_test, gene_routing_keeps_orders_with_their_user_in_32_shards) {
-  ASSERT_NO_FATAL_FAILURE(gene_routing_keeps_orders_with_their_user(*db, 32));
-}
-
-// Baidu's IDs end in November 2024: that month's partition runs to MAXVALUE, and the layout's
-// last ID (2^63 - 1) lands in it.
-TEST_F(mariadb_sql_test, the_partition_of_the_layouts_last_tick_runs_to_maxvalue) {
-  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
-      *db, "baidu", sql::period::month, sys_days{2024y / 10 / 1}, sys_days{2024y / 11 / 20}));
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 // MySQL/MariaDB as it is deployed: a password, and TLS verified against a CA made at test time
-// (`tls_ca`), against real MariaDB servers (see test_servers.hpp). Every message the adapter
+// (`tls_ca`), against real MariaDB servers (see mariadb_server.hpp). Every message the adapter
 // produces here is checked for the passwords.
 #include <flakeid/adapters/mysql.hpp>
 
 #include "lease_scenarios.hpp"
+#include "mariadb_server.hpp"
 #include "secret_messages.hpp"
-#include "test_servers.hpp"
+#include "server_support.hpp"
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "mariadb_server.hpp"
 #include "store_backend.hpp"
 
 namespace flakeid_test {
@@ -53,7 +54,7 @@ struct mysql_backend : store_backend<flakeid::mysql_store, mariadb_server> {
     return "`flakeid_lease_" + ns + "`";
   }
 
-  // For the SQL scenarios of lease_scenarios.hpp.
+  // For the SQL scenarios of instance_scenarios.hpp and memory_loss_scenarios.hpp.
   std::unique_ptr<flakeid::lease_store> store(const flakeid::lease_options& o) const {
     return std::make_unique<flakeid::detail::mysql_lease_store>(
         flakeid::mysql_address::parse(server.uri()), o);

@@ -1,11 +1,12 @@
 // Runs examples/adapters/mysql_fleet.cpp against a MariaDB server started here (see
-// test_servers.hpp), with Leaf's table and its "order" row set up as a Leaf fleet has them.
+// mariadb_server.hpp), with Leaf's table and its "order" row set up as a Leaf fleet has them.
 #include <gtest/gtest.h>
 #include <flakeid/adapters/mysql.hpp>
 
 #include <cstdlib>
 
-#include "test_servers.hpp"
+#include "mariadb_server.hpp"
+#include "server_support.hpp"
 
 namespace {
 

@@ -78,28 +78,14 @@ TEST_F(mysql_cosid_segment_test, resume_above_raises_leaf_and_cosid_rows_too) {
   EXPECT_EQ(cosid.resume_above(5), 310U) << "never lowered";
 }
 
-TEST_F(mysql_cosid_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
-  forty_processes_on_chains(b);
-}
-TEST_F(mysql_cosid_segment_test, restart_after_sigkill_never_repeats_a_number) {
-  restart_after_sigkill(b);
-}
+FLAKEID_PROCESS_SCENARIOS(mysql_cosid_segment_test)
 
 TEST_F(mysql_segment_test, counts_in_a_table_per_namespace_and_names_the_store) {
-  const std::string ns = unique_segment_ns("names");
-  auto store = b.store(ns, patient);
-  auto d = store.distributor("orders");
-  EXPECT_EQ(d.store_name(), "mysql 127.0.0.1:" + std::to_string(b.server.port()) +
-                                " user flakeid db flakeid namespace " + ns);
-  EXPECT_EQ(d.table(), flakeid::mysql_table::flakeid);
-  EXPECT_EQ(store.current("orders"), 0U);  // creates the table
-  EXPECT_EQ(d.next_max_id(100), 100U);
-  EXPECT_EQ(d.next_max_id(50), 150U);
-  auto other = d.with_key("Orders");  // keys are exact: another counter
-  EXPECT_EQ(other.next_max_id(7), 7U);
-  auto copy = d;
-  EXPECT_EQ(copy.next_max_id(1), 151U);
-  EXPECT_EQ(store.current("orders"), 151U);
+  const std::string where =
+      "mysql 127.0.0.1:" + std::to_string(b.server.port()) + " user flakeid db flakeid namespace ";
+  const std::string ns = counts_orders_and_another_key(b, where, "Orders", [](const auto& d) {
+    EXPECT_EQ(d.table(), flakeid::mysql_table::flakeid);
+  });  // keys are exact: "Orders" is another counter
   const auto r =
       b.raw().exec("SELECT `key`, last_max_id FROM `flakeid_segment_" + ns + "` ORDER BY `key`");
   ASSERT_EQ(r.rows.size(), 2U);
@@ -112,16 +98,9 @@ TEST_F(mysql_segment_test, a_counter_past_bigint_unsigned_is_a_clear_error) {
   auto d = b.store(ns, patient).distributor("orders");
   EXPECT_EQ(d.next_max_id(1), 1U);
   (void)b.raw().exec("UPDATE `flakeid_segment_" + ns + "` SET last_max_id = 18446744073709551000");
-  try {
-    (void)d.next_max_id(1000);
-    FAIL() << "counted past BIGINT UNSIGNED";
-  } catch (const flakeid::segment_store_error& e) {
-    const std::string head = "flakeid: segment store " + std::string(d.store_name()) +
-                             ", key 'orders': next_max_id(1000) failed: mysql 127.0.0.1:" +
-                             std::to_string(b.server.port()) +
-                             " user flakeid db flakeid: BIGINT UNSIGNED value is out of range";
-    EXPECT_EQ(std::string(e.what()).substr(0, head.size()), head) << e.what();
-  }
+  expect_next_max_id_fails(d, "orders", 1000,
+                           "mysql 127.0.0.1:" + std::to_string(b.server.port()) +
+                               " user flakeid db flakeid: BIGINT UNSIGNED value is out of range");
   EXPECT_EQ(b.store(ns, patient).current("orders"), 18446744073709551000U) << "unchanged";
 }
 
@@ -264,15 +243,9 @@ TEST_F(mysql_segment_test, interleaved_with_a_cosid_server_no_number_is_handed_o
 }
 
 TEST(mysql_segment_unreachable, fails_within_the_connect_timeout_naming_the_store) {
-  const int port = free_port();
-  const std::string where = "mysql 127.0.0.1:" + std::to_string(port) + " user x db x";
-  unreachable(
-      [&](std::chrono::milliseconds t) {
-        return flakeid::mysql_store{
-            "mysql://x@127.0.0.1:" + std::to_string(port) + "/x",
-            {.name_space = "unreachable", .connect_timeout = t, .io_timeout = t}};
-      },
-      where);
+  const std::string port = std::to_string(free_port());
+  unreachable<flakeid::mysql_store>("mysql://x@127.0.0.1:" + port + "/x",
+                                    "mysql 127.0.0.1:" + port + " user x db x");
 }
 
 TEST(mysql_segment_options, bad_options_throw) {

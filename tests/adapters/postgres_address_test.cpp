@@ -4,8 +4,9 @@
 #include <flakeid/adapters/postgres.hpp>
 
 #include "lease_scenarios.hpp"
+#include "postgres_server.hpp"
 #include "secret_messages.hpp"
-#include "test_servers.hpp"
+#include "server_support.hpp"
 
 namespace {
 

@@ -1,11 +1,12 @@
 // PostgreSQL as it is deployed: a password (scram-sha-256 in pg_hba.conf) and ssl=on with
 // sslmode=verify-full against a CA made at test time, against real clusters (see
-// test_servers.hpp). Every message the adapters produce here is checked for the passwords.
+// postgres_server.hpp). Every message the adapters produce here is checked for the passwords.
 #include <flakeid/adapters/postgres.hpp>
 
 #include "lease_scenarios.hpp"
+#include "postgres_server.hpp"
 #include "secret_messages.hpp"
-#include "test_servers.hpp"
+#include "server_support.hpp"
 
 namespace {
 

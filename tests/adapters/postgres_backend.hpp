@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "postgres_server.hpp"
 #include "store_backend.hpp"
 
 namespace flakeid_test {
@@ -32,7 +33,7 @@ struct postgres_backend : store_backend<flakeid::postgres_store, postgres_cluste
     return "\"flakeid_lease_" + ns + "\"";
   }
 
-  // For the SQL scenarios of lease_scenarios.hpp.
+  // For the SQL scenarios of instance_scenarios.hpp and memory_loss_scenarios.hpp.
   std::unique_ptr<flakeid::lease_store> store(const flakeid::lease_options& o) const {
     return std::make_unique<flakeid::detail::postgres_lease_store>(server.conninfo(), o);
   }

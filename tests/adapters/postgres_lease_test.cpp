@@ -1,6 +1,9 @@
 // PostgreSQL leases (postgres_store.lease()) against a real PostgreSQL cluster (initdb + pg_ctl) started for each test.
 #include <flakeid/adapters/postgres.hpp>
 
+#include "instance_scenarios.hpp"
+#include "lease_scenarios.hpp"
+#include "memory_loss_scenarios.hpp"
 #include "postgres_backend.hpp"
 
 namespace {
@@ -36,14 +39,9 @@ TEST_F(postgres_lease_test, assigns_datacenter_and_worker_from_the_layout) {
 }
 
 TEST_F(postgres_lease_test, a_layout_with_22_worker_bits_adds_rows_as_they_are_used) {
-  // The baidu layout has 2^22 worker ids: a claim adds the next row, not millions of them.
-  auto o = quick_options(unique_ns("wide"));
-  auto first = flakeid::postgres_store{b.server.conninfo(), store_options_of(o)}.lease(o);
-  auto second = flakeid::postgres_store{b.server.conninfo(), store_options_of(o)}.lease(o);
-  EXPECT_EQ(first.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 0}));
-  EXPECT_EQ(second.assign(flakeid::layouts::baidu).node, (flakeid::node_id{0, 1}));
-  EXPECT_EQ(b.server.query("SELECT count(*) FROM flakeid_lease_" + o.name_space + " WHERE id >= 0"),
-            "2");
+  wide_layout_adds_rows_as_used(b, [&](const std::string& ns) {
+    EXPECT_EQ(b.server.query("SELECT count(*) FROM flakeid_lease_" + ns + " WHERE id >= 0"), "2");
+  });
 }
 
 TEST_F(postgres_lease_test, an_older_table_gets_the_instance_column_from_a_claim_that_names_one) {

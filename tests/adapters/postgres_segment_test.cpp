@@ -1,5 +1,5 @@
 // postgres_distributor against a real PostgreSQL cluster (initdb + pg_ctl, commits durable)
-// started for each test (see test_servers.hpp).
+// started for each test (see postgres_server.hpp).
 #include <flakeid/adapters/postgres.hpp>
 
 #include "expect_error.hpp"
@@ -19,30 +19,17 @@ TEST_F(postgres_segment_test, server_outage_drains_the_chain_fails_then_resumes)
 /// The same scenarios with a password and SSL.
 using postgres_ssl_segment_test = postgres_ssl_test;
 
-TEST_F(postgres_ssl_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
-  forty_processes_on_chains(b);
-}
-TEST_F(postgres_ssl_segment_test, restart_after_sigkill_never_repeats_a_number) {
-  restart_after_sigkill(b);
-}
+FLAKEID_PROCESS_SCENARIOS(postgres_ssl_segment_test)
 
 TEST_F(postgres_segment_test, counts_in_a_table_per_namespace_and_names_the_store) {
-  const std::string ns = unique_segment_ns("names");
-  auto store = b.store(ns, patient);
-  auto d = store.distributor("orders");
-  EXPECT_EQ(d.store_name(), "postgresql 127.0.0.1:" + std::to_string(b.server.port()) +
-                                " user flakeid db postgres namespace " + ns);
-  EXPECT_EQ(d.table(), "\"flakeid_segment_" + ns + "\"");
-  EXPECT_EQ(store.current("orders"), 0u);  // creates the table
-  EXPECT_EQ(d.next_max_id(100), 100u);
-  EXPECT_EQ(d.next_max_id(50), 150u);
-  auto other = d.with_key("invoices");
-  EXPECT_EQ(other.next_max_id(7), 7u);
-  auto copy = d;
-  EXPECT_EQ(copy.next_max_id(1), 151u);
-  EXPECT_EQ(store.current("orders"), 151u);
+  const std::string where = "postgresql 127.0.0.1:" + std::to_string(b.server.port()) +
+                            " user flakeid db postgres namespace ";
+  std::string table;
+  const std::string ns = counts_orders_and_another_key(b, where, "invoices",
+                                                       [&](const auto& d) { table = d.table(); });
+  EXPECT_EQ(table, "\"flakeid_segment_" + ns + "\"");
   flakeid::detail::postgres_connection raw{b.server.conninfo(), patient, patient};
-  const auto r = raw.exec("SELECT key, last_max_id FROM " + d.table() + " ORDER BY key", {});
+  const auto r = raw.exec("SELECT key, last_max_id FROM " + table + " ORDER BY key", {});
   ASSERT_EQ(PQntuples(r.get()), 2);
   EXPECT_STREQ(PQgetvalue(r.get(), 0, 0), "invoices");
   EXPECT_STREQ(PQgetvalue(r.get(), 1, 1), "151");
@@ -86,28 +73,15 @@ TEST_F(postgres_segment_test, a_counter_past_bigint_is_a_clear_error) {
   EXPECT_EQ(d.next_max_id(1), 1u);
   flakeid::detail::postgres_connection raw{b.server.conninfo(), patient, patient};
   (void)raw.exec("UPDATE " + d.table() + " SET last_max_id = 9223372036854775000", {});
-  try {
-    (void)d.next_max_id(1000);
-    FAIL() << "counted past bigint";
-  } catch (const flakeid::segment_store_error& e) {
-    const std::string head = "flakeid: segment store " + std::string(d.store_name()) +
-                             ", key 'orders': next_max_id(1000) failed: postgresql 127.0.0.1:" +
-                             std::to_string(b.server.port()) +
-                             " user flakeid db postgres: ERROR:  bigint out of range";
-    EXPECT_EQ(std::string(e.what()).substr(0, head.size()), head) << e.what();
-  }
+  expect_next_max_id_fails(d, "orders", 1000,
+                           "postgresql 127.0.0.1:" + std::to_string(b.server.port()) +
+                               " user flakeid db postgres: ERROR:  bigint out of range");
 }
 
 TEST(postgres_segment_unreachable, fails_within_the_connect_timeout_naming_the_store) {
-  const int port = free_port();
-  const std::string where = "postgresql 127.0.0.1:" + std::to_string(port) + " user x db x";
-  unreachable(
-      [&](std::chrono::milliseconds t) {
-        return flakeid::postgres_store{
-            "host=127.0.0.1 port=" + std::to_string(port) + " user=x dbname=x",
-            {.name_space = "unreachable", .connect_timeout = t, .io_timeout = t}};
-      },
-      where);
+  const std::string port = std::to_string(free_port());
+  unreachable<flakeid::postgres_store>("host=127.0.0.1 port=" + port + " user=x dbname=x",
+                                       "postgresql 127.0.0.1:" + port + " user x db x");
 }
 
 TEST(postgres_store_options, bad_options_throw) {

@@ -1,11 +1,12 @@
 // Runs examples/adapters/sql_partitions.cpp against a PostgreSQL cluster started here (see
-// test_servers.hpp): the example sets up its tables from the generated DDL, inserts through
+// postgres_server.hpp): the example sets up its tables from the generated DDL, inserts through
 // them and fails unless every row sits in the partition its router names.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "test_servers.hpp"
+#include "postgres_server.hpp"
+#include "server_support.hpp"
 
 namespace {
 

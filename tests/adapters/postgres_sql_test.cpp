@@ -1,13 +1,14 @@
 // The SQL of <flakeid/sql.hpp> on a real PostgreSQL cluster (initdb + pg_ctl, see
-// test_servers.hpp), checked against the C++ codec: field expressions and functions, time
+// postgres_server.hpp), checked against the C++ codec: field expressions and functions, time
 // partitions, and shard partitions routed by the gene.
 #include <libpq-fe.h>
 
 #include <memory>
 #include <stdexcept>
 
+#include "postgres_server.hpp"
+#include "server_support.hpp"
 #include "sql_scenarios.hpp"
-#include "test_servers.hpp"
 
 namespace {
 
@@ -18,9 +19,12 @@ class postgres_db {
  public:
   static constexpr sql::dialect dialect = sql::dialect::postgres;
 
-  explicit postgres_db(const std::string& conninfo) : c_(PQconnectdb(conninfo.c_str()), PQfinish) {
+  /// A connection to `server` that reports warnings only.
+  explicit postgres_db(const postgres_cluster& server)
+      : c_(PQconnectdb(server.conninfo().c_str()), PQfinish) {
     if (PQstatus(c_.get()) != CONNECTION_OK)
       throw std::runtime_error(std::string("connect: ") + PQerrorMessage(c_.get()));
+    exec("SET client_min_messages = warning");
   }
   void exec(const std::string& sql) { (void)query(sql); }
   rows query(const std::string& sql) {
@@ -68,59 +72,12 @@ class postgres_db {
   std::unique_ptr<PGconn, decltype(&PQfinish)> c_;
 };
 
-class postgres_sql_test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    FLAKEID_REQUIRE_SERVER(server.available(), server.missing());
-    server.start();
-    db = std::make_unique<postgres_db>(server.conninfo());
-    db->exec("SET client_min_messages = warning");
-  }
-  postgres_cluster server;
-  std::unique_ptr<postgres_db> db;
-};
+using postgres_sql_test = sql_server_test<postgres_cluster, postgres_db>;
 
-TEST_F(postgres_sql_test, fields_and_functions_equal_decompose_for_every_preset) {
-  for (const std::string_view preset : flakeid::preset_names()) {
-    const flakeid::layout& l = flakeid::layout_by_name(preset);
-    ASSERT_NO_FATAL_FAILURE(
-        fields_match_decompose(*db, preset, column_type_for(l, sql::dialect::postgres)))
-        << preset;
-  }
-}
+FLAKEID_SQL_SCENARIOS(postgres_sql_test)
 
 TEST_F(postgres_sql_test, numeric_columns_decode_63_bit_layouts_too) {
   ASSERT_NO_FATAL_FAILURE(fields_match_decompose(*db, "twitter", sql::column_type::numeric));
-}
-
-TEST_F(postgres_sql_test, monthly_partitions_hold_the_rows_of_their_month) {
-  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
-      *db, "twitter", sql::period::month, sys_days{2026y / 1 / 1}, sys_days{2027y / 1 / 1}));
-}
-
-TEST_F(postgres_sql_test, daily_partitions_with_10_ms_ticks) {
-  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
-      *db, "sonyflake", sql::period::day, sys_days{2026y / 11 / 1}, sys_days{2026y / 11 / 15}));
-}
-
-TEST_F(postgres_sql_test, yearly_partitions_of_a_full_64_bit_layout) {
-  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
-      *db, "discord", sql::period::year, sys_days{2024y / 1 / 1}, sys_days{2028y / 1 / 1}));
-}
-
-TEST_F(postgres_sql_test, gene_routing_keeps_orders_with_their_user_in_16_shards) {
-  ASSERT_NO_FATAL_FAILURE(gene_routing_keeps_orders_with_their_user(*db, 16));
-}
-
-TEST_F(postgres_sql_test, gene_routing_keeps_orders_with_their_user_in_32_shards) {
-  ASSERT_NO_FATAL_FAILURE(gene_routing_keeps_orders_with_their_user(*db, 32));
-}
-
-// Baidu's IDs end in November 2024: that month's partition runs to MAXVALUE, and the layout's
-// last ID (2^63 - 1) lands in it.
-TEST_F(postgres_sql_test, the_partition_of_the_layouts_last_tick_runs_to_maxvalue) {
-  ASSERT_NO_FATAL_FAILURE(time_partitions_hold_their_rows(
-      *db, "baidu", sql::period::month, sys_days{2024y / 10 / 1}, sys_days{2024y / 11 / 20}));
 }
 
 }  // namespace

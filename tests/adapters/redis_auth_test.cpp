@@ -1,12 +1,15 @@
 // Redis as it is deployed: requirepass, an ACL user, db numbers, a Unix socket and TLS (with a
-// CA and certificates made at test time), against real redis-servers (see test_servers.hpp).
+// CA and certificates made at test time), against real redis-servers (see redis_server.hpp).
 // Every message the adapters produce here is checked for the passwords.
 #include <flakeid/adapters/redis.hpp>
+#include <string>
+#include <utility>
 
 #include "expect_error.hpp"
 #include "lease_scenarios.hpp"
+#include "redis_server.hpp"
 #include "secret_messages.hpp"
-#include "test_servers.hpp"
+#include "server_support.hpp"
 
 namespace {
 
@@ -164,38 +167,41 @@ TEST_F(redis_auth_test, malformed_addresses_are_clear_errors_without_the_passwor
   const auto parse_error = [](const std::string& text) {
     return error_of([&] { (void)flakeid::redis_options::parse(text); });
   };
-  // The case: a URI without its scheme is not taken as a host name.
-  EXPECT_EQ(parse_error(":" + password + "@127.0.0.1:16379"),
-            "flakeid: invalid Redis address ':***@127.0.0.1:16379': not host:port; a URI starts "
-            "with redis://, rediss:// or unix://");
-  EXPECT_EQ(parse_error("redis://:" + password + "@::1:6379"),
-            "flakeid: invalid Redis address 'redis://:***@::1:6379': an IPv6 address must be "
-            "written in brackets, as [::1]:6379");
-  EXPECT_EQ(parse_error("::1"),
-            "flakeid: invalid Redis address '::1': an IPv6 address must be written in brackets, "
-            "as [::1]:6379");
-  EXPECT_EQ(parse_error("redis://u:S3cr%ZZ3t-pw@cache:6379"),
-            "flakeid: invalid Redis address 'redis://u:***@cache:6379': bad percent-escape in "
-            "the password");
-  EXPECT_EQ(parse_error("redis://:" + password + "@cache:63x79"),
-            "flakeid: invalid Redis address 'redis://:***@cache:63x79': port '63x79' is not a "
-            "number 1..65535");
-  EXPECT_EQ(parse_error("redis://:" + password + "@cache/x"),
-            "flakeid: invalid Redis address 'redis://:***@cache/x': db 'x' is not a number "
-            "0..1000000");
-  EXPECT_EQ(parse_error("redis://:" + password + "@cache?tls_ca=/ca.pem"),
-            "flakeid: invalid Redis address 'redis://:***@cache?tls_ca=/ca.pem': tls_* "
-            "parameters need a rediss:// URI");
-  EXPECT_EQ(parse_error("redis://:" + password + "@cache?timeout=soon"),
-            "flakeid: invalid Redis address 'redis://:***@cache?timeout=soon': timeout 'soon' "
-            "is not a duration (250ms, 2s, or milliseconds)");
-  EXPECT_EQ(parse_error("redis://cache?retries=3"),
-            "flakeid: invalid Redis address 'redis://cache?retries=3': unknown query parameter "
-            "'retries' (allowed: timeout, connect_timeout, command_timeout, db, tls_ca, tls_cert, "
-            "tls_key, tls_server_name)");
-  EXPECT_EQ(parse_error("http://:" + password + "@cache"),
-            "flakeid: invalid Redis address 'http://:***@cache': scheme 'http' is not redis, "
-            "rediss or unix");
+  const std::pair<std::string, std::string> cases[] = {
+      // The case: a URI without its scheme is not taken as a host name.
+      {":" + password + "@127.0.0.1:16379",
+       "flakeid: invalid Redis address ':***@127.0.0.1:16379': not host:port; a URI starts "
+       "with redis://, rediss:// or unix://"},
+      {"redis://:" + password + "@::1:6379",
+       "flakeid: invalid Redis address 'redis://:***@::1:6379': an IPv6 address must be "
+       "written in brackets, as [::1]:6379"},
+      {"::1",
+       "flakeid: invalid Redis address '::1': an IPv6 address must be written in brackets, "
+       "as [::1]:6379"},
+      {"redis://u:S3cr%ZZ3t-pw@cache:6379",
+       "flakeid: invalid Redis address 'redis://u:***@cache:6379': bad percent-escape in "
+       "the password"},
+      {"redis://:" + password + "@cache:63x79",
+       "flakeid: invalid Redis address 'redis://:***@cache:63x79': port '63x79' is not a "
+       "number 1..65535"},
+      {"redis://:" + password + "@cache/x",
+       "flakeid: invalid Redis address 'redis://:***@cache/x': db 'x' is not a number "
+       "0..1000000"},
+      {"redis://:" + password + "@cache?tls_ca=/ca.pem",
+       "flakeid: invalid Redis address 'redis://:***@cache?tls_ca=/ca.pem': tls_* "
+       "parameters need a rediss:// URI"},
+      {"redis://:" + password + "@cache?timeout=soon",
+       "flakeid: invalid Redis address 'redis://:***@cache?timeout=soon': timeout 'soon' "
+       "is not a duration (250ms, 2s, or milliseconds)"},
+      {"redis://cache?retries=3",
+       "flakeid: invalid Redis address 'redis://cache?retries=3': unknown query parameter "
+       "'retries' (allowed: timeout, connect_timeout, command_timeout, db, tls_ca, tls_cert, "
+       "tls_key, tls_server_name)"},
+      {"http://:" + password + "@cache",
+       "flakeid: invalid Redis address 'http://:***@cache': scheme 'http' is not redis, "
+       "rediss or unix"},
+  };
+  for (const auto& [text, expected] : cases) EXPECT_EQ(parse_error(text), expected);
   EXPECT_EQ(error_of([&] { (void)flakeid::redis_store{"redis://:" + password + "@::1:6379"}; }),
             "flakeid: invalid Redis address 'redis://:***@::1:6379': an IPv6 address must be "
             "written in brackets, as [::1]:6379");

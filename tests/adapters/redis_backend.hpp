@@ -7,6 +7,7 @@
 
 #include <flakeid/adapters/redis.hpp>
 
+#include "redis_server.hpp"
 #include "store_backend.hpp"
 
 namespace flakeid_test {

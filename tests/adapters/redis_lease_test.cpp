@@ -1,9 +1,11 @@
-// Redis leases (redis_store.lease()) against a real redis-server started for each test (see test_servers.hpp).
+// Redis leases (redis_store.lease()) against a real redis-server started for each test (see redis_server.hpp).
 #include <flakeid/adapters/redis.hpp>
 
 #include <mutex>
 
 #include "expect_error.hpp"
+#include "instance_scenarios.hpp"
+#include "lease_scenarios.hpp"
 #include "redis_backend.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // redis_distributor against a real redis-server (append-only, fsync always) started for each
-// test (see test_servers.hpp).
+// test (see redis_server.hpp).
 #include <flakeid/adapters/redis.hpp>
 
 #include <sys/wait.h>
@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "../fork_child.hpp"
 #include "expect_error.hpp"
 #include "redis_backend.hpp"
 
@@ -27,12 +28,7 @@ TEST_F(redis_segment_test, server_outage_drains_the_chain_fails_then_resumes) { 
 /// The same scenarios over TLS.
 using redis_tls_segment_test = redis_tls_test;
 
-TEST_F(redis_tls_segment_test, forty_processes_on_chains_call_the_store_once_per_segment) {
-  forty_processes_on_chains(b);
-}
-TEST_F(redis_tls_segment_test, restart_after_sigkill_never_repeats_a_number) {
-  restart_after_sigkill(b);
-}
+FLAKEID_PROCESS_SCENARIOS(redis_tls_segment_test)
 #endif
 
 TEST_F(redis_segment_test, a_counter_that_may_expire_gets_a_ttl) {
@@ -130,11 +126,7 @@ struct child_ranges {
 
 child_ranges ranges_in_child(const redis_backend& b, const std::string& ns, int ranges,
                              std::uint64_t step) {
-  int fds[2];
-  if (::pipe(fds) != 0) return {{}, "pipe failed"};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
+  const auto take = [&] {
     std::string out;
     try {
       auto d = b.store(ns, patient).distributor("orders");
@@ -142,16 +134,9 @@ child_ranges ranges_in_child(const redis_backend& b, const std::string& ns, int 
     } catch (const std::exception& e) {
       out += std::string("E") + e.what() + "\n";
     }
-    (void)!::write(fds[1], out.data(), out.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string in;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
-    in.append(buf, static_cast<std::size_t>(n));
-  ::close(fds[0]);
-  ::waitpid(pid, nullptr, 0);
+    return out;
+  };
+  const std::string in = run_in_forked_child(take).text;
   child_ranges r;
   for (std::size_t at = 0, nl; (nl = in.find('\n', at)) != std::string::npos; at = nl + 1) {
     const std::string line = in.substr(at, nl - at);
@@ -403,15 +388,8 @@ TEST_F(redis_segment_rollback, a_running_distributor_refuses_a_server_that_lost_
 }
 
 TEST(redis_segment_unreachable, fails_within_the_connect_timeout_naming_the_store) {
-  const int port = free_port();  // nothing listens there
-  const std::string where = "redis 127.0.0.1:" + std::to_string(port);
-  unreachable(
-      [&](std::chrono::milliseconds t) {
-        return flakeid::redis_store{
-            "127.0.0.1:" + std::to_string(port),
-            {.name_space = "unreachable", .connect_timeout = t, .io_timeout = t}};
-      },
-      where);
+  const std::string port = std::to_string(free_port());  // nothing listens there
+  unreachable<flakeid::redis_store>("127.0.0.1:" + port, "redis 127.0.0.1:" + port);
 }
 
 TEST(redis_store_options, bad_options_throw) {

@@ -14,9 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "lease_scenarios.hpp"
-
-#include "lease_scenarios.hpp"
+#include "lease_support.hpp"
 
 namespace flakeid_test {
 

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "../fork_child.hpp"
+#include "server_support.hpp"
 
 namespace flakeid_test {
 
@@ -417,11 +418,50 @@ void a_counter_made_again_is_refused(Backend& b, Forget forget) {
   EXPECT_EQ(daily.next_max_id(10), 10U) << "an idle counter that may expire is made anew";
 }
 
-/// Nothing listens at the address: the first call fails within the connect timeout with a
-/// message naming the store, the key and the address.
-template <class Make>
-void unreachable(Make make, const std::string& where) {
-  auto store = make(300ms);
+/// A counter "orders" in a new namespace's table, on a store that `where` plus the namespace
+/// names: it counts on from 0 (100, then 150), `other_key` is a counter of its own, a copy of
+/// the distributor counts on the same counter. `check(d)` looks at the distributor once the
+/// store has made its table. Returns the namespace.
+template <class Backend, class Check>
+std::string counts_orders_and_another_key(Backend& b, const std::string& where,
+                                          const std::string& other_key, Check check) {
+  const std::string ns = unique_segment_ns("names");
+  auto store = b.store(ns, patient);
+  auto d = store.distributor("orders");
+  EXPECT_EQ(d.store_name(), where + ns);
+  EXPECT_EQ(store.current("orders"), 0U);  // creates the table
+  check(d);
+  EXPECT_EQ(d.next_max_id(100), 100U);
+  EXPECT_EQ(d.next_max_id(50), 150U);
+  auto other = d.with_key(other_key);
+  EXPECT_EQ(other.next_max_id(7), 7U);
+  auto copy = d;
+  EXPECT_EQ(copy.next_max_id(1), 151U);
+  EXPECT_EQ(store.current("orders"), 151U);
+  return ns;
+}
+
+/// `d.next_max_id(n)` on `key` fails with a `segment_store_error` whose message begins with
+/// the store, the key and the call, then `cause` (checked).
+template <class Distributor>
+void expect_next_max_id_fails(Distributor& d, const std::string& key, std::uint64_t n,
+                              const std::string& cause) {
+  const std::string head = "flakeid: segment store " + std::string(d.store_name()) + ", key '" +
+                           key + "': next_max_id(" + std::to_string(n) + ") failed: " + cause;
+  try {
+    (void)d.next_max_id(n);
+    ADD_FAILURE() << "next_max_id(" << n << ") counted on; expected: " << head;
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, head.size()), head) << e.what();
+  }
+}
+
+/// Nothing listens at `address` (a `Store`'s, which names it `where`): the first call fails
+/// within the connect timeout with a message naming the store, the key and the address.
+template <class Store>
+void unreachable(const std::string& address, const std::string& where) {
+  const Store store{address,
+                    {.name_space = "unreachable", .connect_timeout = 300ms, .io_timeout = 300ms}};
   flakeid::segment_generator gen{store.distributor("orders"), 1000};
   const std::string expected = "flakeid: segment store " + where +
                                " namespace unreachable, key 'orders': next_max_id(1000) failed: "
@@ -437,15 +477,20 @@ void unreachable(Make make, const std::string& where) {
 
 }  // namespace flakeid_test
 
-/// The segment scenarios every server store passes, as tests of `suite`: one list for every
-/// backend (server_outage, which ZooKeeper's sessions do not ride out alike, is a test of each).
-#define FLAKEID_SEGMENT_SCENARIOS(suite)                                                  \
+/// The segment scenarios of processes (forty on chains; one killed and started again), as
+/// tests of `suite`: part of FLAKEID_SEGMENT_SCENARIOS, and run alone on a backend's other
+/// fixtures (another table, TLS).
+#define FLAKEID_PROCESS_SCENARIOS(suite)                                                  \
   FLAKEID_SCENARIO_TEST(suite, forty_processes_on_chains_call_the_store_once_per_segment, \
                         forty_processes_on_chains)                                        \
-  FLAKEID_SCENARIO_TEST(suite, processes_on_segment_generators_waste_no_segment,          \
-                        processes_on_segment_generators)                                  \
-  FLAKEID_SCENARIO_TEST(suite, restart_after_sigkill_never_repeats_a_number,              \
-                        restart_after_sigkill)                                            \
-  FLAKEID_SCENARIO_TEST(suite, grouped_counter_restarts_at_one_after_midnight,            \
-                        grouped_counter_across_midnight)                                  \
+  FLAKEID_SCENARIO_TEST(suite, restart_after_sigkill_never_repeats_a_number, restart_after_sigkill)
+
+/// The segment scenarios every server store passes, as tests of `suite`: one list for every
+/// backend (server_outage, which ZooKeeper's sessions do not ride out alike, is a test of each).
+#define FLAKEID_SEGMENT_SCENARIOS(suite)                                         \
+  FLAKEID_PROCESS_SCENARIOS(suite)                                               \
+  FLAKEID_SCENARIO_TEST(suite, processes_on_segment_generators_waste_no_segment, \
+                        processes_on_segment_generators)                         \
+  FLAKEID_SCENARIO_TEST(suite, grouped_counter_restarts_at_one_after_midnight,   \
+                        grouped_counter_across_midnight)                         \
   FLAKEID_SCENARIO_TEST(suite, idle_counters_expire_when_asked, counters_expire_when_asked)

@@ -15,10 +15,14 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "server_support.hpp"
 
 namespace flakeid_test {
 
@@ -224,4 +228,79 @@ void gene_routing_keeps_orders_with_their_user(Db& db, std::uint64_t n) {
   EXPECT_EQ(used.size(), n);  // 200 random users reach every shard
 }
 
+/// Every preset's fields and functions against `decompose`, in the column type that `Db`'s
+/// dialect gives the preset.
+template <class Db>
+void every_preset_matches_decompose(Db& db) {
+  for (const std::string_view preset : flakeid::preset_names()) {
+    const flakeid::layout& l = flakeid::layout_by_name(preset);
+    ASSERT_NO_FATAL_FAILURE(fields_match_decompose(db, preset, column_type_for(l, Db::dialect)))
+        << preset;
+  }
+}
+
+/// The time partitions of a scenario: `preset`'s rows from `from` up to `to`, by `period`.
+struct partition_span {
+  std::string_view preset;
+  sql::period period;
+  sys_days from;
+  sys_days to;
+};
+
+/// `time_partitions_hold_their_rows` over `span`.
+template <class Db>
+void partitions_hold_their_rows(Db& db, const partition_span& span) {
+  ASSERT_NO_FATAL_FAILURE(
+      time_partitions_hold_their_rows(db, span.preset, span.period, span.from, span.to));
+}
+
+inline constexpr partition_span monthly_twitter{"twitter", sql::period::month,
+                                                sys_days{2026y / 1 / 1}, sys_days{2027y / 1 / 1}};
+/// 10 ms ticks.
+inline constexpr partition_span daily_sonyflake{
+    "sonyflake", sql::period::day, sys_days{2026y / 11 / 1}, sys_days{2026y / 11 / 15}};
+/// A full 64-bit layout.
+inline constexpr partition_span yearly_discord{"discord", sql::period::year,
+                                               sys_days{2024y / 1 / 1}, sys_days{2028y / 1 / 1}};
+/// Baidu's IDs end in November 2024: that month's partition runs to MAXVALUE, and the layout's
+/// last ID (2^63 - 1) lands in it.
+inline constexpr partition_span baidu_to_its_end{
+    "baidu", sql::period::month, sys_days{2024y / 10 / 1}, sys_days{2024y / 11 / 20}};
+
+/// The fixture of a dialect's SQL tests: a `Server` of the test's own, started before each
+/// test, and `db`, a `Db` connected to it.
+template <class Server, class Db>
+class sql_server_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(server.available(), server.missing());
+    server.start();
+    db = std::make_unique<Db>(server);
+  }
+  Server server;
+  std::unique_ptr<Db> db;
+};
+
 }  // namespace flakeid_test
+
+/// A test of the `sql_server_test` fixture `suite` that runs `scenario(*db, args...)`.
+#define FLAKEID_SQL_SCENARIO_TEST(suite, name, scenario, ...) \
+  TEST_F(suite, name) { ASSERT_NO_FATAL_FAILURE(::flakeid_test::scenario(*db, __VA_ARGS__)); }
+
+/// The SQL scenarios every dialect passes alike, as tests of `suite`.
+#define FLAKEID_SQL_SCENARIOS(suite)                                                              \
+  TEST_F(suite, fields_and_functions_equal_decompose_for_every_preset) {                          \
+    ::flakeid_test::every_preset_matches_decompose(*db);                                          \
+  }                                                                                               \
+  FLAKEID_SQL_SCENARIO_TEST(suite, monthly_partitions_hold_the_rows_of_their_month,               \
+                            partitions_hold_their_rows, ::flakeid_test::monthly_twitter)          \
+  FLAKEID_SQL_SCENARIO_TEST(suite, daily_partitions_with_10_ms_ticks, partitions_hold_their_rows, \
+                            ::flakeid_test::daily_sonyflake)                                      \
+  FLAKEID_SQL_SCENARIO_TEST(suite, yearly_partitions_of_a_full_64_bit_layout,                     \
+                            partitions_hold_their_rows, ::flakeid_test::yearly_discord)           \
+  FLAKEID_SQL_SCENARIO_TEST(suite, gene_routing_keeps_orders_with_their_user_in_16_shards,        \
+                            gene_routing_keeps_orders_with_their_user, 16)                        \
+  FLAKEID_SQL_SCENARIO_TEST(suite, gene_routing_keeps_orders_with_their_user_in_32_shards,        \
+                            gene_routing_keeps_orders_with_their_user, 32)                        \
+  FLAKEID_SQL_SCENARIO_TEST(suite, the_partition_of_the_layouts_last_tick_runs_to_maxvalue,       \
+                            partitions_hold_their_rows, ::flakeid_test::baidu_to_its_end)

@@ -10,9 +10,9 @@
 #include <string>
 #include <utility>
 
-#include "lease_scenarios.hpp"
+#include "lease_support.hpp"
 #include "segment_scenarios.hpp"
-#include "test_servers.hpp"
+#include "server_support.hpp"
 
 namespace flakeid_test {
 

@@ -15,7 +15,7 @@ include(GoogleTest)
 # the labels and the timeout it had as a program of its own: they are set by GoogleTest suite,
 # after discovery, from the suites found in the file's TEST/TEST_F lines (a suite's name belongs
 # to one file). A line FLAKEID_<what>_SCENARIOS(<suite>) (the scenario lists of
-# lease_scenarios.hpp and segment_scenarios.hpp) names a suite too.
+# lease_scenarios.hpp, instance_scenarios.hpp and segment_scenarios.hpp) names a suite too.
 
 # flakeid_server_sources(<exe> <name> <labels> <timeout>): adds tests/adapters/<name>.cpp to the
 # backend program <exe>; its tests get <labels> and a timeout of <timeout> seconds (a guard
@@ -48,7 +48,8 @@ endfunction()
 
 # flakeid_server_program(<exe> <pch-headers> LINK <libraries>...): the backend program of the
 # files given to flakeid_server_sources, with a precompiled header of its own (GoogleTest, the
-# servers' helper and the backend's headers), and its tests' labels and timeouts.
+# servers' common helper server_support.hpp and the backend's headers), and its tests' labels
+# and timeouts.
 function(flakeid_server_program exe)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "PCH;LINK")
   get_property(sources GLOBAL PROPERTY FLAKEID_SERVER_SOURCES_${exe})
@@ -67,7 +68,7 @@ function(flakeid_server_program exe)
   flakeid_set_test_warnings(${exe})
   if(FLAKEID_TEST_PCH)
     target_precompile_headers(${exe} PRIVATE <gtest/gtest.h>
-                              "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/test_servers.hpp" ${arg_PCH})
+                              "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/server_support.hpp" ${arg_PCH})
   endif()
   gtest_discover_tests(${exe} DISCOVERY_TIMEOUT 120 TEST_LIST ${exe}_TESTS)
   if(TARGET thread_tests)
@@ -90,34 +91,47 @@ function(flakeid_server_program exe)
                "${CMAKE_CURRENT_BINARY_DIR}/${exe}_labels.cmake")
 endfunction()
 
-# flakeid_backend_program(<backend> <timeout> LINK <libraries>... [EXAMPLE <target> <define>]):
+# flakeid_backend_program(<backend> <timeout> SERVER <header> LINK <libraries>...
+#                         [EXAMPLE <target> <define>]):
 # the program <backend>_tests of the files given to flakeid_server_sources, after its store's
 # four, <backend>_lease_test, _segment_test, _auth_test and _fork_test (timeout <timeout>);
-# its precompiled header has <flakeid/adapters/<backend>.hpp> and lease_scenarios.hpp. With the
-# examples, the test of the example program <target> finds it in the definition <define>.
+# its precompiled header has <flakeid/adapters/<backend>.hpp>, its server's <header> (of this
+# directory) and lease_scenarios.hpp. With the examples, the test of the example program
+# <target> finds it in the definition <define>.
 function(flakeid_backend_program backend timeout)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "LINK;EXAMPLE")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "SERVER" "LINK;EXAMPLE")
   set(exe ${backend}_tests)
   flakeid_server_sources(${exe} ${backend}_lease_test "lease;server" ${timeout})
   flakeid_server_sources(${exe} ${backend}_segment_test "segment;server" ${timeout})
   flakeid_server_sources(${exe} ${backend}_auth_test "lease;segment;server" ${timeout})
   flakeid_server_sources(${exe} ${backend}_fork_test "fork;server" ${timeout})
-  flakeid_scenario_program(${exe} LINK ${arg_LINK}
-                          PCH <flakeid/adapters/${backend}.hpp> EXAMPLE ${arg_EXAMPLE})
+  flakeid_scenario_program(${exe} LINK ${arg_LINK} PCH <flakeid/adapters/${backend}.hpp>
+                          SERVER ${arg_SERVER} EXAMPLE ${arg_EXAMPLE})
 endfunction()
 
-# flakeid_scenario_program(<exe> LINK <libraries>... PCH <header> [EXAMPLE <target> <define>]):
-# flakeid_server_program with lease_scenarios.hpp in the precompiled header too; with the
-# examples, the example program <target> is built first and the definition <define> names it.
+# flakeid_scenario_program(<exe> LINK <libraries>... PCH <header> SERVER <server-header>
+#                          [EXAMPLE <target> <define>]):
+# flakeid_server_program with the server's header of this directory and lease_scenarios.hpp in
+# the precompiled header too; with the examples, the example program <target> is built first
+# and the definition <define> names it.
 function(flakeid_scenario_program exe)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PCH" "LINK;EXAMPLE")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PCH;SERVER" "LINK;EXAMPLE")
   flakeid_server_program(${exe} LINK ${arg_LINK}
-                         PCH ${arg_PCH} "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/lease_scenarios.hpp")
+                         PCH ${arg_PCH} "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${arg_SERVER}"
+                             "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/lease_scenarios.hpp")
   if(FLAKEID_BUILD_EXAMPLES AND arg_EXAMPLE)
     list(GET arg_EXAMPLE 0 target)
     list(GET arg_EXAMPLE 1 define)
     target_compile_definitions(${exe} PRIVATE "${define}=\"$<TARGET_FILE:${target}>\"")
     add_dependencies(${exe} ${target})
+  endif()
+endfunction()
+
+# flakeid_example_sources(<exe> <name> <labels> <timeout>): flakeid_server_sources for the test of
+# an example program, when the examples are built (it runs the example).
+function(flakeid_example_sources exe name labels timeout)
+  if(FLAKEID_BUILD_EXAMPLES)
+    flakeid_server_sources(${exe} ${name} "${labels}" ${timeout})
   endif()
 endfunction()
 
@@ -134,6 +148,14 @@ function(flakeid_missing_client test what package)
   set_tests_properties(${test}.client_library_found PROPERTIES LABELS "${labels}")
 endfunction()
 
+# flakeid_missing_stores(<backend> <what> <package>): the stand-ins <backend>_lease_test and
+# <backend>_segment_test, labelled as their tests are (lease;server, segment;server).
+function(flakeid_missing_stores backend what package)
+  foreach(feature lease segment)
+    flakeid_missing_client(${backend}_${feature}_test "${what}" ${package} "${feature};server")
+  endforeach()
+endfunction()
+
 # Redis: leases, segments, passwords and TLS, a distributor in a forked child. The Redis tests
 # link flakeid::redis_tls when it is built (rediss:// then runs too; without it, the
 # redis_auth_test tests fail unless FLAKEID_ALLOW_SKIP_SERVERS=1).
@@ -142,12 +164,9 @@ if(FLAKEID_REDIS_FOUND)
   if(FLAKEID_REDIS_TLS_FOUND)
     set(link flakeid::redis_tls)
   endif()
-  flakeid_backend_program(redis 90 LINK ${link})
+  flakeid_backend_program(redis 90 SERVER redis_server.hpp LINK ${link})
 else()
-  foreach(feature lease segment)
-    flakeid_missing_client(redis_${feature}_test "the redis client library" libhiredis-dev
-                           "${feature};server")
-  endforeach()
+  flakeid_missing_stores(redis "the redis client library" libhiredis-dev)
 endif()
 
 # PostgreSQL: leases, segments, passwords and TLS, a forked child, and the SQL of
@@ -155,28 +174,21 @@ endif()
 if(FLAKEID_POSTGRES_FOUND)
   flakeid_server_sources(postgres_tests postgres_address_test "lease;segment;server" 90)
   flakeid_server_sources(postgres_tests postgres_sql_test "sql;server" 120)
-  # The SQL example against a cluster the test starts (the example is built with the examples).
-  if(FLAKEID_BUILD_EXAMPLES)
-    flakeid_server_sources(postgres_tests postgres_sql_example_test "sql;server" 120)
-  endif()
-  flakeid_backend_program(postgres 90 LINK flakeid::postgres
+  # The SQL example against a cluster the test starts.
+  flakeid_example_sources(postgres_tests postgres_sql_example_test "sql;server" 120)
+  flakeid_backend_program(postgres 90 SERVER postgres_server.hpp LINK flakeid::postgres
                           EXAMPLE example_sql_partitions FLAKEID_SQL_EXAMPLE)
 else()
   flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
-  foreach(feature lease segment)
-    flakeid_missing_client(postgres_${feature}_test "the postgres client library" libpq-dev
-                           "${feature};server")
-  endforeach()
+  flakeid_missing_stores(postgres "the postgres client library" libpq-dev)
 endif()
 
 # MySQL/MariaDB leases and segments (flakeid's tables, Leaf's and CosId's) against mariadbd, and
 # the SQL of <flakeid/sql.hpp> on MariaDB (MariaDB Connector/C).
 if(FLAKEID_MYSQL_FOUND)
   flakeid_server_sources(mysql_tests mariadb_sql_test "sql;server" 120)
-  if(FLAKEID_BUILD_EXAMPLES)
-    flakeid_server_sources(mysql_tests mysql_example_test "server" 120)
-  endif()
-  flakeid_backend_program(mysql 120 LINK flakeid::mysql
+  flakeid_example_sources(mysql_tests mysql_example_test "server" 120)
+  flakeid_backend_program(mysql 120 SERVER mariadb_server.hpp LINK flakeid::mysql
                           EXAMPLE example_mysql_fleet FLAKEID_MYSQL_EXAMPLE)
 else()
   foreach(test mariadb_sql mysql_lease mysql_segment mysql_auth mysql_fork)
@@ -188,11 +200,9 @@ endif()
 # retry their compare-and-set often: under TSan on a busy machine that takes a minute or more.
 if(FLAKEID_ZOOKEEPER_FOUND)
   flakeid_server_sources(zookeeper_tests zookeeper_test "lease;segment;server" 400)
-  if(FLAKEID_BUILD_EXAMPLES)
-    flakeid_server_sources(zookeeper_tests zookeeper_example_test "server" 120)
-  endif()
+  flakeid_example_sources(zookeeper_tests zookeeper_example_test "server" 120)
   flakeid_scenario_program(zookeeper_tests LINK flakeid::zookeeper
-                          PCH <flakeid/adapters/zookeeper.hpp>
+                          PCH <flakeid/adapters/zookeeper.hpp> SERVER zookeeper_server.hpp
                           EXAMPLE example_zookeeper_fleet FLAKEID_ZOOKEEPER_EXAMPLE)
 else()
   flakeid_missing_client(zookeeper_test "the ZooKeeper C client" libzookeeper-mt-dev)

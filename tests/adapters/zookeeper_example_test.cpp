@@ -1,11 +1,12 @@
 // Runs examples/adapters/zookeeper_fleet.cpp against a ZooKeeper server started here (see
-// test_servers.hpp), beside a node that a Leaf server made.
+// zookeeper_server.hpp), beside a node that a Leaf server made.
 #include <gtest/gtest.h>
 #include <flakeid/adapters/zookeeper.hpp>
 
 #include <cstdlib>
 
-#include "test_servers.hpp"
+#include "server_support.hpp"
+#include "zookeeper_server.hpp"
 
 namespace {
 

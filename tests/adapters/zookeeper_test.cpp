@@ -12,9 +12,11 @@
 
 #include "expect_error.hpp"
 #include "fork_scenarios.hpp"
+#include "instance_scenarios.hpp"
 #include "lease_scenarios.hpp"
 #include "segment_scenarios.hpp"
-#include "test_servers.hpp"
+#include "server_support.hpp"
+#include "zookeeper_server.hpp"
 
 namespace {
 
@@ -653,13 +655,41 @@ TEST_F(zookeeper_segment_test, forked_child_distributor_refuses_and_the_parents_
   EXPECT_TRUE(forked_child_is_refused_and_the_parent_goes_on(b, "this session of"));
 }
 
-TEST(zookeeper_ensemble_lease_test, the_leader_killed_mid_run_no_duplicate_and_minting_resumes) {
+/// An ensemble of three (`zk`), started before each test.
+class zookeeper_ensemble_lease_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FLAKEID_REQUIRE_SERVER(zk.available(), zk.missing());
+    zk.start();
+  }
+  /// The ensemble's address, with sessions of 6 s: they outlive an election.
+  [[nodiscard]] flakeid::zookeeper_address ensemble_address() const {
+    return {zk.hosts(), std::chrono::milliseconds{6'000}};
+  }
+  /// `f()`, tried again while the ensemble does not answer (60 s at most).
+  template <class F>
+  static auto retried(F f) {
+    return flakeid::detail::zookeeper_retry(60s, f);
+  }
+  /// The nodes of `o`'s namespace, made through `peek` and then left to age ttl + safe_guard
+  /// (the namespace's age makes no loss by itself); its root node.
+  static std::string aged_namespace(flakeid::detail::zookeeper_session& peek,
+                                    const flakeid::lease_options& o) {
+    const std::string root = "/flakeid/" + o.name_space;
+    retried([&] {
+      for (const std::string& p : {std::string("/flakeid"), root, root + "/held", root + "/last"})
+        (void)peek.create(p, "", 0);
+    });
+    std::this_thread::sleep_for(o.ttl + o.safe_guard);
+    return root;
+  }
   zookeeper_ensemble zk;
-  FLAKEID_REQUIRE_SERVER(zk.available(), zk.missing());
-  zk.start();
+};
+
+TEST_F(zookeeper_ensemble_lease_test, the_leader_killed_mid_run_no_duplicate_and_minting_resumes) {
   // Sessions of 6 s outlive an election; the lease's deadline (ttl 900 ms) does not, so the
   // generator may refuse while the ensemble has no leader.
-  const flakeid::zookeeper_address address{zk.hosts(), std::chrono::milliseconds{6'000}};
+  const flakeid::zookeeper_address address = ensemble_address();
   auto o = quick_options(unique_ns("ensemble"));
   o.max_ids = 1;
   o.max_wait = 30'000ms;
@@ -704,22 +734,13 @@ TEST(zookeeper_ensemble_lease_test, the_leader_killed_mid_run_no_duplicate_and_m
   zk.start(leader);
 }
 
-TEST(zookeeper_ensemble_lease_test, a_claim_after_an_election_reports_lost_memory) {
+TEST_F(zookeeper_ensemble_lease_test, a_claim_after_an_election_reports_lost_memory) {
   // A new zxid epoch (an election; a restart, perhaps from an older data directory) may have
   // lost what the last one recorded: the first claim that notices it reports a loss from now.
-  zookeeper_ensemble zk;
-  FLAKEID_REQUIRE_SERVER(zk.available(), zk.missing());
-  zk.start();
-  const flakeid::zookeeper_address address{zk.hosts(), std::chrono::milliseconds{6'000}};
+  const flakeid::zookeeper_address address = ensemble_address();
   const auto o = quick_options(unique_ns("epoch"));
-  const std::string root = "/flakeid/" + o.name_space;
   flakeid::detail::zookeeper_session peek{address, 30s};
-  const auto retried = [&](auto f) { return flakeid::detail::zookeeper_retry(60s, f); };
-  retried([&] {
-    for (const std::string& p : {std::string("/flakeid"), root, root + "/held", root + "/last"})
-      (void)peek.create(p, "", 0);
-  });
-  std::this_thread::sleep_for(o.ttl + o.safe_guard);  // the namespace's age: no loss by itself
+  const std::string root = aged_namespace(peek, o);
   flakeid::detail::zookeeper_lease_store first{address, o};
   auto q = claim_of_id_0("holder-a");
   q.count = 2;
@@ -744,26 +765,17 @@ TEST(zookeeper_ensemble_lease_test, a_claim_after_an_election_reports_lost_memor
   zk.start(leader);
 }
 
-TEST(zookeeper_ensemble_lease_test,
-     an_ensemble_restored_from_an_older_data_dir_makes_the_claimer_wait) {
+TEST_F(zookeeper_ensemble_lease_test,
+       an_ensemble_restored_from_an_older_data_dir_makes_the_claimer_wait) {
   // Holder b raised id 0's deadline after a backup; the ensemble is then restored from that
   // backup, which holds only the deadline before b's. The restored servers begin a new epoch,
   // which the next claimer finds unlike the one the (restored) namespace node records.
-  zookeeper_ensemble zk;
-  FLAKEID_REQUIRE_SERVER(zk.available(), zk.missing());
-  zk.start();
-  const flakeid::zookeeper_address address{zk.hosts(), std::chrono::milliseconds{6'000}};
+  const flakeid::zookeeper_address address = ensemble_address();
   const auto o = quick_options(unique_ns("restore"));
-  const std::string root = "/flakeid/" + o.name_space;
-  const auto retried = [&](auto f) { return flakeid::detail::zookeeper_retry(60s, f); };
-  {
+  const std::string root = [&] {
     flakeid::detail::zookeeper_session peek{address, 30s};
-    retried([&] {
-      for (const std::string& p : {std::string("/flakeid"), root, root + "/held", root + "/last"})
-        (void)peek.create(p, "", 0);
-    });
-  }
-  std::this_thread::sleep_for(o.ttl + o.safe_guard);  // the namespace's age: no loss by itself
+    return aged_namespace(peek, o);
+  }();
   const flakeid::claim_request qa = claim_of_id_0("holder-a");
   {
     flakeid::detail::zookeeper_lease_store a{address, o};

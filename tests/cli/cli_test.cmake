@@ -31,12 +31,20 @@ function(failed name what)
   set(failures ${n} PARENT_SCOPE)
 endfunction()
 
+# check_stdout(<name> <STREQUAL|MATCHES> <expected> <what> <args>...): after a run of
+# `flakeid <args>`: exit 0, stdout compared with <expected> by the operator, stderr empty; a
+# failure shows <what> after stdout.
+function(check_stdout name op expected what)
+  if(NOT rc EQUAL 0 OR NOT err STREQUAL "" OR NOT out ${op} "${expected}")
+    failed(${name} "flakeid ${ARGN}\n  exit ${rc}\n  stdout:\n${out}  ${what}  stderr: ${err}")
+  endif()
+  set(failures ${failures} PARENT_SCOPE)
+endfunction()
+
 # check_out(<name> <expected stdout> <args>...): after a run of `flakeid <args>`: exit 0, stdout
 # exactly as given, stderr empty.
 function(check_out name expected)
-  if(NOT rc EQUAL 0 OR NOT out STREQUAL expected OR NOT err STREQUAL "")
-    failed(${name} "flakeid ${ARGN}\n  exit ${rc}\n  stdout:\n${out}  expected:\n${expected}  stderr: ${err}")
-  endif()
+  check_stdout(${name} STREQUAL "${expected}" "expected:\n${expected}" ${ARGN})
   set(failures ${failures} PARENT_SCOPE)
 endfunction()
 
@@ -50,9 +58,7 @@ endfunction()
 # expect_match(<name> <stdout regex> <args>...): exit 0, stdout matching, stderr empty.
 function(expect_match name regex)
   run(${ARGN})
-  if(NOT rc EQUAL 0 OR NOT err STREQUAL "" OR NOT out MATCHES "${regex}")
-    failed(${name} "flakeid ${ARGN}\n  exit ${rc}\n  stdout:\n${out}  expected to match:\n${regex}\n  stderr: ${err}")
-  endif()
+  check_stdout(${name} MATCHES "${regex}" "expected to match:\n${regex}\n" ${ARGN})
   set(failures ${failures} PARENT_SCOPE)
 endfunction()
 

@@ -16,7 +16,7 @@
 
 namespace flakeid_soak {
 
-/// A store's server as the nemesis works it: the test servers of tests/adapters/test_servers.hpp
+/// A store's server as the nemesis works it: the test servers of tests/adapters/*_server.hpp
 /// (the file store: a directory, on a small tmpfs when one can be mounted).
 class soak_server {
  public:

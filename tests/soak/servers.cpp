@@ -1,4 +1,4 @@
-// The servers of the fault soak: each store's test server (tests/adapters/test_servers.hpp)
+// The servers of the fault soak: each store's test server (tests/adapters/*_server.hpp)
 // behind `soak_server`, and how each is made to forget its leases.
 
 #include <pwd.h>
@@ -6,8 +6,12 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <mariadb_server.hpp>
+#include <postgres_server.hpp>
+#include <redis_server.hpp>
+#include <server_support.hpp>
 #include <string>
-#include <test_servers.hpp>
+#include <zookeeper_server.hpp>
 
 #include "harness.hpp"
 
@@ -85,22 +89,31 @@ class server_of : public soak_server {
   }
   void pause() override { s_.pause(); }
   void resume() override { s_.resume(); }
+  /// Not wiped unless `wipeable_server_of` says otherwise (can_wipe).
+  bool wipe() override { return false; }
 
  protected:
   std::string log_;
   Server s_;
 };
 
-class redis_server final : public server_of<flakeid_test::redis_server> {
+/// A server store whose server can be wiped (its data emptied while it is stopped).
+template <class Server>
+class wipeable_server_of : public server_of<Server> {
  public:
-  explicit redis_server(const std::string& dir) : server_of(dir, true) {}
-  [[nodiscard]] std::string where() const override { return s_.address(); }
+  using server_of<Server>::server_of;
   [[nodiscard]] bool can_wipe() const override { return true; }
   bool wipe() override {
-    s_.resume();
-    s_.wipe();
+    this->s_.resume();
+    this->s_.wipe();
     return true;
   }
+};
+
+class redis_server final : public wipeable_server_of<flakeid_test::redis_server> {
+ public:
+  explicit redis_server(const std::string& dir) : wipeable_server_of(dir, true) {}
+  [[nodiscard]] std::string where() const override { return s_.address(); }
   bool forget() override {
     // Every lease key of the namespace; the segment counters stay.
     const std::string lua =
@@ -113,22 +126,20 @@ class redis_server final : public server_of<flakeid_test::redis_server> {
   }
 };
 
-class postgres_server final : public server_of<flakeid_test::postgres_cluster> {
+class postgres_server final : public wipeable_server_of<flakeid_test::postgres_cluster> {
  public:
-  explicit postgres_server(const std::string& dir) : server_of(dir, true) {}
+  explicit postgres_server(const std::string& dir) : wipeable_server_of(dir, true) {}
   [[nodiscard]] std::string where() const override { return s_.conninfo(); }
-  bool wipe() override { return false; }
   bool forget() override {
     (void)s_.query("DELETE FROM flakeid_lease_soak WHERE id >= 0");
     return true;
   }
 };
 
-class mysql_server final : public server_of<flakeid_test::mariadb_server> {
+class mysql_server final : public wipeable_server_of<flakeid_test::mariadb_server> {
  public:
-  explicit mysql_server(const std::string& dir) : server_of(dir, true) {}
+  explicit mysql_server(const std::string& dir) : wipeable_server_of(dir, true) {}
   [[nodiscard]] std::string where() const override { return s_.uri(); }
-  bool wipe() override { return false; }
   bool forget() override {
     return run_program({find_program("mariadb", {"/usr/bin"}), "-h", "127.0.0.1", "-P",
                         std::to_string(s_.port()), "-u", "flakeid", "flakeid", "-e",
@@ -137,16 +148,10 @@ class mysql_server final : public server_of<flakeid_test::mariadb_server> {
   }
 };
 
-class zookeeper_server final : public server_of<flakeid_test::zookeeper_server> {
+class zookeeper_server final : public wipeable_server_of<flakeid_test::zookeeper_server> {
  public:
-  explicit zookeeper_server(const std::string& dir) : server_of(dir) {}
+  explicit zookeeper_server(const std::string& dir) : wipeable_server_of(dir) {}
   [[nodiscard]] std::string where() const override { return s_.hosts(); }
-  [[nodiscard]] bool can_wipe() const override { return true; }
-  bool wipe() override {
-    s_.resume();
-    s_.wipe();
-    return true;
-  }
   // Ephemeral nodes: a wipe is the way to make it forget.
   [[nodiscard]] bool can_forget() const override { return false; }
   bool forget() override { return false; }

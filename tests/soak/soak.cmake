@@ -1,5 +1,5 @@
 # The fault soak (docs/soak.md), built with FLAKEID_BUILD_SOAK: flakeid_soak, a harness that
-# starts each store's server (tests/adapters/test_servers.hpp, hence GoogleTest's headers), its
+# starts each store's server (tests/adapters/*_server.hpp, hence GoogleTest's headers), its
 # minters (the same program in minter mode) and the nemesis, then runs check.py over the logs.
 # Included (deferred) from cmake/flakeidAdapters.cmake, after the server tests.
 if(NOT FLAKEID_BUILD_TESTS)
