@@ -452,18 +452,25 @@ TEST_F(zookeeper_lease_test, after_an_empty_data_dir_renewal_answers_taken_and_t
       << "waits ttl + safe_guard from the namespace made again (its last node just after it)";
 }
 
+/// `d.next_max_id(step)` on key "orders" is refused: its node `how` after it reached `reached`.
+void expect_refused(flakeid::zookeeper_distributor& d, std::uint64_t step, const std::string& how,
+                    std::uint64_t reached) {
+  const std::string r = std::to_string(reached);
+  expect_error<flakeid::segment_store_error>(
+      [&] { (void)d.next_max_id(step); },
+      "flakeid: segment store " + std::string(d.store_name()) + ", key 'orders': next_max_id(" +
+          std::to_string(step) + "): node " + d.path() + " " + how + " after it reached " + r +
+          ": a counter that lost its value would hand out numbers again (restore it above " + r +
+          ", or use another key)");
+}
+
 TEST_F(zookeeper_segment_test, a_counter_deleted_under_its_distributor_is_refused) {
   auto store = b.store(unique_segment_ns("deleted"), patient);
   auto d = store.distributor("orders");
   ASSERT_EQ(d.next_max_id(10), 10U);
   flakeid::detail::zookeeper_session peek{b.address(), patient};
   ASSERT_TRUE(peek.remove(d.path(), -1));
-  expect_error<flakeid::segment_store_error>(
-      [&] { (void)d.next_max_id(10); },
-      "flakeid: segment store " + std::string(d.store_name()) +
-          ", key 'orders': next_max_id(10): node " + d.path() +
-          " was deleted after it reached 10: a counter that lost its value would hand out "
-          "numbers again (restore it above 10, or use another key)");
+  expect_refused(d, 10, "was deleted", 10);
   EXPECT_EQ(d.current(), 0U);
 }
 
@@ -481,12 +488,7 @@ TEST_F(zookeeper_segment_test, a_counter_made_again_and_grown_past_is_refused) {
   auto since = store.distributor("orders");
   EXPECT_EQ(since.next_max_id(50), 50U);
   EXPECT_EQ(since.next_max_id(50), 100U);
-  expect_error<flakeid::segment_store_error>(
-      [&] { (void)before.next_max_id(50); },
-      "flakeid: segment store " + std::string(before.store_name()) +
-          ", key 'orders': next_max_id(50): node " + before.path() +
-          " was made again after it reached 50: a counter that lost its value would hand out "
-          "numbers again (restore it above 50, or use another key)");
+  expect_refused(before, 50, "was made again", 50);
   EXPECT_EQ(since.current(), 100U) << "the refusal took no range";
 }
 
