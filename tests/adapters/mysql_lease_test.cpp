@@ -171,9 +171,9 @@ TEST(mysql_address_test, reads_uris_and_names_what_is_wrong_without_the_password
       {"mysql:///shop",
        "flakeid: invalid MySQL address 'mysql:///shop': no host (or ?socket=/path)"},
   };
-  for (const auto& [uri, message] : malformed)
-    expect_error<flakeid::invalid_option_error>([&] { (void)flakeid::mysql_address::parse(uri); },
-                                                message);
+  for (const auto& c : malformed)  // (Clang 14 cannot capture a structured binding)
+    expect_error<flakeid::invalid_option_error>(
+        [&] { (void)flakeid::mysql_address::parse(c.first); }, c.second);
   ::unsetenv("FLAKEID_TEST_MYSQL_URL");
   expect_error<flakeid::invalid_option_error>(
       [] { (void)flakeid::mysql_address::from_env("FLAKEID_TEST_MYSQL_URL"); },
