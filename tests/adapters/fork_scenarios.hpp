@@ -14,6 +14,8 @@
 #include <optional>
 #include <string>
 
+#include <flakeid/errors.hpp>
+
 #include "../fork_child.hpp"
 
 namespace flakeid_test {
@@ -87,14 +89,3 @@ template <class Backend>
 }
 
 }  // namespace flakeid_test
-
-/// The fork scenario of a store's connection as the test `suite`, a fixture of `fixture` (in
-/// flakeid_test) whose distributor refuses in a forked child with "this connection to".
-#define FLAKEID_FORK_SCENARIOS(suite, fixture)                                                    \
-  namespace {                                                                                     \
-  using suite = ::flakeid_test::fixture;                                                          \
-  TEST_F(suite, forked_child_distributor_refuses_and_the_parents_connection_works) {              \
-    EXPECT_TRUE(                                                                                  \
-        ::flakeid_test::forked_child_is_refused_and_the_parent_goes_on(b, "this connection to")); \
-  }                                                                                               \
-  }

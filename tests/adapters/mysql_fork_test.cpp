@@ -2,4 +2,14 @@
 #include "fork_scenarios.hpp"
 #include "mysql_backend.hpp"
 
-FLAKEID_FORK_SCENARIOS(mysql_fork_test, mysql_test)
+namespace flakeid_test {
+namespace {
+
+using mysql_fork_test = mysql_test;
+
+TEST_F(mysql_fork_test, forked_child_distributor_refuses_and_the_parents_connection_works) {
+  EXPECT_TRUE(forked_child_is_refused_and_the_parent_goes_on(b, "this connection to"));
+}
+
+}  // namespace
+}  // namespace flakeid_test

@@ -2,4 +2,14 @@
 #include "fork_scenarios.hpp"
 #include "postgres_backend.hpp"
 
-FLAKEID_FORK_SCENARIOS(postgres_fork_test, postgres_test)
+namespace flakeid_test {
+namespace {
+
+using postgres_fork_test = postgres_test;
+
+TEST_F(postgres_fork_test, forked_child_distributor_refuses_and_the_parents_connection_works) {
+  EXPECT_TRUE(forked_child_is_refused_and_the_parent_goes_on(b, "this connection to"));
+}
+
+}  // namespace
+}  // namespace flakeid_test
