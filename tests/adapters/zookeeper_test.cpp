@@ -483,12 +483,14 @@ TEST_F(zookeeper_segment_test, a_counter_made_again_and_grown_past_is_refused) {
   auto other = store.distributor("orders");
   ASSERT_EQ(before.next_max_id(50), 50U);
   ASSERT_EQ(other.next_max_id(50), 100U);
+  auto copied = before;  // remembers the counter `before` counted on
   flakeid::detail::zookeeper_session peek{b.address(), patient};
   ASSERT_TRUE(peek.remove(before.path(), -1));
   auto since = store.distributor("orders");
   EXPECT_EQ(since.next_max_id(50), 50U);
   EXPECT_EQ(since.next_max_id(50), 100U);
   expect_refused(before, 50, "was made again", 50);
+  expect_refused(copied, 50, "was made again", 50);
   EXPECT_EQ(since.current(), 100U) << "the refusal took no range";
 }
 

@@ -123,14 +123,20 @@ class server_distributor {
     s_ = std::make_unique<server_state<Conn, Memo>>(address_, options_);
     name_ = s_->conn.where() + " namespace " + options_.name_space;
   }
-  /// A copy opens a connection of its own (on its first call) to the same counter.
+  /// A copy opens a connection of its own (on its first call) to the same counter, and
+  /// remembers what the original did (the birth of the counter it counted on: a counter made
+  /// again since is refused by the copy too).
   server_distributor(const server_distributor& o)
       : address_(o.address_),
         options_(o.options_),
         key_(o.key_),
         name_(o.name_),
         idle_ms_(o.idle_ms_),
-        s_(std::make_unique<server_state<Conn, Memo>>(address_, options_)) {}
+        s_(std::make_unique<server_state<Conn, Memo>>(address_, options_)) {
+    if (!o.s_) return;  // moved from
+    std::lock_guard lk(o.s_->mutex);
+    s_->memo = o.s_->memo;
+  }
   server_distributor(server_distributor&&) noexcept = default;
   server_distributor& operator=(const server_distributor& o) {
     if (this != &o) *this = server_distributor(o);
