@@ -115,7 +115,8 @@ if(FLAKEID_MYSQL_FOUND)
     PC_REQUIRES libmariadb
     LINK flakeid::flakeid flakeid::mariadb_client
     HEADERS mysql.hpp server_address.hpp detail/mysql_connection.hpp
-            detail/mysql_lease_store.hpp detail/server_backend.hpp)
+            detail/mysql_lease_store.hpp detail/mysql_cosid_machine.hpp
+            detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: MariaDB Connector/C not found; flakeid::mysql is not built")
 endif()

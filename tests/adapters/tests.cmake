@@ -187,11 +187,12 @@ endif()
 # the SQL of <flakeid/sql.hpp> on MariaDB (MariaDB Connector/C).
 if(FLAKEID_MYSQL_FOUND)
   flakeid_server_sources(mysql_tests mariadb_sql_test "sql;server" 120)
+  flakeid_server_sources(mysql_tests mysql_cosid_lease_test "lease;server" 120)
   flakeid_example_sources(mysql_tests mysql_example_test "server" 120)
   flakeid_backend_program(mysql 120 SERVER mariadb_server.hpp LINK flakeid::mysql
                           EXAMPLE example_mysql_fleet FLAKEID_MYSQL_EXAMPLE)
 else()
-  foreach(test mariadb_sql mysql_lease mysql_segment mysql_auth mysql_fork)
+  foreach(test mariadb_sql mysql_lease mysql_segment mysql_auth mysql_fork mysql_cosid_lease)
     flakeid_missing_client(${test}_test "MariaDB Connector/C" libmariadb-dev)
   endforeach()
 endif()

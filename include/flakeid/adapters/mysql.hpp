@@ -59,6 +59,23 @@
 /// shows the column missing; a concurrent adder's error is forgiven once the column is there);
 /// until then claims without an instance record none. Failures throw `lease_store_error`.
 ///
+/// ## Leases in CosId's machine ids (`store.lease(options, mysql_table::cosid)`)
+///
+/// The rows of CosId's JDBC machine-id distributor (`cosid_machine`: name `<ns>.<id in eight
+/// digits>`, namespace, machine_id, last_timestamp, instance_id, distribute_time, revert_time;
+/// made with CosId's own definition when missing), in the store's namespace, by CosId's rules:
+/// a row is free when its `instance_id` is '' (reverted) or its `last_timestamp` is older than
+/// `ttl` (CosId's safe-guard duration, which `ttl` must equal); a new id is the namespace's
+/// largest plus one. A claim takes a free row below the count with an update that checks the
+/// row is still as read, recording its instance (`lease_options::instance`, else its token) and
+/// the claim's time; a renewal is CosId's guard (`last_timestamp` = the renewal's send time,
+/// for this id and instance); a release is CosId's revert (`instance_id` '', `last_timestamp`
+/// the millisecond after the last one used). Times are the lease's clock, as CosId's are its
+/// host's. On top of CosId's rules: the holder's deadline is `ttl - margin` after the send time,
+/// before any CosId service may take the id; a row taken from a CosId holder is minted on only
+/// above its last guard plus `ttl` plus `safe_guard`; a table younger than `ttl + safe_guard`
+/// (`CREATE_TIME`) or a server started that recently makes a claim wait as for lost memory.
+///
 /// ## Segments (`store.distributor(key, table)`)
 ///
 /// `mysql_table::flakeid` (the default): one table per namespace, created on first use, one
@@ -128,6 +145,7 @@
 #include "../version.hpp"
 #include "../worker_id.hpp"
 #include "detail/mysql_connection.hpp"
+#include "detail/mysql_cosid_machine.hpp"
 #include "detail/mysql_lease_store.hpp"
 #include "detail/server_backend.hpp"
 
@@ -506,6 +524,22 @@ class mysql_store
                        mysql_table table = mysql_table::flakeid)
       : mysql_store(mysql_address::parse(uri), std::move(options), table) {}
 
+  using server_store::lease;
+  /// A lease on a worker id in `table`'s machine ids: `mysql_table::flakeid`, as `lease(o)`;
+  /// `mysql_table::cosid`, CosId's `cosid_machine` rows of the store's namespace, beside the
+  /// CosId services that distribute them (see the file comment: `ttl` must be their safe-guard
+  /// duration). Throws `invalid_option_error` for `mysql_table::leaf` (Leaf keeps no worker ids
+  /// in MySQL: see `zookeeper_leaf_worker`), and as `lease`'s constructor.
+  [[nodiscard]] flakeid::lease lease(lease_options o, mysql_table table) const {
+    if (table == mysql_table::flakeid) return lease(std::move(o));
+    if (table == mysql_table::leaf)
+      throw invalid_option_error(
+          "flakeid: mysql store: Leaf keeps no worker ids in MySQL (its snowflake workers "
+          "register in ZooKeeper: use zookeeper_leaf_worker); use mysql_table::flakeid or "
+          "mysql_table::cosid for a lease");
+    o = detail::lease_options_for_store(std::move(o), options_);
+    return {std::make_unique<detail::mysql_cosid_machine_store>(address_, o), o};
+  }
   /// A distributor for counter `key` in the store's table, with its own connection. Throws
   /// `invalid_option_error` for an empty key.
   [[nodiscard]] mysql_distributor distributor(const std::string& key) const {

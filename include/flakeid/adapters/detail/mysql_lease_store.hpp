@@ -69,6 +69,27 @@ inline void mysql_add_column(mysql_connection& conn, std::string_view table,
   }
 }
 
+/// The server's clock in Unix ms. Throws `store_connection_error`.
+inline std::int64_t mysql_clock_ms(mysql_connection& conn) {
+  const mysql_answer now = conn.exec(std::string("SELECT ") + mysql_now_ms);
+  const auto n =
+      now.rows.size() == 1 ? mysql_number(now.rows[0].at(0), conn.where()) : std::nullopt;
+  if (!n) throw store_connection_error(conn.where() + ": no answer about the server's clock");
+  return *n;
+}
+
+/// The server's clock and its start, in Unix ms (the start from `Uptime`, whole seconds: up to
+/// a second late). Throws `store_connection_error`.
+inline std::pair<std::int64_t, std::int64_t> mysql_server_clock(mysql_connection& conn) {
+  const mysql_answer up = conn.exec("SHOW GLOBAL STATUS LIKE 'Uptime'");
+  const std::int64_t n = mysql_clock_ms(conn);
+  const auto u = up.rows.size() == 1 && up.rows[0].size() == 2
+                     ? mysql_number(up.rows[0][1], conn.where())
+                     : std::nullopt;
+  if (!u) throw store_connection_error(conn.where() + ": no answer about the server's uptime");
+  return {n, n - *u * 1000};
+}
+
 class mysql_lease_store final : public lease_store {
  public:
   mysql_lease_store(mysql_address a, const lease_options& o)
@@ -250,25 +271,8 @@ class mysql_lease_store final : public lease_store {
     return std::nullopt;
   }
 
-  /// The server's clock and its start, in Unix ms (the start from `Uptime`, whole seconds:
-  /// up to a second late).
-  std::pair<std::int64_t, std::int64_t> server_clock() {
-    const mysql_answer up = conn_.exec("SHOW GLOBAL STATUS LIKE 'Uptime'");
-    const std::int64_t n = now_ms();
-    const auto u = up.rows.size() == 1 && up.rows[0].size() == 2
-                       ? mysql_number(up.rows[0][1], where())
-                       : std::nullopt;
-    if (!u) throw store_connection_error(where() + ": no answer about the server's uptime");
-    return {n, n - *u * 1000};
-  }
-
-  /// The server's clock in Unix ms.
-  std::int64_t now_ms() {
-    const mysql_answer now = conn_.exec(std::string("SELECT ") + mysql_now_ms);
-    const auto n = now.rows.size() == 1 ? mysql_number(now.rows[0].at(0), where()) : std::nullopt;
-    if (!n) throw store_connection_error(where() + ": no answer about the server's clock");
-    return *n;
-  }
+  std::pair<std::int64_t, std::int64_t> server_clock() { return mysql_server_clock(conn_); }
+  std::int64_t now_ms() { return mysql_clock_ms(conn_); }
 
   /// Adds the table's own row (id -1) when missing: `expires_ms` its creation, `last_unix_ms`
   /// the count of ids ever created (so the ids there are now), and gives a row from before the
