@@ -102,7 +102,8 @@ if(FLAKEID_POSTGRES_FOUND)
     PC_REQUIRES libpq
     LINK flakeid::flakeid flakeid::libpq_client
     HEADERS postgres.hpp server_address.hpp detail/postgres_connection.hpp
-            detail/server_backend.hpp)
+            detail/postgres_lease_store.hpp detail/postgres_cosid_machine.hpp
+            detail/cosid_machine_store.hpp detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: libpq not found; flakeid::postgres is not built")
 endif()
@@ -116,7 +117,7 @@ if(FLAKEID_MYSQL_FOUND)
     LINK flakeid::flakeid flakeid::mariadb_client
     HEADERS mysql.hpp server_address.hpp detail/mysql_connection.hpp
             detail/mysql_lease_store.hpp detail/mysql_cosid_machine.hpp
-            detail/server_backend.hpp)
+            detail/cosid_machine_store.hpp detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: MariaDB Connector/C not found; flakeid::mysql is not built")
 endif()

@@ -1,24 +1,15 @@
 // MySQL/MariaDB leases in CosId's `cosid_machine` table (mysql_store.lease(o, mysql_table::cosid))
-// beside a peer that runs the statements of CosId's JDBC machine-id distributor, against a real
-// MariaDB server started for each test. Both sides read one manual clock, so every time is exact.
+// beside a peer that runs CosId's JDBC distributor statements, against a real MariaDB server
+// started for each test (the scenarios: cosid_lease_scenarios.hpp).
 #include <flakeid/adapters/mysql.hpp>
 
-#include <algorithm>
-#include <cstdint>
-#include <map>
-#include <memory>
-#include <optional>
-#include <random>
-#include <string>
-#include <vector>
-
+#include "cosid_lease_scenarios.hpp"
 #include "expect_error.hpp"
-#include "lease_support.hpp"
 #include "mysql_backend.hpp"
 
+namespace flakeid_test {
 namespace {
 
-using namespace flakeid_test;
 /// CosId's table made, as its operators make it before its services start.
 class mysql_cosid_lease_test : public mysql_test {
  protected:
@@ -28,133 +19,9 @@ class mysql_cosid_lease_test : public mysql_test {
   }
 };
 
-/// The time line of a test: past the table's creation by more than `ttl + safe_guard`, so that
-/// no claim waits for a table that may have been made again.
-flakeid::manual_clock past_the_table() { return clock_at_wall(70'000ms); }
-
-std::string lit(const std::string& s) { return flakeid::detail::mysql_literal(s); }
-
-/// A CosId service's machine-id distributor (not stable, safe-guard duration `guard_ms`): the
-/// statements CosId's JDBC distributor issues, in its order, with its parameters, on a
-/// connection of its own; the time is what the caller says.
-struct cosid_peer {
-  flakeid::detail::mysql_connection conn;
-  std::string ns;
-  std::string instance;
-  std::int64_t guard_ms;
-
-  /// distribute: the instance's own live row, else a released or expired row (the first that
-  /// the conditional update takes), else max + 1 (a duplicate key tries again). -1: overflow.
-  std::int64_t distribute(std::int64_t now, int machine_bit) {
-    const std::string at = std::to_string(std::max<std::int64_t>(now - guard_ms, 0));
-    const std::string t = std::to_string(now);
-    auto self = conn.exec(
-        "select machine_id, last_timestamp from cosid_machine where namespace=" + lit(ns) +
-        " and instance_id=" + lit(instance) + " and last_timestamp>" + at);
-    if (!self.rows.empty()) {
-      const std::int64_t id = std::stoll(*self.rows[0][0]);
-      const std::int64_t last = std::stoll(*self.rows[0][1]);
-      return guard(std::max(last, now), id) ? id : -2;
-    }
-    auto free = conn.exec("select machine_id, last_timestamp from cosid_machine where namespace=" +
-                          lit(ns) + " and (instance_id='' or last_timestamp<=" + at + ")");
-    for (const auto& row : free.rows) {
-      const std::string id = *row[0];
-      auto took = conn.exec("update cosid_machine set instance_id=" + lit(instance) +
-                            ",last_timestamp=" + t + ",distribute_time=" + t +
-                            " where name=" + lit(name(std::stoll(id))) +
-                            " and (instance_id='' or last_timestamp<=" + at + ")");
-      if (took.affected > 0) return std::int64_t{std::stoll(id)};
-    }
-    for (;;) {
-      auto next = conn.exec(
-          "select max(machine_id)+1 as next_machine_id from cosid_machine "
-          "where namespace=" +
-          lit(ns));
-      const std::int64_t id = next.rows[0][0] ? std::int64_t{std::stoll(*next.rows[0][0])} : 0;
-      if (id > (std::int64_t{1} << machine_bit) - 1) return -1;
-      try {
-        (void)conn.exec(
-            "insert into cosid_machine (name, namespace, machine_id, last_timestamp, "
-            "instance_id, distribute_time, revert_time) values (" +
-            lit(name(id)) + "," + lit(ns) + "," + std::to_string(id) + "," + t + "," +
-            lit(instance) + "," + t + ",0)");
-        return id;
-      } catch (const flakeid::detail::store_connection_error& e) {
-        if (std::string(e.what()).find("Duplicate entry") == std::string::npos) throw;
-      }
-    }
-  }
-  /// guard: false when no row matched (CosId's MachineIdLostException).
-  bool guard(std::int64_t now, std::int64_t id) {
-    return conn.exec("update cosid_machine set last_timestamp=" + std::to_string(now) +
-                     " where namespace=" + lit(ns) + " and instance_id=" + lit(instance) +
-                     " and machine_id=" + std::to_string(id))
-               .affected > 0;
-  }
-  /// revert, not stable: the instance's rows are free.
-  void revert(std::int64_t now) {
-    const std::string t = std::to_string(now);
-    (void)conn.exec("update cosid_machine set instance_id='',last_timestamp=" + t +
-                    ",revert_time=" + t + " where namespace=" + lit(ns) +
-                    " and instance_id=" + lit(instance));
-  }
-  [[nodiscard]] std::string name(std::int64_t id) const {
-    return flakeid::detail::cosid_machine_name(ns, static_cast<std::uint64_t>(id));
-  }
-};
-
-/// Options for CosId's table: `ttl` is the peers' safe-guard duration, long enough that the
-/// renewal thread never runs during a test (the test renews with `renew_now`).
-flakeid::lease_options cosid_options(const std::string& ns, const flakeid::manual_clock& clk) {
-  auto o = quick_options(ns);
-  o.ttl = 60'000ms;
-  o.safe_guard = 2'000ms;
-  return on_manual_clock(o, clk);
-}
-
-std::int64_t ms(const flakeid::manual_clock& c) { return c.now().time_since_epoch().count(); }
-
-std::unique_ptr<flakeid::lease> cosid_lease(const mysql_backend& b,
-                                            const flakeid::lease_options& o) {
-  flakeid::mysql_store store{b.server.uri(), store_options_of(o)};
-  // A lease does not move: the prvalue initializes it in place.
-  return std::unique_ptr<flakeid::lease>(
-      new flakeid::lease(store.lease(o, flakeid::mysql_table::cosid)));
-}
-
-/// The row of `id` in namespace `ns`: "name|namespace|machine_id|last|instance|distribute|revert".
-std::string row_of(const mysql_backend& b, const std::string& ns, int id) {
-  return b.value_of(
-      "SELECT CONCAT_WS('|', name, namespace, machine_id, last_timestamp, instance_id, "
-      "distribute_time, revert_time) FROM cosid_machine WHERE namespace = " +
-      lit(ns) + " AND machine_id = " + std::to_string(id));
-}
-
 TEST_F(mysql_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {
-  flakeid::manual_clock clk = past_the_table();
-  const std::string ns = unique_ns("cosrow");
-  const auto o = cosid_options(ns, clk);
-  auto l = cosid_lease(b, o);
-  const std::int64_t t0 = ms(clk);
-  ASSERT_EQ(l->acquire(4), 0U);
-  const std::string token = l->holder();
-  EXPECT_EQ(row_of(b, ns, 0), ns + ".00000000|" + ns + "|0|" + std::to_string(t0) + "|" + token +
-                                  "|" + std::to_string(t0) + "|0");
-  EXPECT_EQ(ms_or_min(l->deadline()), t0 + 60'000 - 12'000) << "ttl - margin after the claim";
-  clk.advance(5'000ms);
-  l->renew_now();  // CosId's guard: the send time
-  EXPECT_EQ(row_of(b, ns, 0), ns + ".00000000|" + ns + "|0|" + std::to_string(t0 + 5'000) + "|" +
-                                  token + "|" + std::to_string(t0) + "|0");
-  manual_gen gen{held(*l), clk};
-  const std::uint64_t id = gen.next_id();
-  l->release();  // CosId's revert: free, stamped just after the last timestamp the lease used
-  const std::string after =
-      b.value_of("SELECT last_timestamp FROM cosid_machine WHERE name = " + lit(ns + ".00000000"));
-  EXPECT_GT(std::stoll(after), ts_of(id));
-  EXPECT_LT(std::stoll(after), ts_of(id) + 10) << "the manual clock moved a few ms since";
-  EXPECT_EQ(row_of(b, ns, 0),
-            ns + ".00000000|" + ns + "|0|" + after + "||" + std::to_string(t0) + "|" + after);
+  cosid_rows_are_claimed_guarded_and_reverted(b);
+  const auto o = quick_options(unique_ns("leaf"));
   expect_error<flakeid::invalid_option_error>(
       [&] {
         (void)flakeid::mysql_store{b.server.uri(), store_options_of(o)}.lease(
@@ -166,162 +33,16 @@ TEST_F(mysql_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {
 }
 
 TEST_F(mysql_cosid_lease_test, a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl) {
-  flakeid::manual_clock clk = past_the_table();
-  const std::string ns = unique_ns("coshold");
-  const auto o = cosid_options(ns, clk);
-  cosid_peer peer{b.raw(), ns, "10.0.0.7:8080", 60'000};
-  const std::int64_t t0 = ms(clk);
-  ASSERT_EQ(peer.distribute(t0, 2), 0);
-  {
-    auto l = cosid_lease(b, o);
-    EXPECT_EQ(l->acquire(4), 1U) << "id 0 is the peer's";
-  }
-  clk.advance(30'000ms);
-  const std::int64_t guarded = ms(clk);
-  ASSERT_TRUE(peer.guard(guarded, 0));
-  // With one id to take, a claim while the peer's guard is younger than ttl finds none.
-  clk.advance(59'000ms);
-  auto refused = cosid_lease(b, o);
-  expect_error<flakeid::worker_id_error>(
-      [&] { (void)refused->acquire(1); },
-      "flakeid: worker id 0 in namespace " + ns +
-          " is held by another process, or was let go less than safe_guard (2000 ms) ago (" +
-          refused->where() + ")");
-  // Once the guard is older than ttl the id is taken, and minted on only after the peer's
-  // hold (guard + ttl) plus safe_guard.
-  clk.advance(1'000ms);
-  auto l = cosid_lease(b, o);
-  ASSERT_EQ(l->acquire(1), 0U);
-  EXPECT_EQ(ms_or_min(l->previous_last()), guarded + 60'000);
-  EXPECT_EQ(ms_or_min(l->not_after()), guarded + 62'000);
-  manual_gen gen{held(*l), clk};
-  EXPECT_GT(ts_of(gen.next_id()), guarded + 62'000);
-  EXPECT_FALSE(peer.guard(ms(clk), 0)) << "the peer's next guard finds its id lost";
+  a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b);
 }
 
 TEST_F(mysql_cosid_lease_test, cosid_claimers_take_a_flakeid_id_only_after_its_deadline) {
-  flakeid::manual_clock clk = past_the_table();
-  const std::string ns = unique_ns("cosfence");
-  auto l = cosid_lease(b, cosid_options(ns, clk));
-  ASSERT_EQ(l->acquire(4), 0U);
-  clk.advance(20'000ms);
-  l->renew_now();
-  const std::int64_t renewed = ms(clk);
-  cosid_peer peer{b.raw(), ns, "10.0.0.9:8080", 60'000};
-  clk.advance(59'999ms);
-  EXPECT_EQ(peer.distribute(ms(clk), 0), -1) << "id 0 is held until renewed + ttl";
-  EXPECT_LT(ms_or_min(l->deadline()), renewed + 60'000);
-  EXPECT_FALSE(l->valid()) << "the lease's deadline passed before any peer may take the id";
-  clk.advance(1ms);
-  EXPECT_EQ(peer.distribute(ms(clk), 0), 0);
-  EXPECT_THROW(l->renew_now(), flakeid::worker_id_error) << "the id is lost";
-  EXPECT_TRUE(l->lost());
+  cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b);
 }
 
-/// Flakeid leases and CosId peers take, guard and give back four ids on one time line. Every
-/// holder's time on an id (a lease: from the first tick it may mint to its deadline; a peer:
-/// from its claim to its last guard + its safe-guard duration, or its revert) is disjoint
-/// from every other holder's on that id.
 TEST_F(mysql_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
-  flakeid::manual_clock clk = past_the_table();
-  const std::string ns = unique_ns("cosmix");
-  const auto o = cosid_options(ns, clk);
-  struct span {
-    std::string who;
-    std::int64_t from, to;
-  };
-  std::map<std::uint64_t, std::vector<span>> spans;
-  struct lease_slot {
-    std::unique_ptr<flakeid::lease> l;
-    std::int64_t from = 0, to = 0;  // to: the last deadline confirmed
-  };
-  struct peer_slot {
-    std::unique_ptr<cosid_peer> p;
-    std::int64_t id = -1, from = 0, guarded = 0;
-  };
-  std::vector<lease_slot> leases(3);
-  std::vector<peer_slot> peers(3);
-  for (std::size_t i = 0; i < peers.size(); ++i)
-    peers[i].p = std::make_unique<cosid_peer>(
-        cosid_peer{b.raw(), ns, "10.0.1." + std::to_string(i) + ":80", 60'000});
-  const auto close_lease = [&](std::size_t i) {  // released now, or lost
-    auto& s = leases[i];
-    if (!s.l) return;
-    spans[s.l->id()].push_back({"lease " + std::to_string(i), s.from, std::min(s.to, ms(clk))});
-    s.l->release();
-    s.l.reset();
-  };
-  std::mt19937 rng(20261128);
-  int claims = 0;
-  int peer_claims = 0;
-  for (int step = 0; step < 300; ++step) {
-    const std::size_t who = rng() % 6;
-    const int what = static_cast<int>(rng() % 3);
-    if (who < 3) {
-      auto& s = leases[who];
-      if (!s.l && what != 2) {
-        s.l = cosid_lease(b, o);
-        try {
-          (void)s.l->acquire(4);
-          s.from = std::max(ms_or_min(s.l->not_after()), ms(clk));
-          s.to = ms_or_min(s.l->deadline());
-          ++claims;
-        } catch (const flakeid::worker_id_error&) {
-          s.l.reset();
-        }
-      } else if (s.l && what == 0) {
-        try {
-          s.l->renew_now();
-          s.to = ms_or_min(s.l->deadline());
-        } catch (const flakeid::worker_id_error&) {
-          close_lease(who);  // lost: it minted up to its deadline
-        }
-      } else if (s.l) {
-        close_lease(who);
-      }
-    } else {
-      auto& s = peers[who - 3];
-      if (s.id < 0 && what != 2) {
-        s.id = s.p->distribute(ms(clk), 2);
-        s.from = s.guarded = ms(clk);
-        if (s.id >= 0) ++peer_claims;
-      } else if (s.id >= 0 && what == 0) {
-        if (s.p->guard(ms(clk), s.id)) {
-          s.guarded = ms(clk);
-        } else {
-          spans[static_cast<std::uint64_t>(s.id)].push_back(
-              {"peer " + std::to_string(who - 3), s.from, s.guarded + 60'000});
-          s.id = -1;
-        }
-      } else if (s.id >= 0) {
-        s.p->revert(ms(clk));  // held until now, or until its guard ran out
-        spans[static_cast<std::uint64_t>(s.id)].push_back(
-            {"peer " + std::to_string(who - 3), s.from, std::min(ms(clk), s.guarded + 60'000)});
-        s.id = -1;
-      }
-    }
-    clk.advance(std::chrono::milliseconds{rng() % 25'000});
-  }
-  for (std::size_t i = 0; i < leases.size(); ++i) close_lease(i);
-  for (std::size_t i = 0; i < peers.size(); ++i)
-    if (peers[i].id >= 0)
-      spans[static_cast<std::uint64_t>(peers[i].id)].push_back(
-          {"peer " + std::to_string(i), peers[i].from, peers[i].guarded + 60'000});
-  EXPECT_GT(claims, 20);
-  EXPECT_GT(peer_claims, 20);
-  int overlaps = 0;
-  for (auto& [id, list] : spans) {
-    std::sort(list.begin(), list.end(),
-              [](const span& a, const span& c) { return a.from < c.from; });
-    for (std::size_t i = 1; i < list.size(); ++i)
-      if (list[i].from < list[i - 1].to) {
-        ++overlaps;
-        ADD_FAILURE() << "id " << id << ": " << list[i - 1].who << " [" << list[i - 1].from << ", "
-                      << list[i - 1].to << ") and " << list[i].who << " [" << list[i].from << ", "
-                      << list[i].to << ")";
-      }
-  }
-  EXPECT_EQ(overlaps, 0);
+  a_mixed_fleet_never_holds_an_id_twice(b);
 }
 
 }  // namespace
+}  // namespace flakeid_test

@@ -33,6 +33,17 @@ struct postgres_backend : store_backend<flakeid::postgres_store, postgres_cluste
     return "\"flakeid_lease_" + ns + "\"";
   }
 
+  // For cosid_lease_scenarios.hpp.
+  using cosid_sql = flakeid::detail::postgres_cosid_sql;
+  [[nodiscard]] std::unique_ptr<flakeid::lease> cosid_lease(const flakeid::lease_options& o) const {
+    flakeid::postgres_store store{server.conninfo(), store_options_of(o)};
+    return std::unique_ptr<flakeid::lease>(
+        new flakeid::lease(store.lease(o, flakeid::postgres_table::cosid)));
+  }
+  [[nodiscard]] cosid_sql cosid_sql_of() const {
+    return {server.conninfo(), quick_options("peer")};
+  }
+
   // For the SQL scenarios of instance_scenarios.hpp and memory_loss_scenarios.hpp.
   std::unique_ptr<flakeid::lease_store> store(const flakeid::lease_options& o) const {
     return std::make_unique<flakeid::detail::postgres_lease_store>(server.conninfo(), o);

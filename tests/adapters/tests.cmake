@@ -174,12 +174,15 @@ endif()
 if(FLAKEID_POSTGRES_FOUND)
   flakeid_server_sources(postgres_tests postgres_address_test "lease;segment;server" 90)
   flakeid_server_sources(postgres_tests postgres_sql_test "sql;server" 120)
+  flakeid_server_sources(postgres_tests postgres_cosid_lease_test "lease;server" 120)
   # The SQL example against a cluster the test starts.
   flakeid_example_sources(postgres_tests postgres_sql_example_test "sql;server" 120)
   flakeid_backend_program(postgres 90 SERVER postgres_server.hpp LINK flakeid::postgres
                           EXAMPLE example_sql_partitions FLAKEID_SQL_EXAMPLE)
 else()
   flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
+  flakeid_missing_client(postgres_cosid_lease_test "the postgres client library" libpq-dev
+                         "lease;server")
   flakeid_missing_stores(postgres "the postgres client library" libpq-dev)
 endif()
 

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file adapters/detail/cosid_machine_store.hpp
+/// Internal: the lease store over CosId's `cosid_machine` table, written once for the SQL
+/// stores (`mysql_store::lease(o, mysql_table::cosid)`, `postgres_store::lease(o,
+/// postgres_table::cosid)`; the rules: adapters/mysql.hpp's file comment). A dialect `Sql`
+/// gives the connection and what the two servers say differently:
+///
+/// - `Sql(Address, const lease_options&)`; `where()`;
+/// - `exec(sql)` -> `cosid_answer` (the rows of the last statement, the rows the last other
+///   statement matched), throwing `store_connection_error`;
+/// - `literal(text)`: a string literal no setting can misread;
+/// - `make_table()`: CosId's table when missing;
+/// - `insert_or_skip(columns, values)`: an INSERT that does nothing on a duplicate key;
+/// - `clock_ms()`, `started_ms()`: the server's clock and its start, in Unix ms;
+/// - `table_made_ms()`: when the table was made, as far as the server tells (nothing: made
+///   long ago).
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../detail/server_store.hpp"
+#include "../../lease_store.hpp"
+#include "../../version.hpp"
+
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+namespace detail {
+
+/// What a statement of a `cosid_machine_store` dialect answered.
+struct cosid_answer {
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  std::uint64_t affected = 0;
+};
+
+/// The key of machine id `id` in namespace `ns`, as CosId writes it: `<ns>.` and the id in
+/// eight digits.
+inline std::string cosid_machine_name(const std::string& ns, std::uint64_t id) {
+  char digits[24];
+  (void)std::snprintf(digits, sizeof digits, "%08llu", static_cast<unsigned long long>(id));
+  return ns + "." + digits;
+}
+
+template <class Sql>
+class cosid_machine_store final : public lease_store {
+ public:
+  template <class Address>
+  cosid_machine_store(Address a, const lease_options& o)
+      : ns_(o.name_space),
+        ttl_ms_(o.ttl.count()),
+        hold_ms_(o.ttl.count() - (o.margin.count() > 0 ? o.margin : o.ttl / 5).count()),
+        lost_ms_((o.ttl + o.safe_guard).count()),
+        sql_(std::move(a), o) {}
+
+  [[nodiscard]] std::string where() const override { return sql_.where(); }
+
+  std::optional<lease_claim> do_claim(const claim_request& q) override {
+    if (!ready_) {
+      sql_.make_table();
+      ready_ = true;
+    }
+    // CosId's instance_id: the lease's instance, or its token (host:pid:random, as CosId's is
+    // host:port or host:pid), cut to the column's 100 characters.
+    instance_ = q.instance.empty()
+                    ? q.holder.substr(q.holder.size() > 100 ? q.holder.size() - 100 : 0)
+                    : q.instance;
+    if (!q.instance.empty()) {
+      if (auto own = claim_own(q)) return own;
+    }
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      bool found = false;
+      if (auto c = claim_free(q, found)) return c;
+      if (found) continue;  // taken meanwhile: read again
+      const cosid_answer m = sql_.exec(
+          "SELECT COALESCE(MAX(machine_id) + 1, 0) FROM cosid_machine WHERE namespace = " +
+          lit(ns_));
+      const std::int64_t next = number(m.rows.at(0).at(0));
+      if (next >= static_cast<std::int64_t>(q.count)) return std::nullopt;
+      const std::string now = unix_ms_text(q.now);
+      const cosid_answer ins = sql_.exec(sql_.insert_or_skip(
+          "name, namespace, machine_id, last_timestamp, instance_id, distribute_time, "
+          "revert_time",
+          lit(cosid_machine_name(ns_, static_cast<std::uint64_t>(next))) + ", " + lit(ns_) + ", " +
+              std::to_string(next) + ", " + now + ", " + lit(instance_) + ", " + now + ", 0"));
+      if (ins.affected == 1) return answer(next, std::nullopt);
+    }
+    return std::nullopt;
+  }
+
+  /// CosId's guard: the row of this machine id and instance gets the renewal's send time; held
+  /// only on the server that confirmed the claim (its start within 2 s).
+  renewal do_renew(std::uint64_t id, const std::string& /*holder*/, lease_time deadline) override {
+    const std::int64_t sent = std::max<std::int64_t>(unix_ms_of(deadline) - hold_ms_, 0);
+    const cosid_answer r = sql_.exec(
+        "UPDATE cosid_machine SET last_timestamp = " + std::to_string(sent) + " WHERE " + mine(id));
+    if (r.affected != 1) return renewal::taken;
+    const std::int64_t start = sql_.started_ms();
+    return start - started_ms_ <= 2000 && started_ms_ - start <= 2000 ? renewal::held
+                                                                      : renewal::taken;
+  }
+
+  /// CosId's revert of an instance that is not stable: the id is free, its last timestamp the
+  /// first millisecond after the last one used.
+  void do_release(std::uint64_t id, const std::string& /*holder*/, lease_time last) override {
+    const std::string after = std::to_string(std::max<std::int64_t>(unix_ms_of(last) + 1, 0));
+    (void)sql_.exec("UPDATE cosid_machine SET instance_id = '', last_timestamp = " + after +
+                    ", revert_time = " + after + " WHERE " + mine(id));
+  }
+
+  std::optional<lease_time> do_clock() override { return lease_time_of(sql_.clock_ms()); }
+
+ private:
+  [[nodiscard]] std::string lit(const std::string& s) const { return Sql::literal(s); }
+  [[nodiscard]] std::int64_t number(const std::optional<std::string>& v) const {
+    if (!v) return 0;
+    const auto x = parse_decimal<std::int64_t>(*v);
+    if (!x) throw store_connection_error(where() + ": '" + *v + "' is not a 64-bit integer");
+    return *x;
+  }
+  /// The row of machine id `id` while this lease's instance holds it.
+  [[nodiscard]] std::string mine(std::uint64_t id) const {
+    return "namespace = " + lit(ns_) + " AND instance_id = " + lit(instance_) +
+           " AND machine_id = " + std::to_string(id);
+  }
+
+  /// The row of `q.instance` (the lowest id below the count): taken when its holder's lease has
+  /// run out (`last_timestamp + ttl` passed), reported as held while it runs; nothing when the
+  /// instance has no row.
+  std::optional<lease_claim> claim_own(const claim_request& q) {
+    const cosid_answer r = sql_.exec(
+        "SELECT machine_id, last_timestamp FROM cosid_machine WHERE namespace = " + lit(ns_) +
+        " AND instance_id = " + lit(instance_) + " AND machine_id < " + std::to_string(q.count) +
+        " ORDER BY machine_id LIMIT 1");
+    if (r.rows.empty()) return std::nullopt;
+    const std::int64_t id = number(r.rows[0].at(0));
+    const std::int64_t last = number(r.rows[0].at(1));
+    if (last + ttl_ms_ > unix_ms_of(q.now)) {
+      lease_claim c;
+      c.id = static_cast<std::uint64_t>(id);
+      c.last = lease_time_of(last + ttl_ms_);
+      c.held_by_instance = true;
+      return c;
+    }
+    if (!take(q, id, last, instance_)) return std::nullopt;
+    lease_claim c = answer(id, last + ttl_ms_);
+    c.own_instance = true;
+    return c;
+  }
+
+  /// A row CosId's distributor would take (released, `instance_id = ''`, or its holder's
+  /// `last_timestamp` older than `ttl`), below the count and not recorded further ahead than
+  /// `q.skip_above`: those settled first, then the earliest deadline. `found` says whether
+  /// there was one (taken by another claimer meanwhile when nothing is returned).
+  std::optional<lease_claim> claim_free(const claim_request& q, bool& found) {
+    const std::string expired = std::to_string(unix_ms_of(q.now) - ttl_ms_);
+    const std::string deadline = "(CASE WHEN instance_id = '' THEN last_timestamp ELSE " +
+                                 std::string("last_timestamp + ") + std::to_string(ttl_ms_) +
+                                 " END)";
+    const std::string settled = unix_ms_text(q.settled);
+    const cosid_answer c = sql_.exec(
+        "SELECT machine_id, last_timestamp, instance_id FROM cosid_machine WHERE namespace = " +
+        lit(ns_) + " AND machine_id < " + std::to_string(q.count) +
+        " AND (instance_id = '' OR last_timestamp <= " + expired + ") AND " + deadline +
+        " <= " + unix_ms_text(q.skip_above) + " ORDER BY (CASE WHEN " + deadline +
+        " <= " + settled + " THEN 0 ELSE " + deadline + " END), machine_id LIMIT 8");
+    for (const auto& row : c.rows) {
+      found = true;
+      const std::int64_t id = number(row.at(0));
+      const std::int64_t last = number(row.at(1));
+      const std::string was = row.at(2).value_or("");
+      if (!take(q, id, last, was)) continue;
+      return answer(id, was.empty() ? last : last + ttl_ms_);
+    }
+    return std::nullopt;
+  }
+
+  /// Takes row `id` for this lease if it is still as read (`last_timestamp` `last`,
+  /// `instance_id` `was`): CosId's claim of a released or expired row, its state checked
+  /// exactly.
+  bool take(const claim_request& q, std::int64_t id, std::int64_t last, const std::string& was) {
+    const std::string now = unix_ms_text(q.now);
+    const cosid_answer u = sql_.exec(
+        "UPDATE cosid_machine SET instance_id = " + lit(instance_) + ", last_timestamp = " + now +
+        ", distribute_time = " + now +
+        " WHERE name = " + lit(cosid_machine_name(ns_, static_cast<std::uint64_t>(id))) +
+        " AND instance_id = " + lit(was) + " AND last_timestamp = " + std::to_string(last));
+    return u.affected == 1;
+  }
+
+  /// The claim of `id` (previous deadline `last`), with the server's loss of memory: a table
+  /// or a server younger than `ttl + safe_guard`. Records the server's start for renewals.
+  lease_claim answer(std::int64_t id, std::optional<std::int64_t> last) {
+    const std::int64_t start = sql_.started_ms();
+    const std::int64_t now = sql_.clock_ms();
+    started_ms_ = start;
+    lease_claim c;
+    c.id = static_cast<std::uint64_t>(id);
+    if (last) c.last = lease_time_of(*last);
+    std::optional<std::int64_t> lost;
+    if (const auto made = sql_.table_made_ms(); made && now - *made < lost_ms_) lost = *made;
+    if (now - start < lost_ms_) lost = std::max(lost.value_or(INT64_MIN), start);
+    if (lost) c.lost_memory_at = lease_time_of(*lost);
+    return c;
+  }
+
+  std::string ns_;
+  std::int64_t ttl_ms_;
+  std::int64_t hold_ms_;  // ttl - margin: a deadline lies this long after its renewal's send
+  std::int64_t lost_ms_;  // ttl + safe_guard
+  std::string instance_;  // the instance_id this lease records
+  std::int64_t started_ms_ = INT64_MIN;
+  bool ready_ = false;
+  Sql sql_;
+};
+
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

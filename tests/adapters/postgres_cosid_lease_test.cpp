@@ -1,0 +1,38 @@
+// PostgreSQL leases in CosId's `cosid_machine` table (postgres_store.lease(o, postgres_table::cosid))
+// beside a peer that runs CosId's JDBC distributor statements, against a real PostgreSQL cluster
+// started for each test (the scenarios: cosid_lease_scenarios.hpp).
+#include <flakeid/adapters/postgres.hpp>
+
+#include "cosid_lease_scenarios.hpp"
+#include "postgres_backend.hpp"
+
+namespace flakeid_test {
+namespace {
+
+/// CosId's table made, as its operators make it before its services start.
+class postgres_cosid_lease_test : public postgres_test {
+ protected:
+  void SetUp() override {
+    postgres_test::SetUp();
+    b.cosid_sql_of().make_table();
+  }
+};
+
+TEST_F(postgres_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {
+  cosid_rows_are_claimed_guarded_and_reverted(b);
+}
+
+TEST_F(postgres_cosid_lease_test, a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl) {
+  a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b);
+}
+
+TEST_F(postgres_cosid_lease_test, cosid_claimers_take_a_flakeid_id_only_after_its_deadline) {
+  cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b);
+}
+
+TEST_F(postgres_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
+  a_mixed_fleet_never_holds_an_id_twice(b);
+}
+
+}  // namespace
+}  // namespace flakeid_test
