@@ -66,6 +66,7 @@ if(FLAKEID_REDIS_FOUND)
     PC_REQUIRES hiredis
     LINK flakeid::flakeid flakeid::hiredis_client
     HEADERS redis.hpp redis_options.hpp server_address.hpp detail/redis_connection.hpp
+            detail/redis_lease_store.hpp detail/redis_cosid_machine.hpp
             detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: hiredis not found; flakeid::redis is not built")

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The flakeid authors
 #pragma once
-// Leases in CosId's `cosid_machine` table beside a peer that runs the statements of CosId's
-// JDBC machine-id distributor, for every SQL backend. Both sides read one manual clock, so every
-// time is exact. A backend gives `cosid_lease(options)` (a lease over CosId's table, on the
-// heap), `cosid_sql` (its dialect of cosid_machine_store.hpp) and `cosid_sql_of()` (a
-// connection of that dialect, for the peer and for looking at rows).
+// Leases in CosId's machine ids beside a peer that does what CosId's machine-id distributor
+// does (distribute, guard, revert), for every store that has them. Both sides read one manual
+// clock, so every time is exact. A backend gives `cosid` (the value of `store.lease(o, which)`
+// that names CosId's machine ids); a scenario takes `peer_of(namespace, instance)`, which makes
+// a peer with `distribute(now, machine_bit)` (the id, or -1 when none is left), `guard(now,
+// id)` (false: lost) and `revert(now)`, with a safe-guard duration of 60 s. An SQL backend also
+// gives `cosid_sql` (its dialect of cosid_machine_store.hpp) and `cosid_sql_of()`, for
+// `cosid_peer` (the statements of CosId's JDBC distributor) and for looking at rows.
 
 #include <gtest/gtest.h>
 
@@ -18,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include <flakeid/adapters/detail/cosid_machine_store.hpp>
 #include <flakeid/lease.hpp>
 
 #include "expect_error.hpp"
@@ -118,11 +122,13 @@ inline std::int64_t ms(const flakeid::manual_clock& c) {
   return c.now().time_since_epoch().count();
 }
 
-/// A peer of backend `b` in namespace `ns`, instance `instance`, safe-guard duration 60 s.
+/// The peers of an SQL backend `b`: `(namespace, instance)` -> a `cosid_peer` with a safe-guard
+/// duration of 60 s, on a connection of its own.
 template <class Backend>
-cosid_peer<typename Backend::cosid_sql> peer_of(const Backend& b, const std::string& ns,
-                                                const std::string& instance) {
-  return {b.cosid_sql_of(), ns, instance, 60'000};
+auto sql_peers(const Backend& b) {
+  return [&b](const std::string& ns, const std::string& instance) {
+    return cosid_peer<typename Backend::cosid_sql>{b.cosid_sql_of(), ns, instance, 60'000};
+  };
 }
 
 /// The row of `id` in namespace `ns`: "name|namespace|machine_id|last|instance|distribute|revert".
@@ -143,7 +149,7 @@ void cosid_rows_are_claimed_guarded_and_reverted(Backend& b) {
   flakeid::manual_clock clk = past_the_table();
   const std::string ns = unique_ns("cosrow");
   const auto o = cosid_options(ns, clk);
-  auto l = b.cosid_lease(o);
+  auto l = b.make_in(o, Backend::cosid);
   const std::int64_t t0 = ms(clk);
   ASSERT_EQ(l->acquire(4), 0U);
   const std::string token = l->holder();
@@ -168,16 +174,16 @@ void cosid_rows_are_claimed_guarded_and_reverted(Backend& b) {
             ns + ".00000000|" + ns + "|0|" + after + "||" + std::to_string(t0) + "|" + after);
 }
 
-template <class Backend>
-void a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(Backend& b) {
+template <class Backend, class Peers>
+void a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(Backend& b, Peers peer_of) {
   flakeid::manual_clock clk = past_the_table();
   const std::string ns = unique_ns("coshold");
   const auto o = cosid_options(ns, clk);
-  auto peer = peer_of(b, ns, "10.0.0.7:8080");
+  auto peer = peer_of(ns, "10.0.0.7:8080");
   const std::int64_t t0 = ms(clk);
   ASSERT_EQ(peer.distribute(t0, 2), 0);
   {
-    auto l = b.cosid_lease(o);
+    auto l = b.make_in(o, Backend::cosid);
     EXPECT_EQ(l->acquire(4), 1U) << "id 0 is the peer's";
   }
   clk.advance(30'000ms);
@@ -185,7 +191,7 @@ void a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(Backend& b) {
   ASSERT_TRUE(peer.guard(guarded, 0));
   // With one id to take, a claim while the peer's guard is younger than ttl finds none.
   clk.advance(59'000ms);
-  auto refused = b.cosid_lease(o);
+  auto refused = b.make_in(o, Backend::cosid);
   expect_error<flakeid::worker_id_error>(
       [&] { (void)refused->acquire(1); },
       "flakeid: worker id 0 in namespace " + ns +
@@ -194,7 +200,7 @@ void a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(Backend& b) {
   // Once the guard is older than ttl the id is taken, and minted on only after the peer's
   // hold (guard + ttl) plus safe_guard.
   clk.advance(1'000ms);
-  auto l = b.cosid_lease(o);
+  auto l = b.make_in(o, Backend::cosid);
   ASSERT_EQ(l->acquire(1), 0U);
   EXPECT_EQ(ms_or_min(l->previous_last()), guarded + 60'000);
   EXPECT_EQ(ms_or_min(l->not_after()), guarded + 62'000);
@@ -203,16 +209,16 @@ void a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(Backend& b) {
   EXPECT_FALSE(peer.guard(ms(clk), 0)) << "the peer's next guard finds its id lost";
 }
 
-template <class Backend>
-void cosid_claimers_take_a_flakeid_id_only_after_its_deadline(Backend& b) {
+template <class Backend, class Peers>
+void cosid_claimers_take_a_flakeid_id_only_after_its_deadline(Backend& b, Peers peer_of) {
   flakeid::manual_clock clk = past_the_table();
   const std::string ns = unique_ns("cosfence");
-  auto l = b.cosid_lease(cosid_options(ns, clk));
+  auto l = b.make_in(cosid_options(ns, clk), Backend::cosid);
   ASSERT_EQ(l->acquire(4), 0U);
   clk.advance(20'000ms);
   l->renew_now();
   const std::int64_t renewed = ms(clk);
-  auto peer = peer_of(b, ns, "10.0.0.9:8080");
+  auto peer = peer_of(ns, "10.0.0.9:8080");
   clk.advance(59'999ms);
   EXPECT_EQ(peer.distribute(ms(clk), 0), -1) << "id 0 is held until renewed + ttl";
   EXPECT_LT(ms_or_min(l->deadline()), renewed + 60'000);
@@ -227,8 +233,8 @@ void cosid_claimers_take_a_flakeid_id_only_after_its_deadline(Backend& b) {
 /// holder's time on an id (a lease: from the first tick it may mint to its deadline; a peer:
 /// from its claim to its last guard + its safe-guard duration, or its revert) is disjoint
 /// from every other holder's on that id.
-template <class Backend>
-void a_mixed_fleet_never_holds_an_id_twice(Backend& b) {
+template <class Backend, class Peers>
+void a_mixed_fleet_never_holds_an_id_twice(Backend& b, Peers peer_of) {
   flakeid::manual_clock clk = past_the_table();
   const std::string ns = unique_ns("cosmix");
   const auto o = cosid_options(ns, clk);
@@ -242,14 +248,14 @@ void a_mixed_fleet_never_holds_an_id_twice(Backend& b) {
     std::int64_t from = 0, to = 0;  // to: the last deadline confirmed
   };
   struct peer_slot {
-    std::unique_ptr<cosid_peer<typename Backend::cosid_sql>> p;
+    std::unique_ptr<decltype(peer_of(std::string(), std::string()))> p;
     std::int64_t id = -1, from = 0, guarded = 0;
   };
   std::vector<lease_slot> leases(3);
   std::vector<peer_slot> peers(3);
   for (std::size_t i = 0; i < peers.size(); ++i)
-    peers[i].p = std::make_unique<cosid_peer<typename Backend::cosid_sql>>(
-        peer_of(b, ns, "10.0.1." + std::to_string(i) + ":80"));
+    peers[i].p = std::make_unique<decltype(peer_of(std::string(), std::string()))>(
+        peer_of(ns, "10.0.1." + std::to_string(i) + ":80"));
   const auto close_lease = [&](std::size_t i) {  // released now, or lost
     auto& s = leases[i];
     if (!s.l) return;
@@ -266,7 +272,7 @@ void a_mixed_fleet_never_holds_an_id_twice(Backend& b) {
     if (who < 3) {
       auto& s = leases[who];
       if (!s.l && what != 2) {
-        s.l = b.cosid_lease(o);
+        s.l = b.make_in(o, Backend::cosid);
         try {
           (void)s.l->acquire(4);
           s.from = std::max(ms_or_min(s.l->not_after()), ms(clk));

@@ -56,11 +56,7 @@ struct mysql_backend : store_backend<flakeid::mysql_store, mariadb_server> {
 
   // For cosid_lease_scenarios.hpp.
   using cosid_sql = flakeid::detail::mysql_cosid_sql;
-  [[nodiscard]] std::unique_ptr<flakeid::lease> cosid_lease(const flakeid::lease_options& o) const {
-    flakeid::mysql_store store{server.uri(), store_options_of(o)};
-    return std::unique_ptr<flakeid::lease>(
-        new flakeid::lease(store.lease(o, flakeid::mysql_table::cosid)));
-  }
+  static constexpr auto cosid = flakeid::mysql_table::cosid;
   [[nodiscard]] cosid_sql cosid_sql_of() const {
     return {flakeid::mysql_address::parse(server.uri()), quick_options("peer")};
   }

@@ -33,15 +33,15 @@ TEST_F(mysql_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {
 }
 
 TEST_F(mysql_cosid_lease_test, a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl) {
-  a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b);
+  a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b, sql_peers(b));
 }
 
 TEST_F(mysql_cosid_lease_test, cosid_claimers_take_a_flakeid_id_only_after_its_deadline) {
-  cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b);
+  cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b, sql_peers(b));
 }
 
 TEST_F(mysql_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
-  a_mixed_fleet_never_holds_an_id_twice(b);
+  a_mixed_fleet_never_holds_an_id_twice(b, sql_peers(b));
 }
 
 }  // namespace

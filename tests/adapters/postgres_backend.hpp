@@ -35,11 +35,7 @@ struct postgres_backend : store_backend<flakeid::postgres_store, postgres_cluste
 
   // For cosid_lease_scenarios.hpp.
   using cosid_sql = flakeid::detail::postgres_cosid_sql;
-  [[nodiscard]] std::unique_ptr<flakeid::lease> cosid_lease(const flakeid::lease_options& o) const {
-    flakeid::postgres_store store{server.conninfo(), store_options_of(o)};
-    return std::unique_ptr<flakeid::lease>(
-        new flakeid::lease(store.lease(o, flakeid::postgres_table::cosid)));
-  }
+  static constexpr auto cosid = flakeid::postgres_table::cosid;
   [[nodiscard]] cosid_sql cosid_sql_of() const {
     return {server.conninfo(), quick_options("peer")};
   }

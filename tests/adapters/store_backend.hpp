@@ -33,6 +33,13 @@ struct store_backend {
     if (connect_timeout.count() > 0) o.connect_timeout = connect_timeout;
     return lease_from(Store{address_of(server), store_options_of(o)}, o);
   }
+  /// A lease through the store over the machine ids `which` names (`mysql_table::cosid`,
+  /// `postgres_table::cosid`, `redis_keys::cosid`).
+  template <class Which>
+  std::unique_ptr<flakeid::lease> make_in(const flakeid::lease_options& o, Which which) const {
+    return std::unique_ptr<flakeid::lease>(
+        new flakeid::lease(Store{address_of(server), store_options_of(o)}.lease(o, which)));
+  }
   /// A segment store in namespace `ns` whose connect and I/O timeouts are both `timeout`.
   [[nodiscard]] Store store(const std::string& ns, std::chrono::milliseconds timeout) const {
     return Store{address_of(server),

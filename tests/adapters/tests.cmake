@@ -164,9 +164,12 @@ if(FLAKEID_REDIS_FOUND)
   if(FLAKEID_REDIS_TLS_FOUND)
     set(link flakeid::redis_tls)
   endif()
+  flakeid_server_sources(redis_tests redis_cosid_lease_test "lease;server" 90)
   flakeid_backend_program(redis 90 SERVER redis_server.hpp LINK ${link})
 else()
   flakeid_missing_stores(redis "the redis client library" libhiredis-dev)
+  flakeid_missing_client(redis_cosid_lease_test "the redis client library" libhiredis-dev
+                         "lease;server")
 endif()
 
 # PostgreSQL: leases, segments, passwords and TLS, a forked child, and the SQL of

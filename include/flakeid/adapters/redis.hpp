@@ -62,6 +62,22 @@
 /// Throws `lease_store_error` when Redis cannot be reached within `connect_timeout`, refuses
 /// the login or the db, or does not answer within `io_timeout`.
 ///
+/// ## Leases in CosId's machine ids (`store.lease(options, redis_keys::cosid)`)
+///
+/// The keys of CosId's Redis machine-id distributor, in their shapes: `cosid:{ns}:itc_idx` (a
+/// hash: instance -> "<machine id>|<last stamp>"), `cosid:{ns}:adder` (the last machine id
+/// counted out, from -1), `cosid:{ns}:revert` (a hash: machine id -> stamp of its release).
+/// The lease's instance is its `lease_options::instance`, else its token. A claim is one script
+/// that takes, in CosId's order, a released id (one released `safe_guard` ago first), the next
+/// id of the counter while it is below the count, or the id of an instance whose stamp is older
+/// than `ttl` (CosId's safe-guard duration, which `ttl` must equal), recording
+/// "<id>|<the claim's time>" under the lease's instance; a renewal is CosId's guard (the stamp:
+/// the renewal's send time, only while the instance still names this id); a release is CosId's
+/// revert (the id moves to `revert`, stamped with the millisecond after the last one used).
+/// The previous holder's deadline is a released id's stamp, or a holder's stamp plus `ttl`. The
+/// server's memory is watched as for flakeid's own keys (`flakeid:{ns}:cosid-epoch`), and the
+/// same eviction policies are refused. docs/stores.md has the settings that must match.
+///
 /// ## Segments (`store.distributor(key)`)
 ///
 /// A counter is one integer key and its mark, under the namespace `ns` (the hash tag keeps a
@@ -105,6 +121,8 @@
 #include "../segment.hpp"
 #include "../version.hpp"
 #include "detail/redis_connection.hpp"
+#include "detail/redis_cosid_machine.hpp"
+#include "detail/redis_lease_store.hpp"
 #include "detail/server_backend.hpp"
 #include "redis_options.hpp"
 
@@ -112,125 +130,6 @@ namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 
 namespace detail {
-
-/// The start of every script: `redis_state()` answers the server's `maxmemory_policy` and its
-/// memory, "<run_id> <evicted_keys>" (INFO memory, stats and server: CONFIG may be renamed).
-inline constexpr const char* redis_state_lua = R"lua(
-local function redis_state()
-  local pol = string.match(redis.call('INFO', 'memory'), 'maxmemory_policy:([%w%-]+)') or '?'
-  local ev = string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)') or '?'
-  local run = string.match(redis.call('INFO', 'server'), 'run_id:(%w+)') or '?'
-  return pol, run .. ' ' .. ev
-end
-)lua";
-
-/// The claim: ARGV[1] the key prefix, [2] the id count, [3] the holder's token, [4] the token's
-/// expiry (ms), [5] the claimer's deadline, [6] `settled`, [7] `skip_above` (Unix ms), [8] how
-/// long after an epoch's start a claim reports it (ms), [9] the claimer's instance ('' for
-/// none). Answers {id, -1 (none free) or -2 (an allkeys-* policy), the id's previous `last:` or
-/// '' (or the policy), the epoch's start when recent or '', 0 | 1 (the instance's own id) | 2
-/// (the instance's id, held: nothing taken)}. The epoch is "<run_id> <evicted_keys> <Unix ms>":
-/// a restart, a failover or an eviction since starts a new one.
-inline const std::string redis_claim_script = std::string(redis_state_lua) + R"lua(
-local p = ARGV[1]
-local pol, st = redis_state()
-if string.sub(pol, 1, 8) == 'allkeys-' then return {-2, pol, '', 0} end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local m = redis.call('GET', p .. 'epoch')
-local est, born
-if m then est, born = string.match(m, '^(%S+ %d+) (%-?%d+)$') end
-if est ~= st then
-  born = now
-  redis.call('SET', p .. 'epoch', st .. ' ' .. now)
-end
-born = tonumber(born)
-local lost = ''
-if now - born < tonumber(ARGV[8]) then lost = tostring(born) end
-local count = tonumber(ARGV[2])
-local me = ARGV[9]
-local function id_in(v)
-  local i = v and string.match(v, '^%d+$') and tonumber(v)
-  if i and tostring(i) == v then return i end
-  return nil
-end
-local function take(i)
-  local id = tostring(i)
-  redis.call('SET', p .. 'worker:' .. id, ARGV[3], 'PX', ARGV[4])
-  local lk = p .. 'last:' .. id
-  local rec = redis.call('GET', lk)
-  if not rec or tonumber(rec) < tonumber(ARGV[5]) then redis.call('SET', lk, ARGV[5]) end
-  local ik = p .. 'inst:' .. id
-  local old = redis.call('GET', ik)
-  if old and old ~= me and redis.call('GET', p .. 'instance:' .. old) == id then
-    redis.call('DEL', p .. 'instance:' .. old)
-  end
-  if me == '' then
-    if old then redis.call('DEL', ik) end
-    return rec
-  end
-  local xk = p .. 'instance:' .. me
-  local prev = redis.call('GET', xk)
-  if id_in(prev) and prev ~= id and redis.call('GET', p .. 'inst:' .. prev) == me then
-    redis.call('DEL', p .. 'inst:' .. prev)
-  end
-  redis.call('SET', ik, me)
-  redis.call('SET', xk, id)
-  return rec
-end
-if me ~= '' then
-  local v = redis.call('GET', p .. 'instance:' .. me)
-  local i = id_in(v)
-  if i and i < count and redis.call('GET', p .. 'inst:' .. v) == me then
-    local tok = redis.call('GET', p .. 'worker:' .. v)
-    if tok and tok ~= 'released' then
-      return {i, redis.call('GET', p .. 'last:' .. v) or '', '', 2}
-    end
-    local rec = take(i)
-    return {i, rec or '', lost, 1}
-  end
-end
-local best, bestlast = -1, nil
-for i = 0, count - 1 do
-  if redis.call('EXISTS', p .. 'worker:' .. i) == 0 then
-    local rec = redis.call('GET', p .. 'last:' .. i)
-    local l = rec and tonumber(rec)
-    if not l or l <= tonumber(ARGV[6]) then
-      best, bestlast = i, rec
-      break
-    end
-    if l <= tonumber(ARGV[7]) and (best < 0 or l < tonumber(bestlast)) then
-      best, bestlast = i, rec
-    end
-  end
-end
-if best < 0 then return {-1, '', '', 0} end
-take(best)
-return {best, bestlast or '', lost, 0}
-)lua";
-
-/// A renewal: KEYS[1] the token, KEYS[2] `last:`; ARGV[1] the token, [2] its expiry (ms), [3] the
-/// deadline. Answers 1 (held), 0 (taken) or the policy (an allkeys-* policy: refused).
-inline const std::string redis_renew_script = std::string(redis_state_lua) + R"lua(
-local pol = redis_state()
-if string.sub(pol, 1, 8) == 'allkeys-' then return pol end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-local rec = redis.call('GET', KEYS[2])
-if not rec or tonumber(rec) < tonumber(ARGV[3]) then redis.call('SET', KEYS[2], ARGV[3]) end
-return 1
-)lua";
-
-inline constexpr const char* redis_release_script = R"lua(
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], ARGV[3])
-if tonumber(ARGV[2]) > 0 then
-  redis.call('SET', KEYS[1], 'released', 'PX', ARGV[2])
-else
-  redis.call('DEL', KEYS[1])
-end
-return 1
-)lua";
 
 /// A segment call: KEYS[1] the counter, KEYS[2] its mark (the server's memory, "<run_id>
 /// <evicted_keys>", at the counter's last write), KEYS[3] its birth; ARGV[1] the step, [2] the
@@ -302,96 +201,6 @@ else
 end
 return {v}
 )lua";
-
-/// The integer in a reply string, or INT64_MIN for an empty or malformed one.
-inline std::int64_t redis_int(const redisReply* r) {
-  if (r->type != REDIS_REPLY_STRING) return INT64_MIN;
-  return parse_decimal<std::int64_t>(std::string_view(r->str, r->len)).value_or(INT64_MIN);
-}
-
-class redis_lease_store final : public lease_store {
- public:
-  redis_lease_store(redis_options server, const lease_options& o)
-      : prefix_("flakeid:{" + o.name_space + "}:"),
-        hold_ms_(std::to_string((o.ttl + o.safe_guard).count())),
-        guard_ms_(std::to_string(o.safe_guard.count())),
-        conn_(std::move(server), o.connect_timeout, lease_io_timeout(o.io_timeout, o.ttl)) {}
-
-  [[nodiscard]] std::string where() const override { return conn_.where(); }
-
-  std::optional<lease_claim> do_claim(const claim_request& q) override {
-    // A short command first: a server that wants a login answers NOAUTH to it, but a protocol
-    // error to the claim's 12 arguments from a client not logged in.
-    (void)conn_.command({"PING"});
-    reply r = eval(redis_claim_script, {},
-                   {prefix_, std::to_string(q.count), q.holder, hold_ms_, unix_ms_text(q.deadline),
-                    unix_ms_text(q.settled), unix_ms_text(q.skip_above), hold_ms_, q.instance});
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
-        r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
-      fail_reply("unexpected answer to the claim script");
-    if (r->element[0]->integer == -2) refuse_policy(r->element[1]);
-    if (r->element[0]->integer < 0) return std::nullopt;
-    lease_claim c;
-    c.id = static_cast<std::uint64_t>(r->element[0]->integer);
-    c.last = lease_time_or_none(redis_int(r->element[1]));
-    c.lost_memory_at = lease_time_or_none(redis_int(r->element[2]));
-    c.own_instance = r->element[3]->integer == 1;
-    c.held_by_instance = r->element[3]->integer == 2;
-    return c;
-  }
-
-  renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
-    reply r = eval(redis_renew_script, keys(id), {holder, hold_ms_, unix_ms_text(deadline)});
-    if (r->type == REDIS_REPLY_STRING) refuse_policy(r.get());
-    return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
-  }
-
-  void do_release(std::uint64_t id, const std::string& holder, lease_time last) override {
-    (void)eval(redis_release_script, keys(id), {holder, guard_ms_, unix_ms_text(last)});
-  }
-
-  /// The server's `TIME`.
-  std::optional<lease_time> do_clock() override {
-    reply r = conn_.command({"TIME"});
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2) fail_reply("unexpected answer to TIME");
-    const std::int64_t s = redis_int(r->element[0]);
-    const std::int64_t us = redis_int(r->element[1]);
-    if (s < 0 || us < 0) fail_reply("unexpected answer to TIME");
-    return lease_time_of(s * 1000 + us / 1000);
-  }
-
- private:
-  using reply = redis_reply;
-
-  /// Throws for a `maxmemory-policy` (`policy`, a reply string) that may evict the records a
-  /// lease relies on.
-  [[noreturn]] void refuse_policy(const redisReply* policy) const {
-    fail_reply("maxmemory-policy " + std::string(policy->str, policy->len) +
-               " may evict the lease records (" + prefix_ + "last:<id>, " + prefix_ +
-               "epoch): leases need maxmemory-policy noeviction or a volatile-* policy");
-  }
-
-  [[nodiscard]] std::vector<std::string> keys(std::uint64_t id) const {
-    return {prefix_ + "worker:" + std::to_string(id), prefix_ + "last:" + std::to_string(id)};
-  }
-
-  [[noreturn]] void fail_reply(const std::string& why) const {
-    throw lease_store_error("flakeid: " + where() + ": " + why);
-  }
-
-  reply eval(const std::string& script, const std::vector<std::string>& k,
-             const std::vector<std::string>& args) {
-    std::vector<std::string> argv{"EVAL", script, std::to_string(k.size())};
-    argv.insert(argv.end(), k.begin(), k.end());
-    argv.insert(argv.end(), args.begin(), args.end());
-    return conn_.command(argv);
-  }
-
-  std::string prefix_;
-  std::string hold_ms_;
-  std::string guard_ms_;
-  redis_connection conn_;
-};
 
 /// What a Redis distributor remembers between calls.
 struct redis_counter_memo {
@@ -568,6 +377,12 @@ class redis_distributor
 ///     auto lease = store.lease();
 ///     flakeid::classic_snowflake<> gen{lease};
 ///     flakeid::segment_chain_generator ids{store.distributor("orders")};
+/// The machine ids a `redis_store` lease takes (`lease(options, keys)`).
+enum class redis_keys {
+  flakeid,  ///< `flakeid:{<namespace>}:...` (`lease(options)`)
+  cosid,    ///< CosId's `cosid:{<namespace>}:...`, beside CosId's Redis machine-id distributor
+};
+
 class redis_store
     : public detail::server_store<redis_options, redis_distributor, detail::redis_lease_store> {
  public:
@@ -584,6 +399,17 @@ class redis_store
   /// Same as the `std::string` form.
   explicit redis_store(const char* address, store_options options = {})
       : redis_store(std::string(address), std::move(options)) {}
+
+  using server_store::lease;
+  /// A lease on a worker id in `keys`' machine ids: `redis_keys::flakeid`, as `lease(o)`;
+  /// `redis_keys::cosid`, CosId's keys of the store's namespace, beside the CosId services that
+  /// distribute them (see the file comment: `ttl` must be their safe-guard duration). Throws as
+  /// `lease`'s constructor.
+  [[nodiscard]] flakeid::lease lease(lease_options o, redis_keys keys) const {
+    if (keys == redis_keys::flakeid) return lease(std::move(o));
+    o = detail::lease_options_for_store(std::move(o), options_);
+    return {std::make_unique<detail::redis_cosid_machine_store>(address_, o), o};
+  }
 
   /// Where the server is: `redis host:port` (see `redis_options::where`; no password).
   [[nodiscard]] std::string where() const { return address_.where(); }
