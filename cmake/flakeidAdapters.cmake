@@ -131,7 +131,8 @@ if(FLAKEID_ZOOKEEPER_FOUND)
     PC_LIBS -lzookeeper_mt
     LINK flakeid::flakeid flakeid::zookeeper_client
     HEADERS zookeeper.hpp server_address.hpp detail/zookeeper_connection.hpp
-            detail/zookeeper_lease_store.hpp detail/server_backend.hpp)
+            detail/zookeeper_lease_store.hpp detail/zookeeper_cosid_machine.hpp
+            detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: the ZooKeeper C client not found; flakeid::zookeeper is not built")
 endif()

@@ -6,7 +6,8 @@
 // clock, so every time is exact. A backend gives `cosid` (the value of `store.lease(o, which)`
 // that names CosId's machine ids); a scenario takes `peer_of(namespace, instance)`, which makes
 // a peer with `distribute(now, machine_bit)` (the id, or -1 when none is left), `guard(now,
-// id)` (false: lost) and `revert(now)`, with a safe-guard duration of 60 s. An SQL backend also
+// id)` (false: lost) and `revert(now)`, with a safe-guard duration of 60 s, and `stamp`: the
+// stamp its last distribute wrote with the id (CosId's services hold the id until it + 60 s). An SQL backend also
 // gives `cosid_sql` (its dialect of cosid_machine_store.hpp) and `cosid_sql_of()`, for
 // `cosid_peer` (the statements of CosId's JDBC distributor) and for looking at rows.
 
@@ -42,6 +43,7 @@ struct cosid_peer {
   std::string ns;
   std::string instance;
   std::int64_t guard_ms;
+  std::int64_t stamp = 0;  // written by the last distribute
 
   /// distribute: the instance's own live row, else a released or expired row (the first that
   /// the conditional update takes), else max + 1 (a duplicate key tries again). -1: overflow.
@@ -54,7 +56,8 @@ struct cosid_peer {
     if (!self.rows.empty()) {
       const std::int64_t id = std::stoll(*self.rows[0][0]);
       const std::int64_t last = std::stoll(*self.rows[0][1]);
-      return guard(std::max(last, now), id) ? id : -2;
+      stamp = std::max(last, now);
+      return guard(stamp, id) ? id : -2;
     }
     auto free = conn.exec("select machine_id, last_timestamp from cosid_machine where namespace=" +
                           lit(ns) + " and (instance_id='' or last_timestamp<=" + at + ")");
@@ -64,7 +67,10 @@ struct cosid_peer {
                             ",last_timestamp=" + t + ",distribute_time=" + t +
                             " where name=" + lit(name(std::stoll(id))) +
                             " and (instance_id='' or last_timestamp<=" + at + ")");
-      if (took.affected > 0) return std::int64_t{std::stoll(id)};
+      if (took.affected > 0) {
+        stamp = now;
+        return std::int64_t{std::stoll(id)};
+      }
     }
     for (;;) {
       auto next = conn.exec(
@@ -79,6 +85,7 @@ struct cosid_peer {
             "instance_id, distribute_time, revert_time) values (" +
             lit(name(id)) + "," + lit(ns) + "," + std::to_string(id) + "," + t + "," +
             lit(instance) + "," + t + ",0)");
+        stamp = now;
         return id;
       } catch (const flakeid::detail::store_connection_error& e) {
         const std::string what = e.what();  // MySQL; PostgreSQL
@@ -295,7 +302,8 @@ void a_mixed_fleet_never_holds_an_id_twice(Backend& b, Peers peer_of) {
       auto& s = peers[who - 3];
       if (s.id < 0 && what != 2) {
         s.id = s.p->distribute(ms(clk), 2);
-        s.from = s.guarded = ms(clk);
+        s.from = ms(clk);
+        s.guarded = s.p->stamp;  // what the peer wrote: CosId holds the id until it + 60 s
         if (s.id >= 0) ++peer_claims;
       } else if (s.id >= 0 && what == 0) {
         if (s.p->guard(ms(clk), s.id)) {

@@ -19,6 +19,7 @@ struct redis_cosid_peer {
   flakeid::detail::redis_connection conn;
   std::string ns;
   std::string instance;
+  std::int64_t stamp = 0;  // written by the last distribute
 
   /// distribute: its own entry (whatever its age), else the first released id, else the next
   /// of the counter below 2^bits, else the first entry whose stamp is 60 s old. -1: none.
@@ -64,6 +65,7 @@ return {-1, -1}
     const std::string max = std::to_string((std::int64_t{1} << machine_bit) - 1);
     auto r = conn.command({"EVAL", script, "0", ns, instance, max, std::to_string(now),
                            std::to_string(now - 60'000)});
+    stamp = r->element[1]->integer;
     return r->element[0]->integer;
   }
   /// guard: false when the instance has no entry (CosId's MachineIdLostException).

@@ -207,12 +207,15 @@ endif()
 # retry their compare-and-set often: under TSan on a busy machine that takes a minute or more.
 if(FLAKEID_ZOOKEEPER_FOUND)
   flakeid_server_sources(zookeeper_tests zookeeper_test "lease;segment;server" 400)
+  flakeid_server_sources(zookeeper_tests zookeeper_cosid_lease_test "lease;server" 120)
   flakeid_example_sources(zookeeper_tests zookeeper_example_test "server" 120)
   flakeid_scenario_program(zookeeper_tests LINK flakeid::zookeeper
                           PCH <flakeid/adapters/zookeeper.hpp> SERVER zookeeper_server.hpp
                           EXAMPLE example_zookeeper_fleet FLAKEID_ZOOKEEPER_EXAMPLE)
 else()
   flakeid_missing_client(zookeeper_test "the ZooKeeper C client" libzookeeper-mt-dev)
+  flakeid_missing_client(zookeeper_cosid_lease_test "the ZooKeeper C client"
+                         libzookeeper-mt-dev "lease;server")
 endif()
 
 # A stand-in allowed to skip (FLAKEID_ALLOW_SKIP_SERVERS=1) is reported as skipped, never as

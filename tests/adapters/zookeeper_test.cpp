@@ -16,6 +16,7 @@
 #include "lease_scenarios.hpp"
 #include "segment_scenarios.hpp"
 #include "server_support.hpp"
+#include "zookeeper_backend.hpp"
 #include "zookeeper_server.hpp"
 
 namespace {
@@ -24,28 +25,6 @@ using namespace flakeid_test;
 
 static_assert(flakeid::keyed_segment_distributor<flakeid::zookeeper_distributor>);
 static_assert(flakeid::expiring_segment_distributor<flakeid::zookeeper_distributor>);
-
-struct zookeeper_backend {
-  using store_type = flakeid::zookeeper_store;
-  using distributor_type = flakeid::zookeeper_distributor;
-  zookeeper_server server;
-  /// Sessions of 1 s: a killed or stopped holder's ephemeral node goes within a second.
-  std::chrono::milliseconds session_timeout{1'000};
-  [[nodiscard]] flakeid::zookeeper_address address() const {
-    return {server.hosts(), session_timeout};
-  }
-  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
-    return lease_from(flakeid::zookeeper_store{address(), store_options_of(o)}, o);
-  }
-  /// Segment counters need no short session: 6 s, so that a server slow to answer under load
-  /// (40 processes' compare-and-sets on a busy machine) is not taken for a lost connection.
-  store_type store(const std::string& ns, std::chrono::milliseconds timeout) const {
-    return store_type{flakeid::zookeeper_address{server.hosts(), std::chrono::milliseconds{6'000}},
-                      {.name_space = ns, .connect_timeout = timeout, .io_timeout = timeout}};
-  }
-  void stop() { server.stop(); }
-  void start() { server.start(); }
-};
 
 /// The lease and the segment scenarios, on the same kind of server.
 using zookeeper_lease_test = server_test<zookeeper_backend>;

@@ -50,6 +50,22 @@
 /// ("<epoch> <Unix ms a claim noticed it>"). A standalone server restored from an older data
 /// directory keeps its epoch: delete the namespace after such a restore.
 ///
+/// ## Leases in CosId's machine ids (`store.lease(options, zookeeper_nodes::cosid)`)
+///
+/// The persistent nodes of CosId's ZooKeeper machine-id distributor, in their shapes:
+/// `/cosid/<ns>/__itc_idx/<instance>` ("<machine id>|<stamp>"), `/cosid/<ns>/__revert/<id>`
+/// (a released id: "<id>|<stamp of its release>"), `/cosid/<ns>/__counter` (the ids counted
+/// out: 4 bytes, big-endian, as Curator's atomic integer keeps it). The lease's instance is its
+/// `lease_options::instance`, else its token. A claim takes, in CosId's order, a released id
+/// (one released `safe_guard` ago first), the counter's next id while it is below the count, or
+/// the id of an instance whose stamp is older than `ttl` (CosId's safe-guard duration, which
+/// `ttl` must equal), each in one `multi` that checks the nodes it changes are as read; a
+/// renewal is CosId's guard (the stamp: the renewal's send time, only while the node names this
+/// id); a release is CosId's revert (the node goes, `__revert/<id>` gets the millisecond after
+/// the last one used). The previous holder's deadline is a released id's stamp, or a holder's
+/// stamp plus `ttl`. A namespace node younger than `ttl + safe_guard` (its `ctime`, on the
+/// ensemble's clock) makes a claim wait as for lost memory.
+///
 /// ## Segments
 ///
 /// `/flakeid/<namespace>/segments/<key>` holds the counter in decimal. A call reads it and
@@ -94,6 +110,7 @@
 #include "../worker_id.hpp"
 #include "detail/server_backend.hpp"
 #include "detail/zookeeper_connection.hpp"
+#include "detail/zookeeper_cosid_machine.hpp"
 #include "detail/zookeeper_lease_store.hpp"
 
 namespace flakeid {
@@ -440,6 +457,12 @@ class zookeeper_leaf_worker {
 
 /// Worker-id leases and segment counters in one ZooKeeper namespace (see the file comment).
 /// Cheap to copy; holds no session itself: each lease and each distributor has its own.
+/// The machine ids a `zookeeper_store` lease takes (`lease(options, nodes)`).
+enum class zookeeper_nodes {
+  flakeid,  ///< `/flakeid/<namespace>/...` (`lease(options)`)
+  cosid,    ///< CosId's `/cosid/<namespace>/...`, beside CosId's ZooKeeper machine-id distributor
+};
+
 class zookeeper_store : public detail::server_store<zookeeper_address, zookeeper_distributor,
                                                     detail::zookeeper_lease_store> {
  public:
@@ -450,6 +473,17 @@ class zookeeper_store : public detail::server_store<zookeeper_address, zookeeper
   /// The same, from `host:port[,host:port...][/chroot]`.
   explicit zookeeper_store(std::string_view hosts, store_options options = {})
       : zookeeper_store(zookeeper_address{std::string(hosts)}, std::move(options)) {}
+
+  using server_store::lease;
+  /// A lease on a worker id in `nodes`' machine ids: `zookeeper_nodes::flakeid`, as
+  /// `lease(o)`; `zookeeper_nodes::cosid`, CosId's nodes of the store's namespace, beside the
+  /// CosId services that distribute them (see the file comment: `ttl` must be their safe-guard
+  /// duration). Throws as `lease`'s constructor.
+  [[nodiscard]] flakeid::lease lease(lease_options o, zookeeper_nodes nodes) const {
+    if (nodes == zookeeper_nodes::flakeid) return lease(std::move(o));
+    o = detail::lease_options_for_store(std::move(o), options_);
+    return {std::make_unique<detail::zookeeper_cosid_machine_store>(address_, o), o};
+  }
 
   /// Where the ensemble is.
   [[nodiscard]] const zookeeper_address& address() const noexcept { return address_; }

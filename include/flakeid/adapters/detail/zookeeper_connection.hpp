@@ -317,6 +317,13 @@ class zookeeper_ops {
     zoo_set_op_init(&op, p.c_str(), d.data(), static_cast<int>(d.size()), version, nullptr);
     ops_.push_back(op);
   }
+  /// Deletes `path` if it is still at `version`.
+  void remove(std::string path, int version) {
+    const std::string& p = keep(std::move(path));
+    zoo_op_t op{};
+    zoo_delete_op_init(&op, p.c_str(), version);
+    ops_.push_back(op);
+  }
   /// Fails unless `path` is still at `version`.
   void check(std::string path, int version) {
     const std::string& p = keep(std::move(path));

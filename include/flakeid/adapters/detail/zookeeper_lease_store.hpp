@@ -22,6 +22,23 @@ namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 namespace detail {
 
+/// The time the ensemble's leader stamps a write with: the `mtime` of `/flakeid/<ns>/clock`,
+/// written for it (the write changes nothing else, so a caller may ask again when the answer
+/// was lost).
+inline lease_time zookeeper_clock(zookeeper_session& s, const std::string& ns) {
+  const std::string p = "/flakeid/" + ns + "/clock";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Stat written{};
+    std::vector<zoo_op_t> ops(1);
+    zoo_set_op_init(&ops[0], p.c_str(), "", 0, -1, &written);
+    const int rc = s.multi(ops);
+    if (rc == ZOK) return lease_time_of(written.mtime);
+    if (rc != ZNONODE) break;
+    zookeeper_ensure(s, ns, {"clock"});
+  }
+  throw store_connection_error(s.where() + ": cannot write " + p + " to read the server's clock");
+}
+
 class zookeeper_lease_store final : public lease_store {
  public:
   zookeeper_lease_store(zookeeper_address a, const lease_options& o)
@@ -70,19 +87,7 @@ class zookeeper_lease_store final : public lease_store {
   /// The time the ensemble's leader stamps a write with: the `mtime` of `<root>/clock`,
   /// written for it (an answer lost on the way is asked again: the write changes nothing else).
   std::optional<lease_time> do_clock() override {
-    return zookeeper_retry(retry_for_, [&] {
-      const std::string p = root_ + "/clock";
-      for (int attempt = 0; attempt < 2; ++attempt) {
-        Stat written{};
-        std::vector<zoo_op_t> ops(1);
-        zoo_set_op_init(&ops[0], p.c_str(), "", 0, -1, &written);
-        const int rc = s_.multi(ops);
-        if (rc == ZOK) return std::optional<lease_time>(lease_time_of(written.mtime));
-        if (rc != ZNONODE) break;
-        zookeeper_ensure(s_, ns_, {"clock"});
-      }
-      throw store_connection_error(where() + ": cannot write " + p + " to read the server's clock");
-    });
+    return zookeeper_retry(retry_for_, [&] { return zookeeper_clock(s_, ns_); });
   }
 
   void abandon_after_fork() noexcept override { s_.abandon(); }
