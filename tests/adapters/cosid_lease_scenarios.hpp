@@ -12,6 +12,11 @@
 // `cosid_peer` (the statements of CosId's JDBC distributor) and for looking at rows.
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +32,7 @@
 
 #include "expect_error.hpp"
 #include "lease_support.hpp"
+#include "server_support.hpp"
 
 namespace flakeid_test {
 
@@ -342,6 +348,61 @@ void a_mixed_fleet_never_holds_an_id_twice(Backend& b, Peers peer_of) {
       }
   }
   EXPECT_EQ(overlaps, 0);
+}
+
+/// A flakeid process mints on id 0 of CosId's machine ids (one id, a ttl of 900 ms, on the
+/// wall clock) until it is stopped with SIGSTOP (`kill`: SIGKILL); a CosId peer then takes
+/// the id as soon as CosId's rule lets it (the process's last stamp older than ttl). Every ID
+/// the process minted lies before that moment, also after SIGCONT, when it ends on
+/// `lease_lost_error` instead of minting.
+template <class Backend, class Peers>
+void a_stopped_flakeid_process_yields_to_cosid(Backend& b, Peers peer_of, bool kill) {
+  auto o = quick_options(unique_ns(kill ? "coskill" : "cosstop"));
+  o.max_ids = 1;
+  struct in_cosid {  // spawn_minter's backend: leases over CosId's machine ids
+    Backend& b;
+    [[nodiscard]] std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& l) const {
+      return b.make_in(l, Backend::cosid);
+    }
+  } cosid{b};
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const std::string file = make_temp_dir("flakeid-cosid") + "/ids";
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  const pid_t a = spawn_minter(cosid, o, fd, ready[1]);
+  ASSERT_GT(a, 0);
+  reap_on_exit guard{a};
+  ::close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1) << "the flakeid process did not start minting";
+  ::kill(a, kill ? SIGKILL : SIGSTOP);
+  auto peer = peer_of(o.name_space, "10.0.2.1:8080");
+  peer.guard_ms = o.ttl.count();
+  std::int64_t taken_at = 0;
+  for (const auto give_up = steady::now() + 60s; steady::now() < give_up;) {  // a guard only
+    taken_at = ms(clock_at_wall());
+    if (peer.distribute(taken_at, 0) == 0) break;
+    taken_at = 0;
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_GT(taken_at, 0) << "the CosId peer never got the stopped process's id";
+  int status = 0;
+  if (!kill) ::kill(a, SIGCONT);
+  ::waitpid(a, &status, 0);
+  guard.reaped();
+  if (!kill) {
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "the flakeid process did not end on lease_lost_error";
+  }
+  ::lseek(fd, 0, SEEK_SET);
+  const std::vector<std::uint64_t> ids = read_ids(fd);
+  ::close(fd);
+  ::close(ready[0]);
+  std::filesystem::remove_all(std::filesystem::path(file).parent_path());
+  ASSERT_GT(ids.size(), 1000U);
+  EXPECT_LT(ts_of(*std::max_element(ids.begin(), ids.end())), taken_at)
+      << "the flakeid process minted after the CosId peer took its id";
 }
 
 }  // namespace flakeid_test

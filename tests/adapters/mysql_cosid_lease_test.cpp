@@ -44,5 +44,13 @@ TEST_F(mysql_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
   a_mixed_fleet_never_holds_an_id_twice(b, sql_peers(b));
 }
 
+TEST_F(mysql_cosid_lease_test, a_flakeid_process_stopped_past_ttl_yields_to_cosid) {
+  a_stopped_flakeid_process_yields_to_cosid(b, sql_peers(b), false);
+}
+
+TEST_F(mysql_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
+  a_stopped_flakeid_process_yields_to_cosid(b, sql_peers(b), true);
+}
+
 }  // namespace
 }  // namespace flakeid_test

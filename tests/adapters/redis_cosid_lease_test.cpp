@@ -12,17 +12,18 @@
 namespace flakeid_test {
 namespace {
 
-/// A CosId service's Redis machine-id distributor (not stable, safe-guard duration 60 s): one
+/// A CosId service's Redis machine-id distributor (not stable, safe-guard duration `guard_ms`): one
 /// script per call, with the steps, keys, data shapes and answers of CosId's scripts, on a
 /// connection of its own; the time is what the caller says.
 struct redis_cosid_peer {
   flakeid::detail::redis_connection conn;
   std::string ns;
   std::string instance;
-  std::int64_t stamp = 0;  // written by the last distribute
+  std::int64_t stamp = 0;          // written by the last distribute
+  std::int64_t guard_ms = 60'000;  // the safe-guard duration
 
   /// distribute: its own entry (whatever its age), else the first released id, else the next
-  /// of the counter below 2^bits, else the first entry whose stamp is 60 s old. -1: none.
+  /// of the counter below 2^bits, else the first entry whose stamp is `guard_ms` old. -1: none.
   std::int64_t distribute(std::int64_t now, int machine_bit) {
     static const std::string script = std::string(keys) + R"lua(
 local me, max, now, at = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -64,7 +65,7 @@ return {-1, -1}
 )lua";
     const std::string max = std::to_string((std::int64_t{1} << machine_bit) - 1);
     auto r = conn.command({"EVAL", script, "0", ns, instance, max, std::to_string(now),
-                           std::to_string(now - 60'000)});
+                           std::to_string(now - guard_ms)});
     stamp = r->element[1]->integer;
     return r->element[0]->integer;
   }
@@ -159,6 +160,14 @@ TEST_F(redis_cosid_lease_test, cosid_claimers_take_a_flakeid_id_only_after_its_d
 
 TEST_F(redis_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
   a_mixed_fleet_never_holds_an_id_twice(b, peers());
+}
+
+TEST_F(redis_cosid_lease_test, a_flakeid_process_stopped_past_ttl_yields_to_cosid) {
+  a_stopped_flakeid_process_yields_to_cosid(b, peers(), false);
+}
+
+TEST_F(redis_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
+  a_stopped_flakeid_process_yields_to_cosid(b, peers(), true);
 }
 
 }  // namespace

@@ -15,14 +15,15 @@
 namespace flakeid_test {
 namespace {
 
-/// A CosId service's ZooKeeper machine-id distributor (not stable, safe-guard duration 60 s):
+/// A CosId service's ZooKeeper machine-id distributor (not stable, safe-guard duration `guard_ms`):
 /// its nodes, data shapes and steps, on a session of its own; the time is what the caller says.
 struct zookeeper_cosid_peer {
   std::unique_ptr<flakeid::detail::zookeeper_session> session;
   std::string ns;
   std::string instance;
-  std::int64_t id = -1;    // the id this peer took last
-  std::int64_t stamp = 0;  // the stamp it wrote with it (a released id's: as it was)
+  std::int64_t id = -1;            // the id this peer took last
+  std::int64_t stamp = 0;          // the stamp it wrote with it (a released id's: as it was)
+  std::int64_t guard_ms = 60'000;  // the safe-guard duration
 
   [[nodiscard]] std::string root() const { return "/cosid/" + ns; }
   [[nodiscard]] std::string mine() const { return root() + "/__itc_idx/" + instance; }
@@ -47,8 +48,8 @@ struct zookeeper_cosid_peer {
 
   /// distribute: its own node as stored, else the first released id (deleted, then its state
   /// written as the instance's), else the counter's next (a versioned increment: id = new
-  /// value - 1) while it is at most 2^bits - 1, else the first instance whose stamp is 60 s
-  /// old. -1: none.
+  /// value - 1) while it is at most 2^bits - 1, else the first instance whose stamp is
+  /// `guard_ms` old. -1: none.
   std::int64_t distribute(std::int64_t now, int machine_bit) {
     for (const std::string& p :
          {std::string("/cosid"), root(), root() + "/__itc_idx", root() + "/__revert"})
@@ -85,7 +86,7 @@ struct zookeeper_cosid_peer {
       const auto node = session->get(p);
       if (!node) continue;
       const auto bar = node->first.find('|');
-      if (std::stoll(node->first.substr(bar + 1)) > now - 60'000 || !session->remove(p, -1))
+      if (std::stoll(node->first.substr(bar + 1)) > now - guard_ms || !session->remove(p, -1))
         continue;
       const std::int64_t taken = *id_in(node->first);
       put(std::to_string(taken) + "|" + std::to_string(now));
@@ -206,6 +207,14 @@ TEST_F(zookeeper_cosid_lease_test, cosid_claimers_take_a_flakeid_id_only_after_i
 
 TEST_F(zookeeper_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
   a_mixed_fleet_never_holds_an_id_twice(b, peers());
+}
+
+TEST_F(zookeeper_cosid_lease_test, a_flakeid_process_stopped_past_ttl_yields_to_cosid) {
+  a_stopped_flakeid_process_yields_to_cosid(b, peers(), false);
+}
+
+TEST_F(zookeeper_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
+  a_stopped_flakeid_process_yields_to_cosid(b, peers(), true);
 }
 
 }  // namespace
