@@ -405,4 +405,24 @@ void a_stopped_flakeid_process_yields_to_cosid(Backend& b, Peers peer_of, bool k
       << "the flakeid process minted after the CosId peer took its id";
 }
 
+/// The namespace's CosId records are deleted (`forget(namespace)`) under a flakeid holder: the
+/// next claim takes id 0 again, and since flakeid counted that id out before, it waits `ttl +
+/// safe_guard` (on the wall clock, from the claim) before minting, while the first holder finds
+/// its record gone.
+template <class Backend, class Forget>
+void deleted_cosid_records_make_the_next_claim_wait(Backend& b, Forget forget) {
+  const auto o = quick_options(unique_ns("cosgone"));
+  auto first = b.make_in(o, Backend::cosid);
+  ASSERT_EQ(first->acquire(4), 0U);
+  std::this_thread::sleep_for(o.ttl + o.safe_guard);  // the namespace's age: no loss by itself
+  forget(o.name_space);
+  const std::int64_t before = ms(clock_at_wall());
+  auto next = b.make_in(o, Backend::cosid);
+  ASSERT_EQ(next->acquire(4), 0U) << "CosId's records count from 0 again";
+  EXPECT_GE(ms_or_min(next->not_after()),
+            before + (o.ttl + o.safe_guard / 2).count())  // the store's clock: within max_skew
+      << "the id was made again, and the claim did not wait ttl + safe_guard";
+  EXPECT_THROW(first->renew_now(), flakeid::worker_id_error) << "the first holder's record is gone";
+}
+
 }  // namespace flakeid_test

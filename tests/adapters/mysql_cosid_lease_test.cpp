@@ -52,5 +52,11 @@ TEST_F(mysql_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
   a_stopped_flakeid_process_yields_to_cosid(b, sql_peers(b), true);
 }
 
+TEST_F(mysql_cosid_lease_test, deleted_records_make_the_next_claim_wait) {
+  deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
+    (void)b.raw().exec("DELETE FROM cosid_machine WHERE namespace = '" + ns + "'");
+  });
+}
+
 }  // namespace
 }  // namespace flakeid_test

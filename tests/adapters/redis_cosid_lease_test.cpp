@@ -170,5 +170,13 @@ TEST_F(redis_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
   a_stopped_flakeid_process_yields_to_cosid(b, peers(), true);
 }
 
+TEST_F(redis_cosid_lease_test, deleted_records_make_the_next_claim_wait) {
+  deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
+    flakeid::detail::redis_connection c{b.server.options(), 10s, 10s};
+    (void)c.command({"DEL", "cosid:{" + ns + "}:itc_idx", "cosid:{" + ns + "}:adder",
+                     "cosid:{" + ns + "}:revert"});
+  });
+}
+
 }  // namespace
 }  // namespace flakeid_test

@@ -217,5 +217,15 @@ TEST_F(zookeeper_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
   a_stopped_flakeid_process_yields_to_cosid(b, peers(), true);
 }
 
+TEST_F(zookeeper_cosid_lease_test, deleted_records_make_the_next_claim_wait) {
+  deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
+    flakeid::detail::zookeeper_session z{b.address(), 10s};
+    const std::string root = "/cosid/" + ns;
+    for (const char* dir : {"/__itc_idx", "/__revert"})
+      for (const auto& name : z.children(root + dir)) (void)z.remove(root + dir + "/" + name, -1);
+    (void)z.remove(root + "/__counter", -1);
+  });
+}
+
 }  // namespace
 }  // namespace flakeid_test

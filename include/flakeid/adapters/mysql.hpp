@@ -73,8 +73,12 @@
 /// the millisecond after the last one used). Times are the lease's clock, as CosId's are its
 /// host's. On top of CosId's rules: the holder's deadline is `ttl - margin` after the send time,
 /// before any CosId service may take the id; a row taken from a CosId holder is minted on only
-/// above its last guard plus `ttl` plus `safe_guard`; a table younger than `ttl + safe_guard`
-/// (`CREATE_TIME`) or a server started that recently makes a claim wait as for lost memory.
+/// above its last guard plus `ttl` plus `safe_guard`. flakeid keeps a row of its own per
+/// namespace (name `flakeid:count:<ns>`, namespace '', which no CosId query reads: the count of
+/// ids made in the namespace, and when the row was made): a claim waits as for lost memory when
+/// that row is younger than `ttl + safe_guard` (new, or deleted with the table's rows), when it
+/// makes an id below the count again (its row was deleted), or when the server started that
+/// recently.
 ///
 /// ## Segments (`store.distributor(key, table)`)
 ///

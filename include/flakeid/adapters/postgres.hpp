@@ -62,9 +62,7 @@
 ///
 /// The rows of CosId's JDBC machine-id distributor (`cosid_machine`), by the rules that
 /// adapters/mysql.hpp's file comment gives, with CosId's columns in PostgreSQL's types (made
-/// when missing). PostgreSQL keeps no creation time of a table: flakeid's row `flakeid:made`
-/// (namespace '') records when it first saw the table, and a claim within `ttl + safe_guard`
-/// of that waits as for lost memory.
+/// when missing).
 ///
 /// ## Segments (`store.distributor(key)`)
 ///
@@ -408,9 +406,8 @@ class postgres_store
   /// A lease on a worker id in `table`'s machine ids: `postgres_table::flakeid`, as
   /// `lease(o)`; `postgres_table::cosid`, CosId's `cosid_machine` rows of the store's namespace,
   /// beside the CosId services that distribute them, by the rules of `mysql_store`'s (see
-  /// adapters/mysql.hpp; `ttl` must be their safe-guard duration). PostgreSQL keeps no
-  /// creation time of a table: the first claim on a table flakeid has not seen before waits
-  /// `ttl + safe_guard`, as for a table made again. Throws as `lease`'s constructor.
+  /// adapters/mysql.hpp; `ttl` must be their safe-guard duration). Throws as `lease`'s
+  /// constructor.
   [[nodiscard]] flakeid::lease lease(lease_options o, postgres_table table) const {
     if (table == postgres_table::flakeid) return lease(std::move(o));
     o = detail::lease_options_for_store(std::move(o), options_);

@@ -76,7 +76,9 @@
 /// revert (the id moves to `revert`, stamped with the millisecond after the last one used).
 /// The previous holder's deadline is a released id's stamp, or a holder's stamp plus `ttl`. The
 /// server's memory is watched as for flakeid's own keys (`flakeid:{ns}:cosid-epoch`), and the
-/// same eviction policies are refused. docs/stores.md has the settings that must match.
+/// same eviction policies are refused; `flakeid:{ns}:cosid-count` counts the ids the counter
+/// handed out, so that a counter made again (CosId's keys deleted) makes a claim wait as for
+/// lost memory. docs/stores.md has the settings that must match.
 ///
 /// ## Segments (`store.distributor(key)`)
 ///

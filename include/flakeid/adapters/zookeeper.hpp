@@ -63,8 +63,10 @@
 /// renewal is CosId's guard (the stamp: the renewal's send time, only while the node names this
 /// id); a release is CosId's revert (the node goes, `__revert/<id>` gets the millisecond after
 /// the last one used). The previous holder's deadline is a released id's stamp, or a holder's
-/// stamp plus `ttl`. A namespace node younger than `ttl + safe_guard` (its `ctime`, on the
-/// ensemble's clock) makes a claim wait as for lost memory.
+/// stamp plus `ttl`. A claim waits as for lost memory when the namespace node or flakeid's
+/// count of the ids counted out (`/flakeid/<ns>/cosid-count`) is younger than `ttl +
+/// safe_guard` (their `ctime`, on the ensemble's clock), or when the counter lies below that
+/// count (CosId's nodes deleted).
 ///
 /// ## Segments
 ///

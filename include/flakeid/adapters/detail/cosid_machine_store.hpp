@@ -13,9 +13,7 @@
 /// - `literal(text)`: a string literal no setting can misread;
 /// - `make_table()`: CosId's table when missing;
 /// - `insert_or_skip(columns, values)`: an INSERT that does nothing on a duplicate key;
-/// - `clock_ms()`, `started_ms()`: the server's clock and its start, in Unix ms;
-/// - `table_made_ms()`: when the table was made, as far as the server tells (nothing: made
-///   long ago).
+/// - `clock_ms()`, `started_ms()`: the server's clock and its start, in Unix ms.
 
 #include <algorithm>
 #include <chrono>
@@ -84,13 +82,16 @@ class cosid_machine_store final : public lease_store {
           lit(ns_));
       const std::int64_t next = number(m.rows.at(0).at(0));
       if (next >= static_cast<std::int64_t>(q.count)) return std::nullopt;
+      const std::int64_t made_before = own_row().first;
       const std::string now = unix_ms_text(q.now);
-      const cosid_answer ins = sql_.exec(sql_.insert_or_skip(
-          "name, namespace, machine_id, last_timestamp, instance_id, distribute_time, "
-          "revert_time",
-          lit(cosid_machine_name(ns_, static_cast<std::uint64_t>(next))) + ", " + lit(ns_) + ", " +
-              std::to_string(next) + ", " + now + ", " + lit(instance_) + ", " + now + ", 0"));
-      if (ins.affected == 1) return answer(next, std::nullopt);
+      const cosid_answer ins =
+          sql_.exec(insert(lit(cosid_machine_name(ns_, static_cast<std::uint64_t>(next))), lit(ns_),
+                           std::to_string(next), now, lit(instance_)));
+      if (ins.affected != 1) continue;
+      (void)sql_.exec("UPDATE cosid_machine SET machine_id = " + std::to_string(next + 1) +
+                      " WHERE name = " + lit(own_name()) + " AND machine_id < " +
+                      std::to_string(next + 1));
+      return answer(next, std::nullopt, next < made_before);
     }
     return std::nullopt;
   }
@@ -195,9 +196,40 @@ class cosid_machine_store final : public lease_store {
     return u.affected == 1;
   }
 
-  /// The claim of `id` (previous deadline `last`), with the server's loss of memory: a table
-  /// or a server younger than `ttl + safe_guard`. Records the server's start for renewals.
-  lease_claim answer(std::int64_t id, std::optional<std::int64_t> last) {
+  /// A row of CosId's shape (`revert_time` 0).
+  static std::string insert(const std::string& name, const std::string& ns, const std::string& id,
+                            const std::string& stamp, const std::string& instance) {
+    return Sql::insert_or_skip(
+        "name, namespace, machine_id, last_timestamp, instance_id, distribute_time, revert_time",
+        name + ", " + ns + ", " + id + ", " + stamp + ", " + instance + ", " + stamp + ", 0");
+  }
+
+  /// The namespace's own row: name `flakeid:count:<ns>`, namespace '' (which no CosId query
+  /// reads), `machine_id` the count of ids ever made in the namespace as flakeid saw them,
+  /// `last_timestamp` when the row was made (the server's clock).
+  [[nodiscard]] std::string own_name() const { return "flakeid:count:" + ns_; }
+
+  /// The own row's count and making, made now (counting the namespace's rows) when missing:
+  /// a table or namespace flakeid has not seen, or made again, or rows deleted with it.
+  std::pair<std::int64_t, std::int64_t> own_row() {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const cosid_answer r = sql_.exec(
+          "SELECT machine_id, last_timestamp FROM cosid_machine WHERE name = " + lit(own_name()));
+      if (!r.rows.empty()) return {number(r.rows[0].at(0)), number(r.rows[0].at(1))};
+      const cosid_answer m = sql_.exec(
+          "SELECT COALESCE(MAX(machine_id) + 1, 0) FROM cosid_machine WHERE namespace = " +
+          lit(ns_));
+      (void)sql_.exec(insert(lit(own_name()), "''", std::to_string(number(m.rows.at(0).at(0))),
+                             std::to_string(sql_.clock_ms()), "'flakeid'"));
+    }
+    throw store_connection_error(where() + ": cannot make the row " + own_name());
+  }
+
+  /// The claim of `id` (previous deadline `last`), with the server's loss of memory: the
+  /// namespace's own row or the server younger than `ttl + safe_guard`, or an id made again
+  /// (`again`: its row was deleted). Records the server's start for renewals.
+  lease_claim answer(std::int64_t id, std::optional<std::int64_t> last, bool again = false) {
+    const std::int64_t made = own_row().second;
     const std::int64_t start = sql_.started_ms();
     const std::int64_t now = sql_.clock_ms();
     started_ms_ = start;
@@ -205,7 +237,8 @@ class cosid_machine_store final : public lease_store {
     c.id = static_cast<std::uint64_t>(id);
     if (last) c.last = lease_time_of(*last);
     std::optional<std::int64_t> lost;
-    if (const auto made = sql_.table_made_ms(); made && now - *made < lost_ms_) lost = *made;
+    if (again) lost = now;
+    if (now - made < lost_ms_) lost = std::max(lost.value_or(INT64_MIN), made);
     if (now - start < lost_ms_) lost = std::max(lost.value_or(INT64_MIN), start);
     if (lost) c.lost_memory_at = lease_time_of(*lost);
     return c;

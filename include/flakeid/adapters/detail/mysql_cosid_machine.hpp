@@ -50,15 +50,6 @@ class mysql_cosid_sql {
   }
   std::int64_t clock_ms() { return mysql_clock_ms(conn_); }
   std::int64_t started_ms() { return mysql_server_clock(conn_).second; }
-  /// `CREATE_TIME`, whole seconds: the second after it.
-  std::optional<std::int64_t> table_made_ms() {
-    const mysql_answer t = conn_.exec(
-        "SELECT CAST(UNIX_TIMESTAMP(CREATE_TIME) * 1000 AS SIGNED) FROM information_schema.TABLES "
-        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'cosid_machine'");
-    if (t.rows.empty()) return std::nullopt;
-    const auto made = mysql_number(t.rows[0].at(0), where());
-    return made ? std::optional<std::int64_t>(*made + 1000) : std::nullopt;
-  }
 
  private:
   mysql_connection conn_;

@@ -25,8 +25,7 @@ namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 namespace detail {
 
-/// CosId's `cosid_machine` table in PostgreSQL's types (CosId gives MySQL's only), and the
-/// row that records when flakeid first saw it (namespace '', which no CosId namespace is).
+/// CosId's `cosid_machine` table in PostgreSQL's types (CosId gives MySQL's only).
 inline constexpr const char* postgres_cosid_machine_schema =
     "CREATE TABLE IF NOT EXISTS cosid_machine (name varchar(100) NOT NULL PRIMARY KEY, "
     "namespace varchar(100) NOT NULL, machine_id integer NOT NULL DEFAULT 0, "
@@ -35,9 +34,7 @@ inline constexpr const char* postgres_cosid_machine_schema =
     "CREATE INDEX IF NOT EXISTS cosid_machine_namespace_idx ON cosid_machine (namespace); "
     "CREATE INDEX IF NOT EXISTS cosid_machine_instance_id_idx ON cosid_machine (instance_id)";
 
-/// The PostgreSQL dialect (see cosid_machine_store.hpp). PostgreSQL keeps no creation time of
-/// a table: the table's own row (`name` 'flakeid:made', namespace '') records when flakeid
-/// first saw the table; a table without it (new, or made again) counts as made now.
+/// The PostgreSQL dialect (see cosid_machine_store.hpp).
 class postgres_cosid_sql {
  public:
   postgres_cosid_sql(std::string conninfo, const lease_options& o)
@@ -90,14 +87,6 @@ class postgres_cosid_sql {
   }
   std::int64_t started_ms() {
     return number(scalar("SELECT (extract(epoch FROM pg_postmaster_start_time()) * 1000)::bigint"));
-  }
-  std::optional<std::int64_t> table_made_ms() {
-    (void)conn_.exec(
-        "INSERT INTO cosid_machine (name, namespace, machine_id, last_timestamp, instance_id) "
-        "VALUES ('flakeid:made', '', 0, floor(extract(epoch FROM clock_timestamp()) * 1000)::"
-        "bigint, 'flakeid') ON CONFLICT DO NOTHING",
-        {});
-    return number(scalar("SELECT last_timestamp FROM cosid_machine WHERE name = 'flakeid:made'"));
   }
 
  private:

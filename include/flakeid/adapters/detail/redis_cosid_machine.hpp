@@ -46,13 +46,29 @@ end
 /// Answers {id, -1 (none free) or -2 (an allkeys-* policy), the previous holder's deadline or ''
 /// (or the policy), the epoch's start when recent or '', 0 | 1 (the instance's own id) | 2 (the
 /// instance's id, held: nothing taken)}. In CosId's order: a released id (those released
-/// `safe_guard` ago first), the counter, an id whose holder's stamp is older than ttl.
+/// `safe_guard` ago first), the counter, an id whose holder's stamp is older than ttl. Besides
+/// the epoch, `flakeid:{ns}:cosid-count` counts the ids the counter handed out: a counter
+/// below it (CosId's keys deleted) or a count made recently is a loss of memory.
 inline const std::string redis_cosid_claim_script =
     std::string(redis_state_lua) + redis_cosid_keys_lua + R"lua(
 local pol, mem = redis_state()
 if string.sub(pol, 1, 8) == 'allkeys-' then return {-2, pol, '', 0} end
-local lost = redis_epoch('flakeid:{' .. ns .. '}:cosid-epoch', mem, tonumber(ARGV[8]))
+local window = tonumber(ARGV[8])
+local lost = redis_epoch('flakeid:{' .. ns .. '}:cosid-epoch', mem, window)
 local count, me, now, ttl = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local t = redis.call('TIME')
+local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function later(at) if lost == '' or tonumber(lost) < at then lost = tostring(at) end end
+-- flakeid's count of the ids the counter handed out, and when it began ("<count> <Unix ms>"):
+-- missing (new, or deleted with CosId's keys) it begins now; a counter below it was made again.
+local ck = 'flakeid:{' .. ns .. '}:cosid-count'
+local seen, made = string.match(redis.call('GET', ck) or '', '^(%d+) (%d+)$')
+if not seen then
+  seen, made = (tonumber(redis.call('GET', adder) or '-1') or -1) + 1, clock
+  redis.call('SET', ck, seen .. ' ' .. made)
+end
+seen, made = tonumber(seen), tonumber(made)
+if clock - made < window then later(made) end
 local settled, above = tonumber(ARGV[6]), tonumber(ARGV[7])
 local function take(i)
   redis.call('HSET', itc, me, tostring(i) .. '|' .. tostring(now))
@@ -85,6 +101,8 @@ end
 if a + 1 < count then
   local i = redis.call('INCR', adder)
   take(i)
+  if i < seen then later(clock) end
+  if i + 1 > seen then redis.call('SET', ck, (i + 1) .. ' ' .. made) end
   return {i, '', lost, 0}
 end
 local hf, hi, hd = nil, -1, nil

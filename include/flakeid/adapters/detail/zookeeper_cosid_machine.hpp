@@ -178,8 +178,18 @@ class zookeeper_cosid_machine_store final : public lease_store {
           lease_claim c;
           c.id = static_cast<std::uint64_t>(n);
           ops.create(me_, std::to_string(n) + "|" + now, 0);
-          if (send(ops, c, std::to_string(n) + "|" + now)) return answer(c);
-          continue;
+          const auto seen = count_seen(n);
+          if (!send(ops, c, std::to_string(n) + "|" + now)) continue;
+          // The count of ids the counter handed out, as flakeid saw it: a counter below it was
+          // made again (CosId's nodes deleted).
+          if (n < seen.first)
+            c.lost_memory_at = lease_time_of(unix_ms_of(zookeeper_clock(s_, ns_)));
+          if (n + 1 > seen.first) {
+            zookeeper_ops raise;
+            raise.set(count_path(), std::to_string(n + 1), seen.second);
+            (void)raise.run(s_);
+          }
+          return answer(c);
         }
       }
       auto take = rev;
@@ -210,13 +220,32 @@ class zookeeper_cosid_machine_store final : public lease_store {
     return false;
   }
 
-  /// `c` with the loss of memory: CosId's namespace node younger than `ttl + safe_guard` on the
-  /// ensemble's clock (made anew, or deleted and made again).
+  /// flakeid's count of the ids CosId's counter handed out (`/flakeid/<ns>/cosid-count`).
+  [[nodiscard]] std::string count_path() const { return "/flakeid/" + ns_ + "/cosid-count"; }
+
+  /// The count and its node's version; made (at `counter`) when missing.
+  std::pair<std::int64_t, int> count_seen(std::int64_t counter) {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      if (const auto node = s_.get(count_path()))
+        return {parse_decimal<std::int64_t>(node->first).value_or(0), node->second.version};
+      zookeeper_ensure(s_, ns_, {});
+      (void)s_.create(count_path(), std::to_string(counter), 0);
+    }
+    throw store_connection_error(where() + ": cannot make " + count_path());
+  }
+
+  /// `c` with the loss of memory: CosId's namespace node or flakeid's count younger than
+  /// `ttl + safe_guard` on the ensemble's clock (made anew, or deleted and made again).
   lease_claim answer(lease_claim c) {
     pending_.reset();
-    const auto made = s_.exists(root_);
     const std::int64_t now = unix_ms_of(zookeeper_clock(s_, ns_));
-    if (made && now - made->ctime < lost_ms_) c.lost_memory_at = lease_time_of(made->ctime);
+    (void)count_seen(0);
+    for (const std::string& p : {root_, count_path()}) {
+      const auto made = s_.exists(p);
+      if (made && now - made->ctime < lost_ms_ &&
+          (!c.lost_memory_at || unix_ms_of(*c.lost_memory_at) < made->ctime))
+        c.lost_memory_at = lease_time_of(made->ctime);
+    }
     return c;
   }
 
