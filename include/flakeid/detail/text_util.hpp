@@ -56,6 +56,16 @@ constexpr char* write_decimal(char* out, std::uint64_t v, std::size_t min_width 
   return end;
 }
 
+/// Appends the bytes of `s` to `out` as lowercase hex digits, two per byte.
+inline void append_hex(std::string& out, std::string_view s) {
+  constexpr char hex[] = "0123456789abcdef";
+  for (const char ch : s) {
+    const auto b = static_cast<unsigned char>(ch);
+    out += hex[b >> 4];
+    out += hex[b & 0xf];
+  }
+}
+
 /// `s` in double quotes for a message: printable ASCII as is, `"` and `\` escaped, other bytes
 /// as `\xNN`; text past 64 characters is cut and marked with `...`.
 inline std::string quote(std::string_view s) {

@@ -23,6 +23,7 @@
 
 #include "../../detail/fork_guard.hpp"
 #include "../../detail/server_store.hpp"
+#include "../../detail/text_util.hpp"
 #include "../../errors.hpp"
 #include "../../version.hpp"
 #include "../server_address.hpp"
@@ -133,13 +134,8 @@ struct mysql_answer {
 /// `s` as a MySQL string literal that no `sql_mode` or character set can misread: the
 /// utf8mb4 introducer and the bytes in hex (`_utf8mb4 X'6b6579'`).
 inline std::string mysql_literal(std::string_view s) {
-  static constexpr char hex[] = "0123456789abcdef";
   std::string out = "_utf8mb4 X'";
-  for (const char c : s) {
-    const auto b = static_cast<unsigned char>(c);
-    out += hex[b >> 4];
-    out += hex[b & 15];
-  }
+  append_hex(out, s);
   return out + "'";
 }
 

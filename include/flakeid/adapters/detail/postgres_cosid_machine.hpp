@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "../../detail/server_store.hpp"
+#include "../../detail/text_util.hpp"
 #include "../../lease_store.hpp"
 #include "../../version.hpp"
 #include "cosid_machine_store.hpp"
@@ -60,13 +61,8 @@ class postgres_cosid_sql {
   }
   /// `s` as UTF-8 from hex digits: no `standard_conforming_strings` can misread it.
   static std::string literal(std::string_view s) {
-    static constexpr char hex[] = "0123456789abcdef";
     std::string out = "convert_from(decode('";
-    for (const char c : s) {
-      const auto b = static_cast<unsigned char>(c);
-      out += hex[b >> 4];
-      out += hex[b & 15];
-    }
+    append_hex(out, s);
     return out + "', 'hex'), 'UTF8')";
   }
   /// The table, its indexes and its own row; two sessions that make it at once may collide

@@ -164,21 +164,7 @@ class redis_cosid_machine_store final : public lease_store {
                          {ns_, std::to_string(q.count), field_, unix_ms_text(q.now),
                           std::to_string(ttl_ms_), unix_ms_text(q.settled),
                           unix_ms_text(q.skip_above), lost_ms_, q.instance.empty() ? "0" : "1"});
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
-        r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
-      fail_reply("unexpected answer to the claim script");
-    if (r->element[0]->integer == -2)
-      fail_reply("maxmemory-policy " + std::string(r->element[1]->str, r->element[1]->len) +
-                 " may evict CosId's machine-id keys: leases need maxmemory-policy noeviction or "
-                 "a volatile-* policy");
-    if (r->element[0]->integer < 0) return std::nullopt;
-    lease_claim c;
-    c.id = static_cast<std::uint64_t>(r->element[0]->integer);
-    c.last = lease_time_or_none(redis_int(r->element[1]));
-    c.lost_memory_at = lease_time_or_none(redis_int(r->element[2]));
-    c.own_instance = r->element[3]->integer == 1;
-    c.held_by_instance = r->element[3]->integer == 2;
-    return c;
+    return redis_claim_of(r.get(), where(), records);
   }
 
   /// CosId's guard: the id's state gets the renewal's send time.
@@ -186,11 +172,7 @@ class redis_cosid_machine_store final : public lease_store {
     const std::int64_t sent = unix_ms_of(deadline) - hold_ms_;
     redis_reply r =
         eval(redis_cosid_renew_script, {ns_, field_, std::to_string(id), std::to_string(sent)});
-    if (r->type == REDIS_REPLY_STRING)
-      fail_reply("maxmemory-policy " + std::string(r->str, r->len) +
-                 " may evict CosId's machine-id keys: leases need maxmemory-policy noeviction or "
-                 "a volatile-* policy");
-    return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
+    return redis_renewal_of(r.get(), where(), records);
   }
 
   /// CosId's revert: the id goes to the released ids, stamped with the millisecond after the
@@ -204,13 +186,9 @@ class redis_cosid_machine_store final : public lease_store {
   std::optional<lease_time> do_clock() override { return redis_time(conn_); }
 
  private:
-  [[noreturn]] void fail_reply(const std::string& why) const {
-    throw lease_store_error("flakeid: " + where() + ": " + why);
-  }
+  static constexpr const char* records = "CosId's machine-id keys";
   redis_reply eval(const std::string& script, const std::vector<std::string>& args) {
-    std::vector<std::string> argv{"EVAL", script, "0"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return conn_.command(argv);
+    return redis_eval(conn_, script, {}, args);
   }
 
   std::string ns_;

@@ -154,6 +154,46 @@ inline std::int64_t redis_int(const redisReply* r) {
   return parse_decimal<std::int64_t>(std::string_view(r->str, r->len)).value_or(INT64_MIN);
 }
 
+/// `EVAL script` with `keys` and `args` on `conn`.
+inline redis_reply redis_eval(redis_connection& conn, const std::string& script,
+                              const std::vector<std::string>& keys,
+                              const std::vector<std::string>& args) {
+  std::vector<std::string> argv{"EVAL", script, std::to_string(keys.size())};
+  argv.insert(argv.end(), keys.begin(), keys.end());
+  argv.insert(argv.end(), args.begin(), args.end());
+  return conn.command(argv);
+}
+
+/// The answer of a renewal script: 1 held, 0 taken, or the server's `maxmemory-policy` (a
+/// string: an `allkeys-*` policy, which may evict `records`: `lease_store_error`).
+inline renewal redis_renewal_of(const redisReply* r, const std::string& where,
+                                const std::string& records) {
+  if (r->type == REDIS_REPLY_STRING)
+    throw lease_store_error("flakeid: " + where + ": maxmemory-policy " +
+                            std::string(r->str, r->len) + " may evict " + records +
+                            ": leases need maxmemory-policy noeviction or a volatile-* policy");
+  return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
+}
+
+/// The answer of a claim script (see `redis_claim_script`) from the server `where`: the claim,
+/// or nothing when no id is free. Throws `lease_store_error` for a malformed answer, or for an
+/// `allkeys-*` policy, which may evict `records`.
+inline std::optional<lease_claim> redis_claim_of(const redisReply* r, const std::string& where,
+                                                 const std::string& records) {
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
+      r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
+    throw lease_store_error("flakeid: " + where + ": unexpected answer to the claim script");
+  if (r->element[0]->integer == -2) (void)redis_renewal_of(r->element[1], where, records);
+  if (r->element[0]->integer < 0) return std::nullopt;
+  lease_claim c;
+  c.id = static_cast<std::uint64_t>(r->element[0]->integer);
+  c.last = lease_time_or_none(redis_int(r->element[1]));
+  c.lost_memory_at = lease_time_or_none(redis_int(r->element[2]));
+  c.own_instance = r->element[3]->integer == 1;
+  c.held_by_instance = r->element[3]->integer == 2;
+  return c;
+}
+
 /// The server's `TIME`. Throws `lease_store_error` for an answer that is not one.
 inline lease_time redis_time(redis_connection& conn) {
   redis_reply r = conn.command({"TIME"});
@@ -182,24 +222,12 @@ class redis_lease_store final : public lease_store {
     reply r = eval(redis_claim_script, {},
                    {prefix_, std::to_string(q.count), q.holder, hold_ms_, unix_ms_text(q.deadline),
                     unix_ms_text(q.settled), unix_ms_text(q.skip_above), hold_ms_, q.instance});
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
-        r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
-      fail_reply("unexpected answer to the claim script");
-    if (r->element[0]->integer == -2) refuse_policy(r->element[1]);
-    if (r->element[0]->integer < 0) return std::nullopt;
-    lease_claim c;
-    c.id = static_cast<std::uint64_t>(r->element[0]->integer);
-    c.last = lease_time_or_none(redis_int(r->element[1]));
-    c.lost_memory_at = lease_time_or_none(redis_int(r->element[2]));
-    c.own_instance = r->element[3]->integer == 1;
-    c.held_by_instance = r->element[3]->integer == 2;
-    return c;
+    return redis_claim_of(r.get(), where(), records());
   }
 
   renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     reply r = eval(redis_renew_script, keys(id), {holder, hold_ms_, unix_ms_text(deadline)});
-    if (r->type == REDIS_REPLY_STRING) refuse_policy(r.get());
-    return r->type == REDIS_REPLY_INTEGER && r->integer == 1 ? renewal::held : renewal::taken;
+    return redis_renewal_of(r.get(), where(), records());
   }
 
   void do_release(std::uint64_t id, const std::string& holder, lease_time last) override {
@@ -212,28 +240,18 @@ class redis_lease_store final : public lease_store {
  private:
   using reply = redis_reply;
 
-  /// Throws for a `maxmemory-policy` (`policy`, a reply string) that may evict the records a
-  /// lease relies on.
-  [[noreturn]] void refuse_policy(const redisReply* policy) const {
-    fail_reply("maxmemory-policy " + std::string(policy->str, policy->len) +
-               " may evict the lease records (" + prefix_ + "last:<id>, " + prefix_ +
-               "epoch): leases need maxmemory-policy noeviction or a volatile-* policy");
+  /// The records an eviction would lose, for the refusal of an `allkeys-*` policy.
+  [[nodiscard]] std::string records() const {
+    return "the lease records (" + prefix_ + "last:<id>, " + prefix_ + "epoch)";
   }
 
   [[nodiscard]] std::vector<std::string> keys(std::uint64_t id) const {
     return {prefix_ + "worker:" + std::to_string(id), prefix_ + "last:" + std::to_string(id)};
   }
 
-  [[noreturn]] void fail_reply(const std::string& why) const {
-    throw lease_store_error("flakeid: " + where() + ": " + why);
-  }
-
   reply eval(const std::string& script, const std::vector<std::string>& k,
              const std::vector<std::string>& args) {
-    std::vector<std::string> argv{"EVAL", script, std::to_string(k.size())};
-    argv.insert(argv.end(), k.begin(), k.end());
-    argv.insert(argv.end(), args.begin(), args.end());
-    return conn_.command(argv);
+    return redis_eval(conn_, script, k, args);
   }
 
   std::string prefix_;
