@@ -30,6 +30,12 @@ TEST_F(mysql_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {
       "flakeid: mysql store: Leaf keeps no worker ids in MySQL (its snowflake workers register in "
       "ZooKeeper: use zookeeper_leaf_worker); use mysql_table::flakeid or mysql_table::cosid for "
       "a lease");
+  auto wide = o;
+  wide.instance = std::string(101, 'p');
+  expect_error<flakeid::invalid_option_error>(
+      [&] { (void)b.make_in(wide, flakeid::mysql_table::cosid); },
+      "flakeid: lease instance '" + wide.instance +
+          "' has 101 characters: CosId's instance_id holds 1 to 100");
 }
 
 TEST_F(mysql_cosid_lease_test, a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "../../detail/server_store.hpp"
+#include "../../errors.hpp"
 #include "../../lease_store.hpp"
 #include "../../version.hpp"
 
@@ -56,7 +57,12 @@ class cosid_machine_store final : public lease_store {
         ttl_ms_(o.ttl.count()),
         hold_ms_(o.ttl.count() - (o.margin.count() > 0 ? o.margin : o.ttl / 5).count()),
         lost_ms_((o.ttl + o.safe_guard).count()),
-        sql_(std::move(a), o) {}
+        sql_(std::move(a), o) {
+    if (o.instance.size() > 100)
+      throw invalid_option_error("flakeid: lease instance '" + o.instance + "' has " +
+                                 std::to_string(o.instance.size()) +
+                                 " characters: CosId's instance_id holds 1 to 100");
+  }
 
   [[nodiscard]] std::string where() const override { return sql_.where(); }
 
