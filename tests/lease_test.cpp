@@ -1365,17 +1365,9 @@ TEST(file_lease_test, a_stopped_holder_keeps_its_id_until_it_is_killed) {
   auto o = quick_options(unique_ns("stopf"));
   o.max_ids = 1;
   o.max_wait = 30'000ms;
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const std::string file = b.dir + "/ids";
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  ASSERT_GE(fd, 0);
-  const pid_t a = spawn_minter(b, o, fd, ready[1]);
-  ::close(ready[1]);
-  char c = 0;
-  ASSERT_EQ(::read(ready[0], &c, 1), 1);
-  ::close(ready[0]);
-  ::kill(a, SIGSTOP);
+  minter_process a{b, o};
+  ASSERT_TRUE(a.started());
+  a.signal(SIGSTOP);
   // Past its record's ttl + safe_guard: still held, by the lock the stopped process keeps; a
   // longer wait (a slow machine) changes nothing.
   std::this_thread::sleep_for(o.ttl + o.safe_guard + 200ms);
@@ -1383,8 +1375,8 @@ TEST(file_lease_test, a_stopped_holder_keeps_its_id_until_it_is_killed) {
     auto l = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
     EXPECT_THROW((void)l.acquire(1), flakeid::worker_id_error) << "held while stopped";
   }
-  ::kill(a, SIGKILL);
-  ::waitpid(a, nullptr, 0);
+  a.signal(SIGKILL);
+  (void)a.wait();
   auto l = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
   EXPECT_EQ(l.acquire(1), 0U) << "free the moment its holder died";
   std::vector<std::uint64_t> b_ids;
@@ -1393,9 +1385,7 @@ TEST(file_lease_test, a_stopped_holder_keeps_its_id_until_it_is_killed) {
     mint_through_late_renewals(gen, l, 20'000, b_ids);
   }
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
-  ::lseek(fd, 0, SEEK_SET);
-  const std::vector<std::uint64_t> a_ids = read_ids(fd);
-  ::close(fd);
+  const std::vector<std::uint64_t> a_ids = a.ids();
   ASSERT_GT(a_ids.size(), 1000U);
   EXPECT_EQ(duplicates(a_ids, b_ids), 0U);
   EXPECT_GT(ts_of(b_ids.front()), ms_or_min(l.previous_last()) + o.safe_guard.count());

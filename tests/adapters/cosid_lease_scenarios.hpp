@@ -365,18 +365,9 @@ void a_stopped_flakeid_process_yields_to_cosid(Backend& b, Peers peer_of, bool k
       return b.make_in(l, Backend::cosid);
     }
   } cosid{b};
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const std::string file = make_temp_dir("flakeid-cosid") + "/ids";
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  ASSERT_GE(fd, 0);
-  const pid_t a = spawn_minter(cosid, o, fd, ready[1]);
-  ASSERT_GT(a, 0);
-  reap_on_exit guard{a};
-  ::close(ready[1]);
-  char c = 0;
-  ASSERT_EQ(::read(ready[0], &c, 1), 1) << "the flakeid process did not start minting";
-  ::kill(a, kill ? SIGKILL : SIGSTOP);
+  minter_process a{cosid, o};
+  ASSERT_TRUE(a.started()) << "the flakeid process did not start minting";
+  a.signal(kill ? SIGKILL : SIGSTOP);
   auto peer = peer_of(o.name_space, "10.0.2.1:8080");
   peer.guard_ms = o.ttl.count();
   std::int64_t taken_at = 0;
@@ -387,19 +378,12 @@ void a_stopped_flakeid_process_yields_to_cosid(Backend& b, Peers peer_of, bool k
     std::this_thread::sleep_for(20ms);
   }
   ASSERT_GT(taken_at, 0) << "the CosId peer never got the stopped process's id";
-  int status = 0;
-  if (!kill) ::kill(a, SIGCONT);
-  ::waitpid(a, &status, 0);
-  guard.reaped();
+  if (!kill) a.signal(SIGCONT);
+  const int status = a.wait();
   if (!kill) {
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "the flakeid process did not end on lease_lost_error";
+    EXPECT_TRUE(minter_process::ended_on_loss(status)) << "it did not end on lease_lost_error";
   }
-  ::lseek(fd, 0, SEEK_SET);
-  const std::vector<std::uint64_t> ids = read_ids(fd);
-  ::close(fd);
-  ::close(ready[0]);
-  std::filesystem::remove_all(std::filesystem::path(file).parent_path());
+  const std::vector<std::uint64_t> ids = a.ids();
   ASSERT_GT(ids.size(), 1000U);
   EXPECT_LT(ts_of(*std::max_element(ids.begin(), ids.end())), taken_at)
       << "the flakeid process minted after the CosId peer took its id";

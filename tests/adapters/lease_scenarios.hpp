@@ -292,19 +292,9 @@ void sigstop_holder(Backend& b) {
   auto o = quick_options(unique_ns("stop"));
   o.max_ids = 1;
   o.max_wait = 30'000ms;
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  // The minter writes into a file, so that a stopped reader never blocks it.
-  const std::string file = make_temp_dir("flakeid-stop") + "/ids";
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  ASSERT_GE(fd, 0);
-  const pid_t a = spawn_minter(b, o, fd, ready[1]);
-  ASSERT_GT(a, 0);
-  reap_on_exit guard{a};
-  ::close(ready[1]);
-  char c = 0;
-  ASSERT_EQ(::read(ready[0], &c, 1), 1) << "the first holder did not start minting";
-  ::kill(a, SIGSTOP);
+  minter_process a{b, o};
+  ASSERT_TRUE(a.started()) << "the first holder did not start minting";
+  a.signal(SIGSTOP);
   // Its record's age: the id is free only past ttl + safe_guard. A longer wait (a slow machine)
   // changes nothing, since the stopped holder cannot renew; claim_until polls for it anyway.
   std::this_thread::sleep_for(o.ttl + o.safe_guard + 200ms);
@@ -317,17 +307,10 @@ void sigstop_holder(Backend& b) {
     mint_through_late_renewals(gen, *second, 20'000, b_ids);
   }
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
-  ::kill(a, SIGCONT);
-  int status = 0;
-  ::waitpid(a, &status, 0);
-  guard.reaped();
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+  a.signal(SIGCONT);
+  EXPECT_TRUE(minter_process::ended_on_loss(a.wait()))
       << "the first holder did not end on lease_lost_error";
-  ::lseek(fd, 0, SEEK_SET);
-  const std::vector<std::uint64_t> a_ids = read_ids(fd);
-  ::close(fd);
-  ::close(ready[0]);
-  std::filesystem::remove_all(std::filesystem::path(file).parent_path());
+  const std::vector<std::uint64_t> a_ids = a.ids();
   ASSERT_GT(a_ids.size(), 1000U);
   EXPECT_EQ(duplicates(a_ids, b_ids), 0U);
   EXPECT_LT(*std::max_element(a_ids.begin(), a_ids.end()), b_ids.front())

@@ -6,6 +6,7 @@
 // scenarios over them are in lease_scenarios.hpp, instance_scenarios.hpp, clock_scenarios.hpp
 // and memory_loss_scenarios.hpp.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <flakeid/flakeid.hpp>
 #include <flakeid/lease.hpp>
 #include <initializer_list>
@@ -27,6 +29,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "server_support.hpp"
 
 namespace flakeid_test {
 
@@ -244,6 +248,58 @@ class reap_on_exit {
 
  private:
   pid_t pid_;
+};
+
+/// A `spawn_minter` process of backend `b` writing its IDs into a file of its own (so that a
+/// stopped reader never blocks it), waited for until it has minted 1,000 IDs (`started()` is
+/// false when it never did). Killed and reaped, and its file removed, when it goes.
+class minter_process {
+ public:
+  template <class Backend>
+  minter_process(Backend& b, const flakeid::lease_options& o)
+      : dir_(make_temp_dir("flakeid-minter")) {
+    int ready[2];
+    if (::pipe(ready) != 0) return;
+    fd_ = ::open((dir_ + "/ids").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd_ >= 0) pid_ = spawn_minter(b, o, fd_, ready[1]);
+    ::close(ready[1]);
+    char c = 0;
+    started_ = pid_ > 0 && ::read(ready[0], &c, 1) == 1;
+    ::close(ready[0]);
+  }
+  minter_process(const minter_process&) = delete;
+  minter_process& operator=(const minter_process&) = delete;
+  ~minter_process() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (fd_ >= 0) ::close(fd_);
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  [[nodiscard]] bool started() const noexcept { return started_; }
+  void signal(int sig) const { ::kill(pid_, sig); }
+  /// Waits for the process to end; its wait status.
+  int wait() {
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return status;
+  }
+  /// Whether it ended on `lease_lost_error` (exit 0; see `spawn_minter`).
+  static bool ended_on_loss(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+  /// The IDs it wrote so far.
+  [[nodiscard]] std::vector<std::uint64_t> ids() const {
+    ::lseek(fd_, 0, SEEK_SET);
+    return read_ids(fd_);
+  }
+
+ private:
+  std::string dir_;
+  int fd_ = -1;
+  pid_t pid_ = -1;
+  bool started_ = false;
 };
 
 /// The wall clock plus an offset that the test steps (shared by the clock's copies).
