@@ -10,6 +10,9 @@
 namespace flakeid_test {
 namespace {
 
+// Each test runs a scenario of cosid_lease_scenarios.hpp, which asserts as it goes; a fatal
+// failure in it ends the test here.
+
 /// CosId's table made, as its operators make it before its services start.
 class mysql_cosid_lease_test : public mysql_test {
  protected:
@@ -20,7 +23,7 @@ class mysql_cosid_lease_test : public mysql_test {
 };
 
 TEST_F(mysql_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {
-  cosid_rows_are_claimed_guarded_and_reverted(b);
+  ASSERT_NO_FATAL_FAILURE((cosid_rows_are_claimed_guarded_and_reverted(b)));
   const auto o = quick_options(unique_ns("leaf"));
   expect_error<flakeid::invalid_option_error>(
       [&] {
@@ -39,29 +42,32 @@ TEST_F(mysql_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {
 }
 
 TEST_F(mysql_cosid_lease_test, a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl) {
-  a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b, sql_peers(b));
+  ASSERT_NO_FATAL_FAILURE(
+      (a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b, sql_peers(b))));
 }
 
 TEST_F(mysql_cosid_lease_test, cosid_claimers_take_a_flakeid_id_only_after_its_deadline) {
-  cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b, sql_peers(b));
+  ASSERT_NO_FATAL_FAILURE(
+      (cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b, sql_peers(b))));
 }
 
 TEST_F(mysql_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
-  a_mixed_fleet_never_holds_an_id_twice(b, sql_peers(b));
+  ASSERT_NO_FATAL_FAILURE((a_mixed_fleet_never_holds_an_id_twice(b, sql_peers(b))));
 }
 
 TEST_F(mysql_cosid_lease_test, a_flakeid_process_stopped_past_ttl_yields_to_cosid) {
-  a_stopped_flakeid_process_yields_to_cosid(b, sql_peers(b), false);
+  ASSERT_NO_FATAL_FAILURE((a_stopped_flakeid_process_yields_to_cosid(b, sql_peers(b), false)));
 }
 
 TEST_F(mysql_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
-  a_stopped_flakeid_process_yields_to_cosid(b, sql_peers(b), true);
+  ASSERT_NO_FATAL_FAILURE((a_stopped_flakeid_process_yields_to_cosid(b, sql_peers(b), true)));
 }
 
 TEST_F(mysql_cosid_lease_test, deleted_records_make_the_next_claim_wait) {
-  deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
-    (void)b.raw().exec("DELETE FROM cosid_machine WHERE namespace = '" + ns + "'");
-  });
+  ASSERT_NO_FATAL_FAILURE(
+      (deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
+        (void)b.raw().exec("DELETE FROM cosid_machine WHERE namespace = '" + ns + "'");
+      })));
 }
 
 }  // namespace

@@ -12,6 +12,9 @@
 namespace flakeid_test {
 namespace {
 
+// Each test runs a scenario of cosid_lease_scenarios.hpp, which asserts as it goes; a fatal
+// failure in it ends the test here.
+
 /// A CosId service's Redis machine-id distributor (not stable, safe-guard duration `guard_ms`): one
 /// script per call, with the steps, keys, data shapes and answers of CosId's scripts, on a
 /// connection of its own; the time is what the caller says.
@@ -151,31 +154,33 @@ TEST_F(redis_cosid_lease_test, claims_guards_and_reverts_in_cosids_keys) {
 }
 
 TEST_F(redis_cosid_lease_test, a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl) {
-  a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b, peers());
+  ASSERT_NO_FATAL_FAILURE(
+      (a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b, peers())));
 }
 
 TEST_F(redis_cosid_lease_test, cosid_claimers_take_a_flakeid_id_only_after_its_deadline) {
-  cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b, peers());
+  ASSERT_NO_FATAL_FAILURE((cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b, peers())));
 }
 
 TEST_F(redis_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
-  a_mixed_fleet_never_holds_an_id_twice(b, peers());
+  ASSERT_NO_FATAL_FAILURE((a_mixed_fleet_never_holds_an_id_twice(b, peers())));
 }
 
 TEST_F(redis_cosid_lease_test, a_flakeid_process_stopped_past_ttl_yields_to_cosid) {
-  a_stopped_flakeid_process_yields_to_cosid(b, peers(), false);
+  ASSERT_NO_FATAL_FAILURE((a_stopped_flakeid_process_yields_to_cosid(b, peers(), false)));
 }
 
 TEST_F(redis_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
-  a_stopped_flakeid_process_yields_to_cosid(b, peers(), true);
+  ASSERT_NO_FATAL_FAILURE((a_stopped_flakeid_process_yields_to_cosid(b, peers(), true)));
 }
 
 TEST_F(redis_cosid_lease_test, deleted_records_make_the_next_claim_wait) {
-  deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
-    flakeid::detail::redis_connection c{b.server.options(), 10s, 10s};
-    (void)c.command({"DEL", "cosid:{" + ns + "}:itc_idx", "cosid:{" + ns + "}:adder",
-                     "cosid:{" + ns + "}:revert"});
-  });
+  ASSERT_NO_FATAL_FAILURE(
+      (deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
+        flakeid::detail::redis_connection c{b.server.options(), 10s, 10s};
+        (void)c.command({"DEL", "cosid:{" + ns + "}:itc_idx", "cosid:{" + ns + "}:adder",
+                         "cosid:{" + ns + "}:revert"});
+      })));
 }
 
 }  // namespace

@@ -15,6 +15,9 @@
 namespace flakeid_test {
 namespace {
 
+// Each test runs a scenario of cosid_lease_scenarios.hpp, which asserts as it goes; a fatal
+// failure in it ends the test here.
+
 /// A CosId service's ZooKeeper machine-id distributor (not stable, safe-guard duration `guard_ms`):
 /// its nodes, data shapes and steps, on a session of its own; the time is what the caller says.
 struct zookeeper_cosid_peer {
@@ -198,33 +201,36 @@ TEST_F(zookeeper_cosid_lease_test, an_id_cosid_took_back_with_its_old_stamp_is_l
 }
 
 TEST_F(zookeeper_cosid_lease_test, a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl) {
-  a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b, peers());
+  ASSERT_NO_FATAL_FAILURE(
+      (a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b, peers())));
 }
 
 TEST_F(zookeeper_cosid_lease_test, cosid_claimers_take_a_flakeid_id_only_after_its_deadline) {
-  cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b, peers());
+  ASSERT_NO_FATAL_FAILURE((cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b, peers())));
 }
 
 TEST_F(zookeeper_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
-  a_mixed_fleet_never_holds_an_id_twice(b, peers());
+  ASSERT_NO_FATAL_FAILURE((a_mixed_fleet_never_holds_an_id_twice(b, peers())));
 }
 
 TEST_F(zookeeper_cosid_lease_test, a_flakeid_process_stopped_past_ttl_yields_to_cosid) {
-  a_stopped_flakeid_process_yields_to_cosid(b, peers(), false);
+  ASSERT_NO_FATAL_FAILURE((a_stopped_flakeid_process_yields_to_cosid(b, peers(), false)));
 }
 
 TEST_F(zookeeper_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
-  a_stopped_flakeid_process_yields_to_cosid(b, peers(), true);
+  ASSERT_NO_FATAL_FAILURE((a_stopped_flakeid_process_yields_to_cosid(b, peers(), true)));
 }
 
 TEST_F(zookeeper_cosid_lease_test, deleted_records_make_the_next_claim_wait) {
-  deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
-    flakeid::detail::zookeeper_session z{b.address(), 10s};
-    const std::string root = "/cosid/" + ns;
-    for (const char* dir : {"/__itc_idx", "/__revert"})
-      for (const auto& name : z.children(root + dir)) (void)z.remove(root + dir + "/" + name, -1);
-    (void)z.remove(root + "/__counter", -1);
-  });
+  ASSERT_NO_FATAL_FAILURE(
+      (deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
+        flakeid::detail::zookeeper_session z{b.address(), 10s};
+        const std::string root = "/cosid/" + ns;
+        for (const char* dir : {"/__itc_idx", "/__revert"})
+          for (const auto& name : z.children(root + dir))
+            (void)z.remove(root + dir + "/" + name, -1);
+        (void)z.remove(root + "/__counter", -1);
+      })));
 }
 
 }  // namespace
