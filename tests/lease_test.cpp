@@ -1119,6 +1119,60 @@ TEST(file_lease_test, an_instance_takes_its_id_again_after_sigkill) {
   file_backend b;
   instance_takes_its_id_again_after_sigkill(b);
 }
+TEST(file_lease_test, an_instance_id_is_kept_while_its_record_is_young) {
+  file_backend b;
+  an_instance_id_is_kept_while_its_record_is_young(b);
+}
+
+/// Leases over memory stores; every store made is kept, and with it its namespace's records.
+struct memory_lease_backend {
+  std::vector<flakeid::memory_store> stores;
+  std::unique_ptr<flakeid::lease> make(const flakeid::lease_options& o) {
+    stores.emplace_back(store_options_of(o));
+    return lease_from(stores.back(), o);
+  }
+};
+
+TEST(memory_lease_test, an_instance_id_is_kept_while_its_record_is_young) {
+  memory_lease_backend b;
+  an_instance_id_is_kept_while_its_record_is_young(b);
+}
+
+TEST(memory_lease_test, an_instance_id_kept_forever_is_never_passed_on) {
+  memory_lease_backend b;
+  flakeid::manual_clock clk = clock_at_wall();
+  auto plain = on_manual_clock(quick_options(unique_ns("forever")), clk);
+  plain.instance_idle = flakeid::lease_options::instance_kept_forever;
+  auto named = plain;
+  named.instance = "pod-f";
+  ASSERT_EQ(b.make(named)->acquire(1), 0U);  // released at once
+  clk.advance(std::chrono::hours{24 * 365 * 50});
+  auto other = b.make(plain);
+  EXPECT_EQ(acquire_error(*other, 1),
+            "flakeid: worker id 0 in namespace " + plain.name_space +
+                " is held by another process, or was let go less than safe_guard (300 ms) ago, or "
+                "kept for an instance (instance_idle forever) (memory store)");
+  EXPECT_EQ(b.make(named)->acquire(1), 0U);
+}
+
+TEST(lease_instance_test, kept_after_is_now_less_instance_idle_saturating) {
+  using flakeid::lease_time;
+  const lease_time now{std::chrono::milliseconds{1'700'000'000'000}};
+  EXPECT_EQ(flakeid::detail::kept_after(now, 0ms), lease_time::max()) << "nothing kept";
+  EXPECT_EQ(flakeid::detail::kept_after(now, 60s), now - 60s);
+  EXPECT_EQ(flakeid::detail::kept_after(now, flakeid::lease_options::instance_kept_forever),
+            lease_time::min());
+  EXPECT_EQ(flakeid::detail::kept_after(lease_time::min() + 5ms, 6ms), lease_time::min());
+  flakeid::lease_options o;
+  o.instance_idle = -1ms;
+  try {
+    flakeid::lease l{std::make_unique<scripted_store>(), o};
+    ADD_FAILURE() << "a negative instance_idle was taken";
+  } catch (const flakeid::invalid_option_error& e) {
+    EXPECT_STREQ(e.what(), "flakeid: lease instance_idle of -1 ms is negative: use 0 or more");
+  }
+}
+
 TEST(file_lease_test, a_live_twin_instance_is_refused) {
   file_backend b;
   a_live_twin_is_refused(b);

@@ -110,6 +110,7 @@ class lease {
     not_negative("max_wait", opt_.max_wait);
     not_negative("wait_for_id", opt_.wait_for_id);
     not_negative("max_skew", opt_.max_skew);
+    not_negative("instance_idle", opt_.instance_idle);
     if (!opt_.instance.empty() && !detail::valid_instance(opt_.instance))
       throw invalid_option_error(
           "flakeid: lease instance '" + opt_.instance +
@@ -290,6 +291,7 @@ class lease {
   std::optional<lease_claim> claim_once(claim_request& req) {
     req.deadline = req.now + (opt_.ttl - opt_.margin);
     req.settled = req.now - opt_.safe_guard;
+    req.kept_after = detail::kept_after(req.now, opt_.instance_idle);
     if (req.count > 1) req.skip_above = req.now + (opt_.max_wait - opt_.safe_guard);
     std::lock_guard io(io_m_);
     std::optional<lease_claim> c = store_->claim(req);
@@ -378,14 +380,19 @@ class lease {
   }
 
   [[noreturn]] void throw_no_free_id(std::uint64_t id_count) const {
+    const std::string kept =
+        opt_.instance_idle.count() > 0
+            ? ", or kept for an instance (instance_idle " + idle_text(opt_.instance_idle) + ")"
+            : std::string();
     if (id_count == 1)
       detail::reject_worker("worker id 0 in namespace " + opt_.name_space +
                             " is held by another process, or was let go less than safe_guard (" +
-                            std::to_string(opt_.safe_guard.count()) + " ms) ago (" + where() + ")");
+                            std::to_string(opt_.safe_guard.count()) + " ms) ago" + kept + " (" +
+                            where() + ")");
     detail::reject_worker(
         "no free worker id in namespace " + opt_.name_space + ": all " + std::to_string(id_count) +
         " ids are leased, or were used further ahead of this clock than max_wait (" +
-        std::to_string(opt_.max_wait.count()) + " ms)" +
+        std::to_string(opt_.max_wait.count()) + " ms)" + kept +
         (opt_.wait_for_id.count() > 0
              ? ", for wait_for_id (" + std::to_string(opt_.wait_for_id.count()) + " ms)"
              : std::string()) +
@@ -499,6 +506,12 @@ class lease {
 
   void notify(lease_event e, const std::string& detail) const {
     if (opt_.on_event) opt_.on_event(e, detail);
+  }
+
+  /// "<n> ms", or "forever" for `instance_kept_forever`.
+  static std::string idle_text(std::chrono::milliseconds idle) {
+    return idle == lease_options::instance_kept_forever ? std::string("forever")
+                                                        : std::to_string(idle.count()) + " ms";
   }
 
   /// " (instance <name>)", or nothing without an instance.

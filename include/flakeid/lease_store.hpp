@@ -118,6 +118,17 @@ struct lease_options {
   /// while this lease watches, or the store knows it lives) makes `acquire` throw
   /// `instance_in_use_error`. An instance without an id yet claims as usual and records its name.
   std::string instance{};
+  /// How long an id stays its instance's after the instance's last use of it (its holder's
+  /// last deadline, or the exact last timestamp of a release): until then, claims without that
+  /// instance (or with another one) pass it by, as CosId passes by a stable instance's machine
+  /// id until its safe-guard duration has passed. 0 (the default): an instance's released id is
+  /// free to every claimer after `safe_guard`, like any other. Set it alike in every process of
+  /// a namespace: it is the claimers' rule. `instance_kept_forever`: never passed on.
+  std::chrono::milliseconds instance_idle{0};
+  /// `instance_idle` that keeps an instance's id for it for good (until the store's record of
+  /// it is deleted).
+  static constexpr std::chrono::milliseconds instance_kept_forever =
+      std::chrono::milliseconds::max();
   /// Reads the time the generator mints with (empty: the system clock).
   detail::callback<lease_time()> now{};
   /// Waits on that clock (empty: `std::this_thread::sleep_for`).
@@ -159,6 +170,11 @@ struct claim_request {
   /// id is recorded for it, the claim goes as usual and records the instance with the id taken
   /// (an id has at most one instance; taking another instance's free id moves the record).
   std::string instance{};
+  /// Ids whose record names an instance other than `instance` (or any instance, when `instance`
+  /// is empty) and whose recorded deadline lies above this are kept for that instance: pass
+  /// them by (`lease_options::instance_idle`). `lease_time::max()`: none are kept;
+  /// `lease_time::min()`: all are.
+  lease_time kept_after = lease_time::max();
 };
 
 /// The id a store handed out, with what the claimer must wait for.
@@ -235,6 +251,49 @@ class lease_store {
 class lease;
 
 namespace detail {
+
+/// `claim_request::kept_after` for a claim at `now` with `lease_options::instance_idle` `idle`:
+/// `now - idle`, `lease_time::max()` for 0 (nothing kept), `lease_time::min()` where `now - idle`
+/// lies below every time (kept for good).
+[[nodiscard]] constexpr lease_time kept_after(lease_time now,
+                                              std::chrono::milliseconds idle) noexcept {
+  if (idle.count() <= 0) return lease_time::max();
+  if (idle == std::chrono::milliseconds::max()) return lease_time::min();
+  const std::int64_t n = now.time_since_epoch().count();
+  constexpr std::int64_t lowest = lease_time::min().time_since_epoch().count();
+  if (n < 0 && idle.count() >= n - lowest) return lease_time::min();  // else no overflow
+  return now - idle;
+}
+
+/// Whether claim `r` must pass by an id whose record names instance `recorded` (empty: none)
+/// with the deadline `last`: it is kept for another instance (`claim_request::kept_after`).
+[[nodiscard]] inline bool kept_for_another(std::string_view recorded,
+                                           std::optional<lease_time> last,
+                                           const claim_request& r) noexcept {
+  return last && *last > r.kept_after && !recorded.empty() && recorded != r.instance;
+}
+
+/// The times a lease store over CosId's machine-id registries works with, from the lease's
+/// options: `ttl` (CosId's safe-guard duration), the hold (`ttl - margin`: a deadline lies
+/// this long after its renewal's send time) and `ttl + safe_guard`, in ms. Such a store
+/// reverts an id as CosId reverts an instance that is not stable, so it refuses
+/// `instance_idle`.
+struct cosid_lease_times {
+  std::int64_t ttl_ms;
+  std::int64_t hold_ms;
+  std::int64_t lost_ms;
+
+  explicit cosid_lease_times(const lease_options& o)
+      : ttl_ms(o.ttl.count()),
+        hold_ms((o.ttl - (o.margin.count() > 0 ? o.margin : o.ttl / 5)).count()),
+        lost_ms((o.ttl + o.safe_guard).count()) {
+    if (o.instance_idle.count() != 0)
+      throw invalid_option_error(
+          "flakeid: lease instance_idle of " + std::to_string(o.instance_idle.count()) +
+          " ms is not kept in CosId's machine-id registries, where an id is its instance's "
+          "only until CosId's safe-guard duration (ttl) has passed: use 0");
+  }
+};
 
 /// Whether `name` can be a lease's instance: 1 to 128 letters, digits, '.', '_', '-', ':' or '@'.
 [[nodiscard]] constexpr bool valid_instance(std::string_view name) noexcept {

@@ -157,6 +157,25 @@ std::string row_of(Sql& sql, const std::string& ns, int id) {
   return out;
 }
 
+/// A lease in CosId's registry reverts as CosId's instances that are not stable do, so it
+/// refuses `instance_idle` (an id kept for its instance) with `invalid_option_error`.
+template <class Backend>
+void instance_idle_is_refused_in_cosid_registries(Backend& b) {
+  flakeid::manual_clock clk = past_the_table();
+  auto o = cosid_options(unique_ns("cosidle"), clk);
+  o.instance = "pod-s";
+  o.instance_idle = o.ttl;
+  try {
+    auto l = b.make_in(o, Backend::cosid);
+    ADD_FAILURE() << "instance_idle was taken in CosId's registry";
+  } catch (const flakeid::invalid_option_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "flakeid: lease instance_idle of 60000 ms is not kept in CosId's machine-id "
+                 "registries, where an id is its instance's only until CosId's safe-guard "
+                 "duration (ttl) has passed: use 0");
+  }
+}
+
 template <class Backend>
 void cosid_rows_are_claimed_guarded_and_reverted(Backend& b) {
   flakeid::manual_clock clk = past_the_table();

@@ -85,6 +85,89 @@ void instance_takes_its_released_id_again(Backend& b) {
   EXPECT_NE(b_id, other_id);
 }
 
+/// The message of the `worker_id_error` that `acquire(count)` of `l` throws, or "no error".
+inline std::string acquire_error(flakeid::lease& l, std::uint64_t count) {
+  try {
+    (void)l.acquire(count);
+  } catch (const flakeid::worker_id_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+/// With `instance_idle`, an instance's released id stays its own: a lease without an instance
+/// and one of another instance pass it by (the one finds no other id free and says why) while
+/// its record is younger than `instance_idle` on the claimer's clock; the instance takes it
+/// again at once; once the record is idle that long, another instance takes it. Without
+/// `instance_idle` the id is free to anyone after `safe_guard`.
+template <class Backend>
+void an_instance_id_is_kept_while_its_record_is_young(Backend& b) {
+  const std::string ns = unique_ns("kept");
+  flakeid::manual_clock clk = clock_at_wall();
+  auto plain = on_manual_clock(instance_options(ns, ""), clk);
+  plain.instance_idle = 60s;
+  auto pod_k = plain;
+  pod_k.instance = "pod-k";
+  auto pod_j = plain;
+  pod_j.instance = "pod-j";
+  // Past safe_guard on the store's clock (a released id's guard runs there) and on the test's.
+  const auto let_settle = [&clk, &plain] {
+    std::this_thread::sleep_for(plain.safe_guard + 200ms);
+    clk.advance(10s);
+  };
+
+  std::uint64_t last = 0;
+  {
+    auto k = b.make(pod_k);
+    ASSERT_EQ(k->acquire(2), 0U);
+    manual_gen gen{held(*k), clk};
+    last = gen.next_id();
+  }  // released: id 0 records pod-k and the last timestamp
+  let_settle();
+  auto other = b.make(plain);
+  EXPECT_EQ(other->acquire(2), 1U) << "id 0 is pod-k's for 60 s after its last use";
+  auto j = b.make(pod_j);
+  const std::string refused = acquire_error(*j, 2);
+  EXPECT_EQ(refused.substr(0, refused.find(" (" + j->where())),
+            "flakeid: no free worker id in namespace " + ns +
+                ": all 2 ids are leased, or were used further ahead of this clock than max_wait (" +
+                std::to_string(plain.max_wait.count()) +
+                " ms), or kept for an instance (instance_idle 60000 ms)")
+      << refused;
+  other.reset();  // from here on, claims of one id (0) only
+  {
+    auto k = b.make(pod_k);
+    EXPECT_EQ(k->acquire(1), 0U) << "pod-k takes its id again";
+    manual_gen gen{held(*k), clk};
+    const std::uint64_t next = gen.next_id();
+    EXPECT_GT(next, last);
+    last = next;
+  }  // released again, at the timestamp after `last`
+  let_settle();
+  clk.advance(50s);  // 60 s after the release: still pod-k's
+  j = b.make(pod_j);
+  const std::string still = acquire_error(*j, 1);
+  EXPECT_EQ(still.substr(0, still.find(" (" + j->where())),
+            "flakeid: worker id 0 in namespace " + ns +
+                " is held by another process, or was let go less than safe_guard (300 ms) ago, or "
+                "kept for an instance (instance_idle 60000 ms)")
+      << still;
+  clk.advance(1s);  // idle 61 s: anyone's
+  j = b.make(pod_j);
+  EXPECT_EQ(j->acquire(1), 0U) << "pod-k's record is idle for longer than instance_idle";
+  manual_gen gj{held(*j), clk};
+  EXPECT_GT(gj.next_id(), last);
+
+  // The rule without instance_idle: free to every claimer after safe_guard.
+  const std::string ns2 = unique_ns("free");
+  auto plain2 = on_manual_clock(instance_options(ns2, ""), clk);
+  auto pod_k2 = plain2;
+  pod_k2.instance = "pod-k";
+  ASSERT_EQ(b.make(pod_k2)->acquire(2), 0U);  // released at once
+  let_settle();
+  EXPECT_EQ(b.make(plain2)->acquire(2), 0U);
+}
+
 /// An instance killed with SIGKILL: its next run takes the same id (not one of the free ids
 /// below it) as soon as the store lets the dead holder's record go, and mints above every ID the
 /// dead run minted.
@@ -319,10 +402,12 @@ void six_claims_of_one_instance_record_it_on_one_id(Backend& b, bool older_table
 }  // namespace flakeid_test
 
 /// The lease scenarios of instances and twins, as tests of `suite`, for every backend.
-#define FLAKEID_INSTANCE_SCENARIOS(suite)                                      \
-  FLAKEID_SCENARIO_TEST(suite, instance_takes_its_released_id_again,           \
-                        instance_takes_its_released_id_again)                  \
-  FLAKEID_SCENARIO_TEST(suite, instance_takes_its_id_again_after_sigkill,      \
-                        instance_takes_its_id_again_after_sigkill)             \
-  FLAKEID_SCENARIO_TEST(suite, a_live_twin_is_refused, a_live_twin_is_refused) \
-  FLAKEID_SCENARIO_TEST(suite, twins_race_for_one_instance, twins_race_for_one_instance)
+#define FLAKEID_INSTANCE_SCENARIOS(suite)                                                \
+  FLAKEID_SCENARIO_TEST(suite, instance_takes_its_released_id_again,                     \
+                        instance_takes_its_released_id_again)                            \
+  FLAKEID_SCENARIO_TEST(suite, instance_takes_its_id_again_after_sigkill,                \
+                        instance_takes_its_id_again_after_sigkill)                       \
+  FLAKEID_SCENARIO_TEST(suite, a_live_twin_is_refused, a_live_twin_is_refused)           \
+  FLAKEID_SCENARIO_TEST(suite, twins_race_for_one_instance, twins_race_for_one_instance) \
+  FLAKEID_SCENARIO_TEST(suite, an_instance_id_is_kept_while_its_record_is_young,         \
+                        an_instance_id_is_kept_while_its_record_is_young)

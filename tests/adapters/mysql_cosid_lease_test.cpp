@@ -22,6 +22,10 @@ class mysql_cosid_lease_test : public mysql_test {
   }
 };
 
+TEST_F(mysql_cosid_lease_test, refuses_instance_idle) {
+  ASSERT_NO_FATAL_FAILURE((instance_idle_is_refused_in_cosid_registries(b)));
+}
+
 TEST_F(mysql_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {
   ASSERT_NO_FATAL_FAILURE((cosid_rows_are_claimed_guarded_and_reverted(b)));
   const auto o = quick_options(unique_ns("leaf"));

@@ -21,6 +21,10 @@ class postgres_cosid_lease_test : public postgres_test {
   }
 };
 
+TEST_F(postgres_cosid_lease_test, refuses_instance_idle) {
+  ASSERT_NO_FATAL_FAILURE((instance_idle_is_refused_in_cosid_registries(b)));
+}
+
 TEST_F(postgres_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {
   ASSERT_NO_FATAL_FAILURE((cosid_rows_are_claimed_guarded_and_reverted(b)));
 }

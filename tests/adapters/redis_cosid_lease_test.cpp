@@ -121,6 +121,10 @@ class redis_cosid_lease_test : public server_test<redis_cosid_backend> {
   }
 };
 
+TEST_F(redis_cosid_lease_test, refuses_instance_idle) {
+  ASSERT_NO_FATAL_FAILURE((instance_idle_is_refused_in_cosid_registries(b)));
+}
+
 TEST_F(redis_cosid_lease_test, claims_guards_and_reverts_in_cosids_keys) {
   flakeid::manual_clock clk = past_the_table();
   const std::string ns = unique_ns("cosrow");

@@ -140,6 +140,10 @@ class zookeeper_cosid_lease_test : public server_test<zookeeper_cosid_backend> {
   }
 };
 
+TEST_F(zookeeper_cosid_lease_test, refuses_instance_idle) {
+  ASSERT_NO_FATAL_FAILURE((instance_idle_is_refused_in_cosid_registries(b)));
+}
+
 TEST_F(zookeeper_cosid_lease_test, claims_guards_and_reverts_in_cosids_nodes) {
   flakeid::manual_clock clk = past_the_table();
   const std::string ns = unique_ns("cosrow");

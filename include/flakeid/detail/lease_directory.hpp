@@ -64,6 +64,8 @@ class file_lease_store final : public lease_store {
         opened f = open_lock(id);
         if (!f.fd) continue;
         const std::optional<lease_time> rec = read(f.fd.get());
+        if (rec && *rec > r.kept_after && kept_for_another(instance_of(f.fd.get()), rec, r))
+          continue;
         const bool settled = !rec || *rec <= r.settled;
         if (settled) return take(id, std::move(f), rec, r);
         if (pass == 1 && *rec <= r.skip_above && *rec < best) {

@@ -121,7 +121,7 @@ class memory_lease_store final : public lease_store {
       const auto it = ids.find(id);
       if (it == ids.end()) return take(ids[id], id, r, now);
       const memory_lease_record& rec = it->second;
-      if (rec.busy_until > now) continue;
+      if (rec.busy_until > now || detail::kept_for_another(rec.instance, rec.deadline, r)) continue;
       if (!rec.deadline || *rec.deadline <= r.settled) return take(ids[id], id, r, now);
       if (*rec.deadline <= r.skip_above && *rec.deadline < best_deadline) {
         best = id;

@@ -53,11 +53,7 @@ class cosid_machine_store final : public lease_store {
  public:
   template <class Address>
   cosid_machine_store(Address a, const lease_options& o)
-      : ns_(o.name_space),
-        ttl_ms_(o.ttl.count()),
-        hold_ms_(o.ttl.count() - (o.margin.count() > 0 ? o.margin : o.ttl / 5).count()),
-        lost_ms_((o.ttl + o.safe_guard).count()),
-        sql_(std::move(a), o) {
+      : ns_(o.name_space), t_(o), sql_(std::move(a), o) {
     if (o.instance.size() > 100)
       throw invalid_option_error("flakeid: lease instance '" + o.instance + "' has " +
                                  std::to_string(o.instance.size()) +
@@ -105,7 +101,7 @@ class cosid_machine_store final : public lease_store {
   /// CosId's guard: the row of this machine id and instance gets the renewal's send time; held
   /// only on the server that confirmed the claim (its start within 2 s).
   renewal do_renew(std::uint64_t id, const std::string& /*holder*/, lease_time deadline) override {
-    const std::int64_t sent = std::max<std::int64_t>(unix_ms_of(deadline) - hold_ms_, 0);
+    const std::int64_t sent = std::max<std::int64_t>(unix_ms_of(deadline) - t_.hold_ms, 0);
     const cosid_answer r = sql_.exec(
         "UPDATE cosid_machine SET last_timestamp = " + std::to_string(sent) + " WHERE " + mine(id));
     if (r.affected != 1) return renewal::taken;
@@ -149,15 +145,15 @@ class cosid_machine_store final : public lease_store {
     if (r.rows.empty()) return std::nullopt;
     const std::int64_t id = number(r.rows[0].at(0));
     const std::int64_t last = number(r.rows[0].at(1));
-    if (last + ttl_ms_ > unix_ms_of(q.now)) {
+    if (last + t_.ttl_ms > unix_ms_of(q.now)) {
       lease_claim c;
       c.id = static_cast<std::uint64_t>(id);
-      c.last = lease_time_of(last + ttl_ms_);
+      c.last = lease_time_of(last + t_.ttl_ms);
       c.held_by_instance = true;
       return c;
     }
     if (!take(q, id, last, instance_)) return std::nullopt;
-    lease_claim c = answer(id, last + ttl_ms_);
+    lease_claim c = answer(id, last + t_.ttl_ms);
     c.own_instance = true;
     return c;
   }
@@ -167,9 +163,9 @@ class cosid_machine_store final : public lease_store {
   /// `q.skip_above`: those settled first, then the earliest deadline. `found` says whether
   /// there was one (taken by another claimer meanwhile when nothing is returned).
   std::optional<lease_claim> claim_free(const claim_request& q, bool& found) {
-    const std::string expired = std::to_string(unix_ms_of(q.now) - ttl_ms_);
+    const std::string expired = std::to_string(unix_ms_of(q.now) - t_.ttl_ms);
     const std::string deadline = "(CASE WHEN instance_id = '' THEN last_timestamp ELSE " +
-                                 std::string("last_timestamp + ") + std::to_string(ttl_ms_) +
+                                 std::string("last_timestamp + ") + std::to_string(t_.ttl_ms) +
                                  " END)";
     const std::string settled = unix_ms_text(q.settled);
     const cosid_answer c = sql_.exec(
@@ -184,7 +180,7 @@ class cosid_machine_store final : public lease_store {
       const std::int64_t last = number(row.at(1));
       const std::string was = row.at(2).value_or("");
       if (!take(q, id, last, was)) continue;
-      return answer(id, was.empty() ? last : last + ttl_ms_);
+      return answer(id, was.empty() ? last : last + t_.ttl_ms);
     }
     return std::nullopt;
   }
@@ -244,16 +240,14 @@ class cosid_machine_store final : public lease_store {
     if (last) c.last = lease_time_of(*last);
     std::optional<std::int64_t> lost;
     if (again) lost = now;
-    if (now - made < lost_ms_) lost = std::max(lost.value_or(INT64_MIN), made);
-    if (now - start < lost_ms_) lost = std::max(lost.value_or(INT64_MIN), start);
+    if (now - made < t_.lost_ms) lost = std::max(lost.value_or(INT64_MIN), made);
+    if (now - start < t_.lost_ms) lost = std::max(lost.value_or(INT64_MIN), start);
     if (lost) c.lost_memory_at = lease_time_of(*lost);
     return c;
   }
 
   std::string ns_;
-  std::int64_t ttl_ms_;
-  std::int64_t hold_ms_;  // ttl - margin: a deadline lies this long after its renewal's send
-  std::int64_t lost_ms_;  // ttl + safe_guard
+  cosid_lease_times t_;
   std::string instance_;  // the instance_id this lease records
   std::int64_t started_ms_ = INT64_MIN;
   bool ready_ = false;

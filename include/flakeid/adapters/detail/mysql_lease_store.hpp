@@ -233,9 +233,13 @@ class mysql_lease_store final : public lease_store {
     const std::string d = unix_ms_text(q.deadline);
     const std::string settled = unix_ms_text(q.settled);
     const std::string instance = q.instance.empty() ? "NULL" : mysql_literal(q.instance);
-    const std::string free = "id >= 0 AND id < " + n + " AND expires_ms + " + guard_ms_ +
-                             " <= " + mysql_now_ms + " AND (last_unix_ms IS NULL OR " +
-                             "last_unix_ms <= " + unix_ms_text(q.skip_above) + ")";
+    std::string free = "id >= 0 AND id < " + n + " AND expires_ms + " + guard_ms_ +
+                       " <= " + mysql_now_ms + " AND (last_unix_ms IS NULL OR " +
+                       "last_unix_ms <= " + unix_ms_text(q.skip_above) + ")";
+    // Ids kept for another instance are passed by (`claim_request::kept_after`).
+    if (instance_column_ && q.kept_after != lease_time::max())
+      free += " AND (instance IS NULL OR instance = " + instance +
+              " OR last_unix_ms IS NULL OR last_unix_ms <= " + unix_ms_text(q.kept_after) + ")";
     for (int attempt = 0; attempt < 100; ++attempt) {
       // Candidates, best first, read without locks; each is then taken alone.
       const mysql_answer c =

@@ -225,16 +225,23 @@ class postgres_lease_store final : public lease_store {
     const std::string settled = unix_ms_text(q.settled);
     const std::string skip = unix_ms_text(q.skip_above);
     const char* instance = q.instance.empty() ? nullptr : q.instance.c_str();  // NULL: none
+    const std::string kept = unix_ms_text(q.kept_after);
     for (int attempt = 0; attempt < 100; ++attempt) {
       std::vector<const char*> params{q.holder.c_str(),  ttl_ms_.c_str(), n.c_str(),
                                       guard_ms_.c_str(), settled.c_str(), skip.c_str(),
                                       d.c_str()};
+      // Ids kept for another instance are passed by (`claim_request::kept_after`).
+      const bool keeps = instance_column_ && q.kept_after != lease_time::max();
       if (instance_column_) params.push_back(instance);
+      if (keeps) params.push_back(kept.c_str());
       result r = exec(
           "WITH c AS (SELECT id, last_unix_ms FROM " + table_ +
               " WHERE id >= 0 AND id < $3::bigint AND "
               "expires_at + $4::bigint * interval '1 millisecond' <= now() AND "
-              "(last_unix_ms IS NULL OR last_unix_ms <= $6::bigint) "
+              "(last_unix_ms IS NULL OR last_unix_ms <= $6::bigint) " +
+              (keeps ? "AND (instance IS NULL OR instance = $8 OR last_unix_ms IS NULL OR "
+                       "last_unix_ms <= $9::bigint) "
+                     : "") +
               "ORDER BY (last_unix_ms IS NOT NULL AND last_unix_ms > $5::bigint), "
               "CASE WHEN last_unix_ms IS NULL OR last_unix_ms <= $5::bigint THEN 0 "
               "ELSE last_unix_ms END, id LIMIT 1 FOR UPDATE SKIP LOCKED) "

@@ -149,9 +149,7 @@ class redis_cosid_machine_store final : public lease_store {
  public:
   redis_cosid_machine_store(redis_options server, const lease_options& o)
       : ns_(o.name_space),
-        ttl_ms_(o.ttl.count()),
-        hold_ms_(o.ttl.count() - (o.margin.count() > 0 ? o.margin : o.ttl / 5).count()),
-        lost_ms_(std::to_string((o.ttl + o.safe_guard).count())),
+        t_(o),
         conn_(std::move(server), o.connect_timeout, lease_io_timeout(o.io_timeout, o.ttl)) {}
 
   [[nodiscard]] std::string where() const override { return conn_.where(); }
@@ -160,16 +158,17 @@ class redis_cosid_machine_store final : public lease_store {
     (void)conn_.command({"PING"});  // NOAUTH to a short command, not a protocol error
     // CosId's instance field: the lease's instance, or its token (host:pid:random).
     field_ = q.instance.empty() ? q.holder : q.instance;
-    redis_reply r = eval(redis_cosid_claim_script,
-                         {ns_, std::to_string(q.count), field_, unix_ms_text(q.now),
-                          std::to_string(ttl_ms_), unix_ms_text(q.settled),
-                          unix_ms_text(q.skip_above), lost_ms_, q.instance.empty() ? "0" : "1"});
+    redis_reply r =
+        eval(redis_cosid_claim_script,
+             {ns_, std::to_string(q.count), field_, unix_ms_text(q.now), std::to_string(t_.ttl_ms),
+              unix_ms_text(q.settled), unix_ms_text(q.skip_above), std::to_string(t_.lost_ms),
+              q.instance.empty() ? "0" : "1"});
     return redis_claim_of(r.get(), where(), records);
   }
 
   /// CosId's guard: the id's state gets the renewal's send time.
   renewal do_renew(std::uint64_t id, const std::string& /*holder*/, lease_time deadline) override {
-    const std::int64_t sent = unix_ms_of(deadline) - hold_ms_;
+    const std::int64_t sent = unix_ms_of(deadline) - t_.hold_ms;
     redis_reply r =
         eval(redis_cosid_renew_script, {ns_, field_, std::to_string(id), std::to_string(sent)});
     return redis_renewal_of(r.get(), where(), records);
@@ -192,10 +191,8 @@ class redis_cosid_machine_store final : public lease_store {
   }
 
   std::string ns_;
-  std::int64_t ttl_ms_;
-  std::int64_t hold_ms_;  // ttl - margin: a deadline lies this long after its renewal's send
-  std::string lost_ms_;   // ttl + safe_guard
-  std::string field_;     // the itc_idx field this lease records
+  cosid_lease_times t_;
+  std::string field_;  // the itc_idx field this lease records
   redis_connection conn_;
 };
 

@@ -54,7 +54,7 @@ end
 /// The claim: ARGV[1] the key prefix, [2] the id count, [3] the holder's token, [4] the token's
 /// expiry (ms), [5] the claimer's deadline, [6] `settled`, [7] `skip_above` (Unix ms), [8] how
 /// long after an epoch's start a claim reports it (ms), [9] the claimer's instance ('' for
-/// none). Answers {id, -1 (none free) or -2 (an allkeys-* policy), the id's previous `last:` or
+/// none), [10] `kept_after` (Unix ms). Answers {id, -1 (none free) or -2 (an allkeys-* policy), the id's previous `last:` or
 /// '' (or the policy), the epoch's start when recent or '', 0 | 1 (the instance's own id) | 2
 /// (the instance's id, held: nothing taken)}. The epoch is "<run_id> <evicted_keys> <Unix ms>":
 /// a restart, a failover or an eviction since starts a new one.
@@ -106,16 +106,22 @@ if me ~= '' then
     return {i, rec or '', lost, 1}
   end
 end
+local function kept(i, l)
+  if not l or l <= tonumber(ARGV[10]) then return false end
+  local o = redis.call('GET', p .. 'inst:' .. i)
+  return o and o ~= me
+end
 local best, bestlast = -1, nil
 for i = 0, count - 1 do
   if redis.call('EXISTS', p .. 'worker:' .. i) == 0 then
     local rec = redis.call('GET', p .. 'last:' .. i)
     local l = rec and tonumber(rec)
-    if not l or l <= tonumber(ARGV[6]) then
+    if kept(i, l) then
+      -- another instance's, not idle long enough: passed by
+    elseif not l or l <= tonumber(ARGV[6]) then
       best, bestlast = i, rec
       break
-    end
-    if l <= tonumber(ARGV[7]) and (best < 0 or l < tonumber(bestlast)) then
+    elseif l <= tonumber(ARGV[7]) and (best < 0 or l < tonumber(bestlast)) then
       best, bestlast = i, rec
     end
   end
@@ -221,7 +227,8 @@ class redis_lease_store final : public lease_store {
     (void)conn_.command({"PING"});
     reply r = eval(redis_claim_script, {},
                    {prefix_, std::to_string(q.count), q.holder, hold_ms_, unix_ms_text(q.deadline),
-                    unix_ms_text(q.settled), unix_ms_text(q.skip_above), hold_ms_, q.instance});
+                    unix_ms_text(q.settled), unix_ms_text(q.skip_above), hold_ms_, q.instance,
+                    unix_ms_text(q.kept_after)});
     return redis_claim_of(r.get(), where(), records());
   }
 

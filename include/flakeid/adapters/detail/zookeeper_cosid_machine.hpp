@@ -29,9 +29,7 @@ class zookeeper_cosid_machine_store final : public lease_store {
   zookeeper_cosid_machine_store(zookeeper_address a, const lease_options& o)
       : ns_(o.name_space),
         root_("/cosid/" + o.name_space),
-        ttl_ms_(o.ttl.count()),
-        hold_ms_(o.ttl.count() - (o.margin.count() > 0 ? o.margin : o.ttl / 5).count()),
-        lost_ms_((o.ttl + o.safe_guard).count()),
+        t_(o),
         retry_for_(io_timeout_or(o.io_timeout, segment_io_timeout)),
         s_(std::move(a), o.connect_timeout) {}
 
@@ -48,7 +46,7 @@ class zookeeper_cosid_machine_store final : public lease_store {
   /// CosId's guard: the instance's node gets the renewal's send time, while it names this id.
   renewal do_renew(std::uint64_t id, const std::string& /*holder*/, lease_time deadline) override {
     const std::string data =
-        std::to_string(id) + "|" + std::to_string(unix_ms_of(deadline) - hold_ms_);
+        std::to_string(id) + "|" + std::to_string(unix_ms_of(deadline) - t_.hold_ms);
     return zookeeper_retry(retry_for_, [&] {
       const auto node = s_.get(me_);
       if (!node) return renewal::taken;
@@ -124,8 +122,8 @@ class zookeeper_cosid_machine_store final : public lease_store {
       // A holder is alive at its stamp and at its node's last write: CosId's distributor
       // hands out a released id with its old stamp, guarded only a minute later.
       const std::int64_t alive = std::max<std::int64_t>(st->second, node->second.mtime);
-      if (held && alive > unix_ms_of(q.now) - ttl_ms_) continue;
-      const std::int64_t d = held ? alive + ttl_ms_ : st->second;
+      if (held && alive > unix_ms_of(q.now) - t_.ttl_ms) continue;
+      const std::int64_t d = held ? alive + t_.ttl_ms : st->second;
       if (d > unix_ms_of(q.skip_above)) continue;
       if (!best || d < best->deadline) best = candidate{path, node->second.version, st->first, d};
     }
@@ -148,8 +146,8 @@ class zookeeper_cosid_machine_store final : public lease_store {
           if (!st || st->first >= static_cast<std::int64_t>(q.count)) return std::nullopt;
           lease_claim c;
           c.id = static_cast<std::uint64_t>(st->first);
-          c.last = lease_time_of(st->second + ttl_ms_);
-          if (st->second + ttl_ms_ > unix_ms_of(q.now)) {
+          c.last = lease_time_of(st->second + t_.ttl_ms);
+          if (st->second + t_.ttl_ms > unix_ms_of(q.now)) {
             c.held_by_instance = true;
             return c;
           }
@@ -242,7 +240,7 @@ class zookeeper_cosid_machine_store final : public lease_store {
     (void)count_seen(0);
     for (const std::string& p : {root_, count_path()}) {
       const auto made = s_.exists(p);
-      if (made && now - made->ctime < lost_ms_ &&
+      if (made && now - made->ctime < t_.lost_ms &&
           (!c.lost_memory_at || unix_ms_of(*c.lost_memory_at) < made->ctime))
         c.lost_memory_at = lease_time_of(made->ctime);
     }
@@ -263,9 +261,7 @@ class zookeeper_cosid_machine_store final : public lease_store {
 
   std::string ns_;
   std::string root_;
-  std::int64_t ttl_ms_;
-  std::int64_t hold_ms_;  // ttl - margin: a deadline lies this long after its renewal's send
-  std::int64_t lost_ms_;  // ttl + safe_guard
+  cosid_lease_times t_;
   std::chrono::milliseconds retry_for_;
   std::string field_;                                           // the instance node's name
   std::string me_;                                              // its path

@@ -137,8 +137,8 @@ class zookeeper_lease_store final : public lease_store {
     int version;
   };
 
-  /// The ids below `q.count` that nobody holds and whose record lies at most `q.skip_above`,
-  /// in order of preference: settled ones first (by id), then by the earliest record. `next`
+  /// The ids below `q.count` that nobody holds, whose record lies at most `q.skip_above` and
+  /// that are not kept for another instance (`claim_request::kept_after`), in order of preference: settled ones first (by id), then by the earliest record. `next`
   /// becomes one above the largest id ever recorded.
   std::vector<candidate> free_ids(const claim_request& q, std::uint64_t& next) {
     const auto held = s_.children(root_ + "/held");
@@ -152,6 +152,10 @@ class zookeeper_lease_store final : public lease_store {
       if (!node) continue;
       const auto last = parse_decimal<std::int64_t>(node->first);
       if (last && *last > unix_ms_of(q.skip_above)) continue;
+      if (last && *last > unix_ms_of(q.kept_after)) {  // kept for another instance?
+        const auto inst = s_.get(instance_path(*id));
+        if (inst && kept_for_another(inst->first, lease_time_or_none(*last), q)) continue;
+      }
       free.push_back({*id, last, node->second.version});
     }
     const std::int64_t settled = unix_ms_of(q.settled);
