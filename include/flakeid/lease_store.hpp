@@ -123,7 +123,8 @@ struct lease_options {
   /// instance (or with another one) pass it by, as CosId passes by a stable instance's machine
   /// id until its safe-guard duration has passed. 0 (the default): an instance's released id is
   /// free to every claimer after `safe_guard`, like any other. Set it alike in every process of
-  /// a namespace: it is the claimers' rule. `instance_kept_forever`: never passed on.
+  /// a namespace: it is the claimers' rule. `instance_kept_forever`: never passed on. In CosId's
+  /// registries only 0 and `ttl` (CosId's `stable=true`: a release keeps the instance's record).
   std::chrono::milliseconds instance_idle{0};
   /// `instance_idle` that keeps an instance's id for it for good (until the store's record of
   /// it is deleted).
@@ -273,25 +274,30 @@ namespace detail {
   return last && *last > r.kept_after && !recorded.empty() && recorded != r.instance;
 }
 
-/// The times a lease store over CosId's machine-id registries works with, from the lease's
-/// options: `ttl` (CosId's safe-guard duration), the hold (`ttl - margin`: a deadline lies
-/// this long after its renewal's send time) and `ttl + safe_guard`, in ms. Such a store
-/// reverts an id as CosId reverts an instance that is not stable, so it refuses
-/// `instance_idle`.
+/// What a lease store over CosId's machine-id registries takes from the lease's options, in
+/// ms: `ttl` (CosId's safe-guard duration), the hold (`ttl - margin`: a deadline lies this long
+/// after its renewal's send time), `ttl + safe_guard`, and whether its releases are stable
+/// (`instance_idle` equal to `ttl` with an instance: CosId's `stable=true`, the instance's
+/// record stays on its id). `instance_idle` takes 0 or `ttl` only: CosId's services keep a
+/// stable instance's id for the safe-guard duration, no more and no less.
 struct cosid_lease_times {
   std::int64_t ttl_ms;
   std::int64_t hold_ms;
   std::int64_t lost_ms;
+  bool stable;
 
   explicit cosid_lease_times(const lease_options& o)
       : ttl_ms(o.ttl.count()),
         hold_ms((o.ttl - (o.margin.count() > 0 ? o.margin : o.ttl / 5)).count()),
-        lost_ms((o.ttl + o.safe_guard).count()) {
-    if (o.instance_idle.count() != 0)
+        lost_ms((o.ttl + o.safe_guard).count()),
+        stable(o.instance_idle.count() != 0 && !o.instance.empty()) {
+    if (o.instance_idle.count() != 0 && o.instance_idle != o.ttl)
       throw invalid_option_error(
           "flakeid: lease instance_idle of " + std::to_string(o.instance_idle.count()) +
-          " ms is not kept in CosId's machine-id registries, where an id is its instance's "
-          "only until CosId's safe-guard duration (ttl) has passed: use 0");
+          " ms cannot be kept in CosId's machine-id registries: use 0 (a release frees the id, "
+          "as CosId's instances that are not stable) or the ttl, " +
+          std::to_string(o.ttl.count()) +
+          " ms (stable: the id stays the instance's for CosId's safe-guard duration)");
   }
 };
 

@@ -157,23 +157,68 @@ std::string row_of(Sql& sql, const std::string& ns, int id) {
   return out;
 }
 
-/// A lease in CosId's registry reverts as CosId's instances that are not stable do, so it
-/// refuses `instance_idle` (an id kept for its instance) with `invalid_option_error`.
+/// In CosId's registry `instance_idle` is 0 (a release frees the id) or the ttl (a stable
+/// release keeps it the instance's for CosId's safe-guard duration); any other value is an
+/// `invalid_option_error`.
 template <class Backend>
-void instance_idle_is_refused_in_cosid_registries(Backend& b) {
+void instance_idle_other_than_ttl_is_refused_in_cosid_registries(Backend& b) {
   flakeid::manual_clock clk = past_the_table();
   auto o = cosid_options(unique_ns("cosidle"), clk);
   o.instance = "pod-s";
-  o.instance_idle = o.ttl;
-  try {
-    auto l = b.make_in(o, Backend::cosid);
-    ADD_FAILURE() << "instance_idle was taken in CosId's registry";
-  } catch (const flakeid::invalid_option_error& e) {
-    EXPECT_STREQ(e.what(),
-                 "flakeid: lease instance_idle of 60000 ms is not kept in CosId's machine-id "
-                 "registries, where an id is its instance's only until CosId's safe-guard "
-                 "duration (ttl) has passed: use 0");
-  }
+  o.instance_idle = 1234ms;
+  expect_error<flakeid::invalid_option_error>(
+      [&] { (void)b.make_in(o, Backend::cosid); },
+      "flakeid: lease instance_idle of 1234 ms cannot be kept in CosId's machine-id registries: "
+      "use 0 (a release frees the id, as CosId's instances that are not stable) or the ttl, "
+      "60000 ms (stable: the id stays the instance's for CosId's safe-guard duration)");
+}
+
+/// A lease with an instance and `instance_idle` equal to the ttl releases as CosId's stable
+/// instances revert: the id stays the instance's. A CosId peer and a flakeid lease without the
+/// instance pass it by while its stamp is younger than the ttl; the instance takes it back at
+/// once and mints above its last timestamp; once the stamp is older than the ttl, a peer takes it.
+template <class Backend, class Peers>
+void a_stable_instance_keeps_its_id_in_cosid_registries(Backend& b, Peers peer_of) {
+  flakeid::manual_clock clk = past_the_table();
+  const std::string ns = unique_ns("cosstable");
+  auto stable = cosid_options(ns, clk);
+  stable.instance = "pod-s";
+  stable.instance_idle = stable.ttl;
+  std::uint64_t last = 0;
+  {
+    auto l = b.make_in(stable, Backend::cosid);
+    ASSERT_EQ(l->acquire(2), 0U);
+    manual_gen gen{held(*l), clk};
+    last = gen.next_id();
+  }  // released stably
+  clk.advance(5'000ms);
+  auto holder = peer_of(ns, "10.0.0.5:8080");
+  EXPECT_EQ(holder.distribute(ms(clk), 1), 1) << "id 0 stays pod-s's: the peer makes id 1";
+  auto plain = b.make_in(cosid_options(ns, clk), Backend::cosid);
+  expect_error<flakeid::worker_id_error>(
+      [&] { (void)plain->acquire(2); },
+      "flakeid: no free worker id in namespace " + ns +
+          ": all 2 ids are leased, or were used further ahead of this clock than max_wait (1000 "
+          "ms) (" +
+          plain->where() + ")");
+  {
+    auto again = b.make_in(stable, Backend::cosid);
+    EXPECT_EQ(again->acquire(2), 0U) << "pod-s takes its id back at once";
+    // The release's stamp: the millisecond after the lease's last timestamp (the tick after
+    // the last ID's).
+    EXPECT_EQ(ms_or_min(again->previous_last()), ts_of(last) + 2);
+    manual_gen gen{held(*again), clk};
+    const std::uint64_t next = gen.next_id();
+    EXPECT_GT(next, last);
+    last = next;
+  }  // released stably again
+  clk.advance(59'000ms);
+  ASSERT_TRUE(holder.guard(ms(clk), 1));
+  auto taker = peer_of(ns, "10.0.0.6:8080");
+  EXPECT_EQ(taker.distribute(ms(clk), 1), -1) << "pod-s's stamp is younger than the ttl";
+  clk.advance(2'000ms);
+  ASSERT_TRUE(holder.guard(ms(clk), 1));
+  EXPECT_EQ(taker.distribute(ms(clk), 1), 0) << "pod-s's stamp is older than the ttl";
 }
 
 template <class Backend>

@@ -22,8 +22,12 @@ class mysql_cosid_lease_test : public mysql_test {
   }
 };
 
-TEST_F(mysql_cosid_lease_test, refuses_instance_idle) {
-  ASSERT_NO_FATAL_FAILURE((instance_idle_is_refused_in_cosid_registries(b)));
+TEST_F(mysql_cosid_lease_test, refuses_an_instance_idle_other_than_ttl) {
+  ASSERT_NO_FATAL_FAILURE((instance_idle_other_than_ttl_is_refused_in_cosid_registries(b)));
+}
+
+TEST_F(mysql_cosid_lease_test, a_stable_instance_keeps_its_id) {
+  ASSERT_NO_FATAL_FAILURE((a_stable_instance_keeps_its_id_in_cosid_registries(b, sql_peers(b))));
 }
 
 TEST_F(mysql_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {

@@ -121,8 +121,12 @@ class redis_cosid_lease_test : public server_test<redis_cosid_backend> {
   }
 };
 
-TEST_F(redis_cosid_lease_test, refuses_instance_idle) {
-  ASSERT_NO_FATAL_FAILURE((instance_idle_is_refused_in_cosid_registries(b)));
+TEST_F(redis_cosid_lease_test, refuses_an_instance_idle_other_than_ttl) {
+  ASSERT_NO_FATAL_FAILURE((instance_idle_other_than_ttl_is_refused_in_cosid_registries(b)));
+}
+
+TEST_F(redis_cosid_lease_test, a_stable_instance_keeps_its_id) {
+  ASSERT_NO_FATAL_FAILURE((a_stable_instance_keeps_its_id_in_cosid_registries(b, peers())));
 }
 
 TEST_F(redis_cosid_lease_test, claims_guards_and_reverts_in_cosids_keys) {

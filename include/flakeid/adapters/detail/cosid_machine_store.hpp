@@ -103,19 +103,20 @@ class cosid_machine_store final : public lease_store {
   renewal do_renew(std::uint64_t id, const std::string& /*holder*/, lease_time deadline) override {
     const std::int64_t sent = std::max<std::int64_t>(unix_ms_of(deadline) - t_.hold_ms, 0);
     const cosid_answer r = sql_.exec(
-        "UPDATE cosid_machine SET last_timestamp = " + std::to_string(sent) + " WHERE " + mine(id));
+        "UPDATE cosid_machine SET last_timestamp = " + after_revert(sent) + " WHERE " + mine(id));
     if (r.affected != 1) return renewal::taken;
     const std::int64_t start = sql_.started_ms();
     return start - started_ms_ <= 2000 && started_ms_ - start <= 2000 ? renewal::held
                                                                       : renewal::taken;
   }
 
-  /// CosId's revert of an instance that is not stable: the id is free, its last timestamp the
-  /// first millisecond after the last one used.
+  /// CosId's revert: the row's last timestamp and revert time the first millisecond after the
+  /// last one used; the id free (`instance_id` ''), or, stable, still the instance's.
   void do_release(std::uint64_t id, const std::string& /*holder*/, lease_time last) override {
     const std::string after = std::to_string(std::max<std::int64_t>(unix_ms_of(last) + 1, 0));
-    (void)sql_.exec("UPDATE cosid_machine SET instance_id = '', last_timestamp = " + after +
-                    ", revert_time = " + after + " WHERE " + mine(id));
+    (void)sql_.exec(
+        "UPDATE cosid_machine SET " + std::string(t_.stable ? "" : "instance_id = '', ") +
+        "last_timestamp = " + after + ", revert_time = " + after + " WHERE " + mine(id));
   }
 
   std::optional<lease_time> do_clock() override { return lease_time_of(sql_.clock_ms()); }
@@ -134,17 +135,32 @@ class cosid_machine_store final : public lease_store {
            " AND machine_id = " + std::to_string(id);
   }
 
-  /// The row of `q.instance` (the lowest id below the count): taken when its holder's lease has
-  /// run out (`last_timestamp + ttl` passed), reported as held while it runs; nothing when the
-  /// instance has no row.
+  /// `stamp`, or the millisecond after the row's `revert_time` when that lies later: a held
+  /// row's `last_timestamp` stays above its revert time, so that a row whose revert time is at
+  /// or above it was reverted stably, not guarded since.
+  static std::string after_revert(std::int64_t stamp) {
+    return "GREATEST(" + std::to_string(stamp) + ", revert_time + 1)";
+  }
+
+  /// The row of `q.instance` (the lowest id below the count): taken at once when it was reverted
+  /// stably (`revert_time` at or above `last_timestamp`) or when its holder's lease has run out
+  /// (`last_timestamp + ttl` passed), reported as held while it runs; nothing when the instance
+  /// has no row.
   std::optional<lease_claim> claim_own(const claim_request& q) {
     const cosid_answer r = sql_.exec(
-        "SELECT machine_id, last_timestamp FROM cosid_machine WHERE namespace = " + lit(ns_) +
-        " AND instance_id = " + lit(instance_) + " AND machine_id < " + std::to_string(q.count) +
-        " ORDER BY machine_id LIMIT 1");
+        "SELECT machine_id, last_timestamp, revert_time FROM cosid_machine WHERE namespace = " +
+        lit(ns_) + " AND instance_id = " + lit(instance_) + " AND machine_id < " +
+        std::to_string(q.count) + " ORDER BY machine_id LIMIT 1");
     if (r.rows.empty()) return std::nullopt;
     const std::int64_t id = number(r.rows[0].at(0));
     const std::int64_t last = number(r.rows[0].at(1));
+    const std::int64_t reverted = number(r.rows[0].at(2));
+    if (reverted > 0 && reverted >= last) {  // a stable revert: the instance's, free
+      if (!take(q, id, last, instance_)) return std::nullopt;
+      lease_claim c = answer(id, last);
+      c.own_instance = true;
+      return c;
+    }
     if (last + t_.ttl_ms > unix_ms_of(q.now)) {
       lease_claim c;
       c.id = static_cast<std::uint64_t>(id);
@@ -191,8 +207,8 @@ class cosid_machine_store final : public lease_store {
   bool take(const claim_request& q, std::int64_t id, std::int64_t last, const std::string& was) {
     const std::string now = unix_ms_text(q.now);
     const cosid_answer u = sql_.exec(
-        "UPDATE cosid_machine SET instance_id = " + lit(instance_) + ", last_timestamp = " + now +
-        ", distribute_time = " + now +
+        "UPDATE cosid_machine SET instance_id = " + lit(instance_) +
+        ", last_timestamp = " + after_revert(unix_ms_of(q.now)) + ", distribute_time = " + now +
         " WHERE name = " + lit(cosid_machine_name(ns_, static_cast<std::uint64_t>(id))) +
         " AND instance_id = " + lit(was) + " AND last_timestamp = " + std::to_string(last));
     return u.affected == 1;

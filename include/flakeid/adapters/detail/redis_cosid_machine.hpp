@@ -25,13 +25,15 @@ namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 namespace detail {
 
-/// What the CosId scripts share: ARGV[1] the namespace; `st(v)` reads CosId's state
+/// What the CosId scripts share: ARGV[1] the namespace, CosId's keys and flakeid's `stable`
+/// (the states of stable releases, by instance); `st(v)` reads CosId's state
 /// "<machine id>|<last stamp>".
 inline constexpr const char* redis_cosid_keys_lua = R"lua(
 local ns = ARGV[1]
 local itc = 'cosid:{' .. ns .. '}:itc_idx'
 local adder = 'cosid:{' .. ns .. '}:adder'
 local revert = 'cosid:{' .. ns .. '}:revert'
+local stable = 'flakeid:{' .. ns .. '}:cosid-stable'
 local function st(v)
   if not v then return nil end
   local i, s = string.match(v, '^(%d+)|(%-?%d+)$')
@@ -74,9 +76,15 @@ local function take(i)
   redis.call('HSET', itc, me, tostring(i) .. '|' .. tostring(now))
 end
 if ARGV[9] == '1' then
-  local i, s = st(redis.call('HGET', itc, me))
+  local raw = redis.call('HGET', itc, me)
+  local i, s = st(raw)
   if i then
     if i >= count then return {-1, '', '', 0} end
+    if redis.call('HGET', stable, me) == raw then  -- reverted stably, not guarded since
+      redis.call('HDEL', stable, me)
+      redis.call('HSET', itc, me, tostring(i) .. '|' .. tostring(math.max(now, s + 1)))
+      return {i, tostring(s), lost, 1}
+    end
     if s + ttl > now then return {i, tostring(s + ttl), lost, 2} end
     take(i)
     return {i, tostring(s + ttl), lost, 1}
@@ -120,6 +128,7 @@ if ri >= 0 and (hi < 0 or rs <= hd) then
 end
 if hi < 0 then return {-1, '', '', 0} end
 redis.call('HDEL', itc, hf)
+redis.call('HDEL', stable, hf)
 take(hi)
 return {hi, tostring(hd), lost, 0}
 )lua";
@@ -136,10 +145,19 @@ redis.call('HSET', itc, ARGV[2], ARGV[3] .. '|' .. ARGV[4])
 return 1
 )lua";
 
-/// CosId's revert (not stable): ARGV as the guard, [4] the stamp of the release.
+/// CosId's revert: ARGV as the guard, [4] the stamp of the release, [5] '1' for a stable one.
+/// Not stable, the id goes to `revert`; stable, the instance's state keeps it with the stamp,
+/// and `flakeid:{ns}:cosid-stable` remembers that state: the instance's next claim that finds it
+/// unchanged (not guarded since) takes the id at once.
 inline const std::string redis_cosid_release_script = std::string(redis_cosid_keys_lua) + R"lua(
 local i = st(redis.call('HGET', itc, ARGV[2]))
 if i ~= tonumber(ARGV[3]) then return 0 end
+if ARGV[5] == '1' then
+  local v = ARGV[3] .. '|' .. ARGV[4]
+  redis.call('HSET', itc, ARGV[2], v)
+  redis.call('HSET', stable, ARGV[2], v)
+  return 1
+end
 redis.call('HDEL', itc, ARGV[2])
 redis.call('HSET', revert, ARGV[3], ARGV[4])
 return 1
@@ -174,11 +192,12 @@ class redis_cosid_machine_store final : public lease_store {
     return redis_renewal_of(r.get(), where(), records);
   }
 
-  /// CosId's revert: the id goes to the released ids, stamped with the millisecond after the
-  /// last one used.
+  /// CosId's revert, stamped with the millisecond after the last one used: the id goes to the
+  /// released ids, or, stable, stays the instance's.
   void do_release(std::uint64_t id, const std::string& /*holder*/, lease_time last) override {
     (void)eval(redis_cosid_release_script,
-               {ns_, field_, std::to_string(id), std::to_string(unix_ms_of(last) + 1)});
+               {ns_, field_, std::to_string(id), std::to_string(unix_ms_of(last) + 1),
+                t_.stable ? "1" : "0"});
   }
 
   /// The server's `TIME`.

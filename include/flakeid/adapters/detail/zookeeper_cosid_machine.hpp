@@ -59,16 +59,32 @@ class zookeeper_cosid_machine_store final : public lease_store {
     });
   }
 
-  /// CosId's revert (not stable): the instance's node goes, `__revert/<id>` holds the id and the
-  /// millisecond after the last one used.
+  /// CosId's revert, with the millisecond after the last one used: not stable, the instance's
+  /// node goes and `__revert/<id>` holds the id; stable, the instance's node keeps it, and
+  /// flakeid's `/flakeid/<ns>/cosid-stable/<instance>` the version that write gives the node: the
+  /// instance's next claim that finds the same node at that version (not guarded since) takes
+  /// the id at once.
   void do_release(std::uint64_t id, const std::string& /*holder*/, lease_time last) override {
     const std::string i = std::to_string(id);
     const std::string data = i + "|" + std::to_string(unix_ms_of(last) + 1);
+    if (t_.stable) zookeeper_ensure(s_, ns_, {"cosid-stable"});
     zookeeper_retry(retry_for_, [&] {
       const auto node = s_.get(me_);
       if (!node) return;
       const auto st = state_of(node->first);
       if (!st || st->first != static_cast<std::int64_t>(id)) return;
+      if (t_.stable) {
+        zookeeper_ops ops;
+        ops.set(me_, data, node->second.version);
+        const std::string version = mark_of(node->second.czxid, node->second.version + 1);
+        if (const auto mark = s_.exists(stable_mark())) {
+          ops.set(stable_mark(), version, mark->version);
+        } else {
+          ops.create(stable_mark(), version, 0);
+        }
+        (void)ops.run(s_);
+        return;
+      }
       const std::string rp = root_ + "/__revert/" + i;
       const auto rev = s_.exists(rp);
       zookeeper_ops ops;
@@ -147,6 +163,20 @@ class zookeeper_cosid_machine_store final : public lease_store {
           lease_claim c;
           c.id = static_cast<std::uint64_t>(st->first);
           c.last = lease_time_of(st->second + t_.ttl_ms);
+          const auto mark = s_.get(stable_mark());
+          if (mark && mark->first == mark_of(own->second.czxid, own->second.version)) {
+            // Reverted stably, not guarded since: the instance's, free.
+            c.last = lease_time_of(st->second);
+            const std::string data = std::to_string(st->first) + "|" +
+                                     std::to_string(std::max(unix_ms_of(q.now), st->second + 1));
+            zookeeper_ops ops;
+            ops.set(me_, data, own->second.version);
+            ops.remove(stable_mark(), mark->second.version);
+            if (!send(ops, c, data)) continue;
+            lease_claim a = answer(c);
+            a.own_instance = true;
+            return a;
+          }
           if (st->second + t_.ttl_ms > unix_ms_of(q.now)) {
             c.held_by_instance = true;
             return c;
@@ -216,6 +246,17 @@ class zookeeper_cosid_machine_store final : public lease_store {
     if (rc == ZOK) return true;
     pending_.reset();
     return false;
+  }
+
+  /// The mark of this lease's instance's stable release (`/flakeid/<ns>/cosid-stable/<name>`).
+  [[nodiscard]] std::string stable_mark() const {
+    return "/flakeid/" + ns_ + "/cosid-stable/" + zookeeper_node_name(field_);
+  }
+
+  /// What the mark holds: the instance node's creation and its version after the release (a
+  /// node deleted and made again is another node, whatever its version).
+  static std::string mark_of(std::int64_t czxid, std::int64_t version) {
+    return std::to_string(czxid) + " " + std::to_string(version);
   }
 
   /// flakeid's count of the ids CosId's counter handed out (`/flakeid/<ns>/cosid-count`).
