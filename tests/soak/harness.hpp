@@ -93,7 +93,6 @@ class minter_pool {
  private:
   const soak_config& c_;
   std::string store_, dir_, where_;
-  std::pair<uid_t, gid_t> user_;
   std::vector<minter_proc> procs_;
 };
 
@@ -119,6 +118,7 @@ class nemesis {
   bool begin(fault& f);
   double step_clock(fault& f);
   void cut_minters_off();
+  void cut_minter_off(int slot);
   void end(fault& f);
   [[nodiscard]] bool busy(const std::string& target) const;
   [[nodiscard]] int free_slot(const std::string& prefix);
@@ -148,6 +148,16 @@ pid_t spawn_program(const std::vector<std::string>& argv, const std::string& log
 /// drops the minters' packets and not the harness's own checks of a server it restarts),
 /// else -1 (the harness's user).
 std::pair<uid_t, gid_t> minter_user();
+
+/// The first of the uids the minters of a server store run as, one per slot, when the harness
+/// runs as root (no account is needed: they connect with the server's user, and their files
+/// lie in directories anyone may write), so that a `minter_partition` cuts one minter off.
+inline constexpr uid_t minter_uid_base = 61'000;
+
+/// The user minter slot `slot` runs as: with `own` (a server store) and as root, a uid of its
+/// own in `nobody`'s group; else `minter_user()` (the file store's minters share `nobody`: they
+/// write each other's lock files).
+std::pair<uid_t, gid_t> minter_user(int slot, bool own);
 
 /// Set by SIGINT and SIGTERM: the run ends early, its servers and minters stopped as at its end.
 extern volatile sig_atomic_t interrupted;

@@ -28,8 +28,8 @@ struct nemesis::fault {
 namespace {
 
 const std::vector<std::string> all_kinds{
-    "minter_pause", "minter_kill", "server_kill", "server_wipe", "server_pause",
-    "clock_step",   "forget",      "partition",   "fork",        "disk_full"};
+    "minter_pause", "minter_kill", "server_kill", "server_wipe", "server_pause",    "clock_step",
+    "forget",       "partition",   "fork",        "disk_full",   "minter_partition"};
 
 bool nft_available() { return ::access("/usr/sbin/nft", X_OK) == 0; }
 
@@ -49,17 +49,28 @@ nemesis::nemesis(const soak_config& c, soak_server& server, minter_pool& pool, s
     if (std::find(c_.skip.begin(), c_.skip.end(), k) != c_.skip.end()) continue;
     if (file && (k.rfind("server_", 0) == 0 || k == "partition")) continue;
     if (k == "disk_full" && server_.disk().empty()) continue;
-    if (k == "partition" && !nft_available()) continue;
+    if ((k == "partition" || k == "minter_partition") && (file || !nft_available())) continue;
+    // One minter's packets are told from the others' by its own uid (the harness as root).
+    if (k == "minter_partition" && minter_user(0, true).first == minter_user().first) continue;
     if ((k == "server_wipe" && !server_.can_wipe()) || (k == "forget" && !server_.can_forget()))
       continue;
     kinds_.push_back(k);
   }
-  if (std::find(kinds_.begin(), kinds_.end(), "partition") != kinds_.end()) {
+  const auto drop = [this](const char* k) {
+    const auto it = std::find(kinds_.begin(), kinds_.end(), k);
+    if (it != kinds_.end()) kinds_.erase(it);
+  };
+  const auto has = [this](const char* k) {
+    return std::find(kinds_.begin(), kinds_.end(), k) != kinds_.end();
+  };
+  if (has("partition") || has("minter_partition")) {
     const std::string l = dir_ + "/nft.log";
     if (nft("add table inet " + nft_table_, l) != 0 ||
         nft("add chain inet " + nft_table_ + " out { type filter hook output priority 0 ; }", l) !=
-            0)
-      kinds_.erase(std::find(kinds_.begin(), kinds_.end(), "partition"));
+            0) {
+      drop("partition");
+      drop("minter_partition");
+    }
   }
   next_ms_ = wall_ms() + 2'000;  // the minters' first leases first
 }
@@ -129,12 +140,26 @@ void nemesis::start_one() {
 /// Drops the minters' packets to the server (their requests, their handshakes' and replies'
 /// acknowledgements); the harness's own, which checks a server it restarts, pass.
 void nemesis::cut_minters_off() {
-  const uid_t uid = minter_user().first;
-  const std::string who =
-      uid == static_cast<uid_t>(-1) ? "" : "meta skuid " + std::to_string(uid) + " ";
+  const uid_t first = minter_user(0, true).first;
+  const uid_t last = minter_user(pool_.size() - 1, true).first;
+  std::string who;
+  if (first != static_cast<uid_t>(-1))
+    who = "meta skuid " + std::to_string(first) +
+          (last != first ? "-" + std::to_string(last) : std::string()) + " ";
   (void)nft("add rule inet " + nft_table_ + " out " + who + "tcp dport " +
                 std::to_string(server_.port()) + " drop",
             dir_ + "/nft.log");
+}
+
+/// Drops the packets of minter `slot` alone to the server, in a chain of the slot's own
+/// (`s<slot>`), which the fault's end deletes.
+void nemesis::cut_minter_off(int slot) {
+  const std::string chain = "inet " + nft_table_ + " s" + std::to_string(slot);
+  const std::string l = dir_ + "/nft.log";
+  (void)nft("add chain " + chain + " { type filter hook output priority 0 ; }", l);
+  (void)nft("add rule " + chain + " meta skuid " + std::to_string(minter_user(slot, true).first) +
+                " tcp dport " + std::to_string(server_.port()) + " drop",
+            l);
 }
 
 /// Steps the clock of `f.slot`: forward by seconds to an hour for 1 to 20 s, or back by seconds
@@ -198,6 +223,10 @@ bool nemesis::begin(fault& f) {
     if (!on("net")) return false;
     cut_minters_off();
     for_s(uniform(0.5, 3 * guard_s));
+  } else if (f.kind == "minter_partition") {
+    if (!on_slot("slot")) return false;
+    cut_minter_off(f.slot);
+    for_s(uniform(0.5, 3 * guard_s));
   } else if (f.kind == "disk_full") {
     if (!on("disk")) return false;
     // Fills the tmpfs to the last byte (a file of zeros); the lease files stay.
@@ -222,6 +251,9 @@ void nemesis::end(fault& f) {
     server_.resume();
   } else if (f.kind == "partition") {
     (void)nft("flush chain inet " + nft_table_ + " out", dir_ + "/nft.log");
+  } else if (f.kind == "minter_partition") {
+    const std::string chain = "inet " + nft_table_ + " s" + std::to_string(f.slot);
+    (void)nft("flush chain " + chain + "; delete chain " + chain, dir_ + "/nft.log");
   } else if (f.kind == "disk_full") {
     std::error_code ec;
     std::filesystem::remove(server_.disk() + "/fill", ec);

@@ -21,11 +21,7 @@ volatile sig_atomic_t interrupted = 0;
 
 minter_pool::minter_pool(const soak_config& c, std::string store, std::string dir,
                          std::string where)
-    : c_(c),
-      store_(std::move(store)),
-      dir_(std::move(dir)),
-      where_(std::move(where)),
-      user_(minter_user()) {
+    : c_(c), store_(std::move(store)), dir_(std::move(dir)), where_(std::move(where)) {
   ::chmod(dir_.c_str(), 01777);  // the minters' logs
   procs_.resize(static_cast<std::size_t>(c_.minters));
   for (int s = 0; s < c_.minters; ++s) {
@@ -46,6 +42,7 @@ void minter_pool::start(int slot) {
   ++p.generation;
   const std::string name = dir_ + "/m" + std::to_string(slot) + "-" + std::to_string(p.generation);
   const minter_config& m = c_.minter;
+  const auto user = minter_user(slot, store_ != "file");
   p.pid = spawn_program({c_.self,         "--minter",
                          "--store",       store_,
                          "--where",       where_,
@@ -56,7 +53,7 @@ void minter_pool::start(int slot) {
                          "--guard-ms",    std::to_string(m.guard_ms),
                          "--burst",       std::to_string(m.burst),
                          "--interval-ms", std::to_string(m.interval_ms)},
-                        name + ".out", user_.first, user_.second);
+                        name + ".out", user.first, user.second);
   p.paused = false;
 }
 

@@ -35,6 +35,12 @@ std::pair<uid_t, gid_t> minter_user() {
   return {static_cast<uid_t>(-1), static_cast<gid_t>(-1)};
 }
 
+std::pair<uid_t, gid_t> minter_user(int slot, bool own) {
+  const auto shared = minter_user();
+  if (!own || shared.first == static_cast<uid_t>(-1)) return shared;
+  return {minter_uid_base + static_cast<uid_t>(slot), shared.second};
+}
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -17,6 +17,7 @@ COLOURS = {
     "server_pause": (255, 241, 118),
     "forget": (77, 182, 172),
     "partition": (144, 164, 174),
+    "minter_partition": (96, 125, 139),
     "disk_full": (174, 213, 129),
 }
 WIDTH = 1200
