@@ -45,7 +45,8 @@ LAYERS = [
     ("stores", ("store/", "detail/server_store", "detail/posix_file", "detail/lease_directory",
                 "detail/uri")),
     ("adapters", ("adapters/",)),
-    ("text/sql", ("text.hpp", "format.hpp", "fmt.hpp", "sql.hpp", "layout_spec.hpp")),
+    ("text/sql", ("text.hpp", "text_converter.hpp", "format.hpp", "fmt.hpp", "sql.hpp",
+                  "layout_spec.hpp")),
     ("umbrella", ("flakeid.hpp",)),
 ]
 HEAVY = ("filesystem", "fstream", "random", "thread", "regex", "iostream", "format", "mutex",

@@ -31,6 +31,7 @@
 #include "store/memory.hpp"
 #include "striped.hpp"
 #include "text.hpp"
+#include "text_converter.hpp"
 #include "tsc_clock.hpp"
 #include "version.hpp"
 #include "worker_id.hpp"
