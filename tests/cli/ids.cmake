@@ -70,6 +70,25 @@ expect_bad(decode_no_form " decode: 'zz!' is not an ID in any text form; tried d
 expect_bad(decode_too_long "'AAAAAAAAAAAAAAAAAAAA' is not an ID in any text form; tried .*radix62 \\(the longest form has 13 characters\\)"
            decode AAAAAAAAAAAAAAAAAAAA)
 expect_out(encode_from_radix62 "04W86BB0G4007\n" encode --from radix62 --to base32 Czks0tP37X)
+# CosId's converter settings: prefix, suffix, padding and width, and back.
+expect_out(encode_order_number "ORD-0000123\nORD-18446744073709551615\n"
+           encode --to decimal --pad --width 7 --prefix ORD- 123 18446744073709551615)
+expect_out(decode_order_number "123\n123\n" decode --from decimal --prefix ORD- ORD-0000123 ORD-123)
+expect_out(encode_decimal_pad "00000000005\n" encode --to decimal --pad 5)
+expect_out(encode_decimal "5\n" encode --to decimal 5)
+expect_out(encode_radix62_narrow "z\nzz\n" encode --to radix62 --width 2 61 3843)
+expect_out(encode_radix62_narrow_pad "0z-v1\n" encode --to radix62 --width 2 --pad --suffix -v1 61)
+expect_out(decode_radix36_suffix "46655\n" decode --from radix36 --width 3 --suffix -v1 ZZZ-v1)
+expect_bad(encode_radix62_too_wide_id "encode: ID 3844 does not fit 2 radix62 characters; at most 3843\n$"
+           encode --to radix62 --width 2 3844)
+expect_bad(encode_prefix_base32 "encode: --prefix, --suffix and --width apply to radix62, radix36 and decimal, not base32\n$"
+           encode --to base32 --prefix X 1)
+expect_bad(decode_prefix_no_form "decode: --prefix, --suffix and --width need --from radix62, radix36 or decimal\n$"
+           decode --prefix X X1)
+expect_bad(encode_width_past_radix62 "encode: text converter width 12 is out of range \\[1, 11\\] for radix62\n$"
+           encode --to radix62 --width 12 1)
+expect_bad(decode_other_prefix "decode: text \"INV-1\" does not start with the prefix \"ORD-\"\n$"
+           decode --from decimal --prefix ORD- INV-1)
 
 # ---- range -------------------------------------------------------------------------------------
 set(day_2024 "[1741610183685046272, 1741972571550646272)\nid >= 1741610183685046272 AND id < 1741972571550646272\n")

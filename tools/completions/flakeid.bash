@@ -52,8 +52,8 @@ _flakeid() {
     gen) options="-n --layout --generator --worker --datacenter --gene --to --format --store --key --step --start --stride --remainder --redis --postgres" ;;
     parse) options="--layout --format --from --input --bits" ;;
     range) options="--layout --column --format" ;;
-    encode) options="--to --pad --layout --from --format" ;;
-    decode) options="--from --to --layout --format" ;;
+    encode) options="--to --pad --layout --from --format --prefix --suffix --width" ;;
+    decode) options="--from --to --layout --format --prefix --suffix --width" ;;
     layouts) options="--format" ;;
     bench) options="--layout --generator --threads --seconds --format" ;;
     sql)
