@@ -21,7 +21,8 @@
 ///
 /// This header includes the four parts of `segment/`: `options.hpp` (the distributor concepts
 /// and the options), `generator.hpp`, `chain.hpp` and `grouped.hpp`, over `engine.hpp` (the
-/// segment ring the generators share).
+/// segment ring the generators share) and `sizing.hpp` (the chain's look-ahead and Leaf's
+/// dynamic step).
 ///
 /// Every store offers distributors (`store.distributor(key)`): `store/memory.hpp` and
 /// `store/file.hpp` in the core; `adapters/redis.hpp`, `adapters/postgres.hpp`,
