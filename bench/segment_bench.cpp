@@ -394,9 +394,9 @@ constexpr std::int64_t latency_samples = 2'000'000;
 /// process.
 double memory_chain_rate() {
   static const double rate = [] {
-    auto gen = std::make_unique<chain_mem>(
-        memory_store().distributor("bench.memory_rate"),
-        flakeid::segment_chain_options{.segment = {.step = step}});
+    auto gen =
+        std::make_unique<chain_mem>(memory_store().distributor("bench.memory_rate"),
+                                    flakeid::segment_chain_options{.segment = {.step = step}});
     for (int i = 0; i < 1'000'000; ++i) benchmark::DoNotOptimize(gen->next_id());  // warm up
     constexpr int n = 50'000'000;
     const auto t0 = clk::now();

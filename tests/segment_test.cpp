@@ -952,10 +952,9 @@ class slow_distributor {
 TEST(segment_chain_test, the_round_trip_is_timed_on_the_chains_clock) {
   flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}}};
   flakeid::memory_store store;
-  flakeid::segment_chain_generator gen{
-      slow_distributor{store.distributor("n"), clock, 3ms},
-      {.segment = {.step = 10}, .min_ahead = 2, .max_ahead = 8},
-      clock};
+  flakeid::segment_chain_generator gen{slow_distributor{store.distributor("n"), clock, 3ms},
+                                       {.segment = {.step = 10}, .min_ahead = 2, .max_ahead = 8},
+                                       clock};
   EXPECT_EQ(gen.stats().round_trip, 0ns) << "the first call (it connects) is not counted";
   std::vector<std::uint64_t> ids;
   for (int i = 0; i < 200; ++i) ids.push_back(gen.next_id());
@@ -968,10 +967,14 @@ TEST(segment_chain_test, ahead_factor_is_checked) {
   flakeid::memory_store store;
   using flakeid_test::expect_error;
   expect_error<flakeid::invalid_option_error>(
-      [&] { flakeid::segment_chain_generator gen{store.distributor("n"), {.ahead_factor = 0}}; },
+      [&] {
+        flakeid::segment_chain_generator gen{store.distributor("n"), {.ahead_factor = 0}};
+      },
       "flakeid: segment option ahead_factor = 0 is out of range [1, 64]");
   expect_error<flakeid::invalid_option_error>(
-      [&] { flakeid::segment_chain_generator gen{store.distributor("n"), {.ahead_factor = 65}}; },
+      [&] {
+        flakeid::segment_chain_generator gen{store.distributor("n"), {.ahead_factor = 65}};
+      },
       "flakeid: segment option ahead_factor = 65 is out of range [1, 64]");
   const flakeid::segment_chain_options defaults{};
   EXPECT_EQ(defaults.ahead_factor, 2u);
@@ -984,14 +987,13 @@ TEST(segment_chain_test, leaf_dynamic_step_takes_the_steps_of_leafs_rule) {
   flakeid::memory_store store;
   // One segment ahead: the worker calls the store when the callers move into the last segment
   // it fetched, and only then; a call takes at most max_ahead = 8 segments (800 IDs).
-  flakeid::segment_chain_generator gen{
-      store.distributor("leaf"),
-      {.segment = {.step = 100},
-       .min_ahead = 1,
-       .max_ahead = 8,
-       .leaf_dynamic_step = true,
-       .refill_period = 1ms},
-      clock};
+  flakeid::segment_chain_generator gen{store.distributor("leaf"),
+                                       {.segment = {.step = 100},
+                                        .min_ahead = 1,
+                                        .max_ahead = 8,
+                                        .leaf_dynamic_step = true,
+                                        .refill_period = 1ms},
+                                       clock};
   std::vector<std::uint64_t> ids;
   // Draws up to the first ID of segment `g` (the first segment is 1).
   const auto enter = [&](std::size_t g) {

@@ -170,7 +170,10 @@ TEST_F(mysql_segment_test, a_chain_in_leaf_mode_takes_the_steps_of_leafs_dynamic
     EXPECT_TRUE(eventually([&] { return gen.stats().store_calls == n; }))
         << gen.stats().store_calls;
     return std::to_string(gen.stats().leaf_step) + " " +
-           b.raw().exec("SELECT max_id FROM leaf_alloc WHERE biz_tag = 'order'").rows.at(0).at(0)
+           b.raw()
+               .exec("SELECT max_id FROM leaf_alloc WHERE biz_tag = 'order'")
+               .rows.at(0)
+               .at(0)
                .value_or("NULL");
   };
   EXPECT_EQ(call(1), "100 101") << "the first call takes the configured step (the row's)";

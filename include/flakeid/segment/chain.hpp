@@ -324,7 +324,7 @@ class segment_chain_generator {
   std::atomic<bool> hungry_{false};
   std::atomic<bool> wake_{false};
   std::atomic<std::int64_t> last_wake_ns_{std::numeric_limits<std::int64_t>::min() / 2};
-  std::uint32_t counted_ = 0;  // the generation at the last calm check (worker only)
+  std::uint32_t counted_ = 0;      // the generation at the last calm check (worker only)
   detail::draw_rate_meter meter_;  // the worker's (and the constructor's, before it starts)
   std::atomic<std::uint64_t> rate_{0};
   std::atomic<std::size_t> needed_{0};

@@ -194,9 +194,7 @@ class segment_engine {
   /// (`leaf_next_step`, from the time since the previous such call on the engine's clock),
   /// starting at `step`, at most `leaf_max_step` IDs and `max_segments` (>= 1) segments.
   /// Called before any store call.
-  void leaf_dynamic_step(std::uint32_t max_segments) noexcept {
-    leaf_max_segments_ = max_segments;
-  }
+  void leaf_dynamic_step(std::uint32_t max_segments) noexcept { leaf_max_segments_ = max_segments; }
 
   /// The IDs the latest store call for segments took under Leaf's rule; 0 before the first
   /// or without it.
@@ -585,10 +583,10 @@ class segment_engine {
   bool went_back_ = false;  // a store call answered below `last_max_`: refused for good
   std::uint64_t last_max_ = 0;
   round_trip_meter round_trip_;
-  std::uint64_t leaf_calls_ = 0;    // store calls for segments under Leaf's rule
+  std::uint64_t leaf_calls_ = 0;     // store calls for segments under Leaf's rule
   std::uint32_t leaf_segments_ = 0;  // the segments the latest one took
-  std::int64_t leaf_at_ns_ = 0;     // and when it started (Unix ns, the engine's clock)
-  mutable std::mutex error_mutex_;  // guards last_error_ (stats never wait for the store)
+  std::int64_t leaf_at_ns_ = 0;      // and when it started (Unix ns, the engine's clock)
+  mutable std::mutex error_mutex_;   // guards last_error_ (stats never wait for the store)
   std::string last_error_;
   fork_stamp born_;
 };

@@ -36,11 +36,12 @@ inline constexpr std::uint64_t max_sized_rate = 1'000'000'000'000;
 /// again (`chain_wake_gap`), in segments of `step` IDs, rounded up, within [`lo`, `hi`].
 ///
 ///     ahead_for(2'000'000, 5ms, 1000, 2, 1, 64) == 24   // 2 x 2e6/s x 6 ms = 24,000 IDs
-[[nodiscard]] constexpr std::size_t ahead_for(std::uint64_t rate, std::chrono::nanoseconds round_trip,
+[[nodiscard]] constexpr std::size_t ahead_for(std::uint64_t rate,
+                                              std::chrono::nanoseconds round_trip,
                                               std::uint64_t step, std::uint64_t factor,
                                               std::size_t lo, std::size_t hi) noexcept {
   constexpr std::uint64_t giga = 1'000'000'000;
-  const std::int64_t rt = round_trip.count() < 0 ? 0
+  const std::int64_t rt = round_trip.count() < 0              ? 0
                           : round_trip > max_sized_round_trip ? max_sized_round_trip.count()
                                                               : round_trip.count();
   const auto cover = static_cast<std::uint64_t>(rt + chain_wake_gap.count());  // <= 1.0001e10
@@ -96,7 +97,7 @@ class round_trip_meter {
 /// shrinks it within seconds once callers draw less. Not thread-safe: the worker's own.
 class draw_rate_meter {
  public:
-  static constexpr std::int64_t min_window = 1'000'000;      // 1 ms
+  static constexpr std::int64_t min_window = 1'000'000;     // 1 ms
   static constexpr std::int64_t half_life = 1'000'000'000;  // 1 s
 
   /// Opens the first window at Unix ns `now`, with callers in segment generation `segment`.
