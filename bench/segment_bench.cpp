@@ -703,6 +703,26 @@ void print_paired() {
                 bench_name(r.b, r.nb).c_str(), median(q), q[q.size() / 10], q[q.size() * 9 / 10],
                 r.target);
   }
+  std::printf("\nThe chains after the rounds (what each measured and kept ahead):\n");
+  const auto print_stats = [](const char* name, const flakeid::segment_chain_stats& st) {
+    std::printf(
+        "  %-16s draw_rate %6.1f M/s  round_trip %7.1f us  ahead_needed %5zu  ahead_target "
+        "%5zu  store_calls %6llu  hungry %4llu\n",
+        name, static_cast<double>(st.draw_rate) / 1e6,
+        static_cast<double>(st.round_trip.count()) / 1e3, st.ahead_needed, st.ahead_target,
+        static_cast<unsigned long long>(st.store_calls),
+        static_cast<unsigned long long>(st.hungry));
+  };
+  print_stats("chain_memory", chain->stats());
+#if defined(FLAKEID_BENCH_HAS_REDIS)
+  if (redis) print_stats("chain_redis", redis->stats());
+#endif
+#if defined(FLAKEID_BENCH_HAS_POSTGRES)
+  if (postgres) print_stats("chain_postgres", postgres->stats());
+#endif
+#if defined(FLAKEID_BENCH_HAS_MYSQL)
+  if (mysql) print_stats("chain_mysql", mysql->stats());
+#endif
 }
 
 }  // namespace
