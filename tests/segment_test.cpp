@@ -910,21 +910,24 @@ TEST(segment_chain_test, the_worker_sizes_the_look_ahead_from_the_rate_on_the_ch
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 24; }));
   clock.advance(1ms);
   // 2,000 IDs in 1 ms: 2,000,000 IDs/s; 2 x 2,000,000/s x (0 + 1 ms) = 4,000 IDs, 40 segments.
-  ASSERT_TRUE(eventually([&] { return gen.stats().ahead_needed == 40; }))
-      << gen.stats().ahead_needed;
-  flakeid::segment_chain_stats s = gen.stats();
-  EXPECT_EQ(s.draw_rate, 2'000'000u);
-  EXPECT_EQ(s.ahead_target, 40u);
-  EXPECT_EQ(s.leaf_step, 0u);
+  // (The worker publishes the three one after the other: the test waits for all of them.)
+  const auto shows = [&](std::uint64_t rate, std::size_t needed, std::size_t target) {
+    const bool ok = eventually([&] {
+      const flakeid::segment_chain_stats s = gen.stats();
+      return s.draw_rate == rate && s.ahead_needed == needed && s.ahead_target == target;
+    });
+    const flakeid::segment_chain_stats s = gen.stats();
+    EXPECT_TRUE(ok) << "draw_rate " << s.draw_rate << ", ahead_needed " << s.ahead_needed
+                    << ", ahead_target " << s.ahead_target;
+    return ok;
+  };
+  ASSERT_TRUE(shows(2'000'000, 40, 40));
+  EXPECT_EQ(gen.stats().leaf_step, 0u);
   ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 40; })) << gen.stats().ahead;
   // A second without draws halves the rate: 20 segments, below min_ahead; the calm target
   // halves down to that.
   clock.advance(1s);
-  ASSERT_TRUE(eventually([&] { return gen.stats().draw_rate == 1'000'000; }))
-      << gen.stats().draw_rate;
-  EXPECT_EQ(gen.stats().ahead_needed, 24u);
-  ASSERT_TRUE(eventually([&] { return gen.stats().ahead_target == 24; }))
-      << gen.stats().ahead_target;
+  ASSERT_TRUE(shows(1'000'000, 24, 24));
   EXPECT_EQ(gen.stats().round_trip, 0ns);
   EXPECT_EQ(gen.stats().hungry, 0u);
   EXPECT_EQ(gen.next_id(), ids.back() + 1);
@@ -959,8 +962,12 @@ TEST(segment_chain_test, the_round_trip_is_timed_on_the_chains_clock) {
   std::vector<std::uint64_t> ids;
   for (int i = 0; i < 200; ++i) ids.push_back(gen.next_id());
   expect_strictly_increasing(ids);
-  ASSERT_TRUE(eventually([&] { return gen.stats().store_calls >= 3; }));
-  EXPECT_EQ(gen.stats().round_trip, 3ms);
+  // Every call took 3 ms on the chain's clock (the round trip is published just before the call
+  // is counted: the test waits for both).
+  EXPECT_TRUE(eventually([&] {
+    return gen.stats().store_calls >= 3 && gen.stats().round_trip == 3ms;
+  })) << gen.stats().round_trip.count()
+      << " ns after " << gen.stats().store_calls << " calls";
 }
 
 TEST(segment_chain_test, ahead_factor_is_checked) {
@@ -999,10 +1006,11 @@ TEST(segment_chain_test, leaf_dynamic_step_takes_the_steps_of_leafs_rule) {
   const auto enter = [&](std::size_t g) {
     while (ids.size() < 100 * (g - 1) + 1) ids.push_back(gen.next_id());
   };
-  // The step of store call `n`, once it is made.
+  // The step of store call `n`, once its segments are in (the callers are in the last
+  // segment before it, so none is ahead until then).
   const auto step_of_call = [&](std::uint64_t n) {
-    EXPECT_TRUE(eventually([&] { return gen.stats().store_calls == n; }))
-        << gen.stats().store_calls;
+    EXPECT_TRUE(eventually([&] { return gen.stats().ahead >= 1; })) << "call " << n;
+    EXPECT_EQ(gen.stats().store_calls, n);
     return gen.stats().leaf_step;
   };
   EXPECT_EQ(step_of_call(1), 100u) << "the first call takes the configured step";
