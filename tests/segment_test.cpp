@@ -557,8 +557,11 @@ TEST(segment_chain_test, hungry_callers_double_the_prefetch_and_calm_shrinks_it)
   // The worker's store calls fail, so every segment comes from a hungry caller: the chain is
   // empty at each caller's turn to the store, however fast either thread runs.
   d.serve_only(std::this_thread::get_id());
+  // On a clock that stands still no draw rate is measured: the target is the hunger's alone.
   flakeid::segment_chain_generator gen{
-      d, {.segment = {.step = 1}, .min_ahead = 2, .max_ahead = 16, .refill_period = 20ms}};
+      d,
+      {.segment = {.step = 1}, .min_ahead = 2, .max_ahead = 16, .refill_period = 20ms},
+      flakeid::manual_clock{}};
   std::size_t peak = 0;
   std::vector<std::uint64_t> ids;
   // Until the worker has doubled the target three times; the bound only ends a broken run.
@@ -809,6 +812,231 @@ TEST(segment_chain_test, expired_prefetched_segments_are_skipped) {
   const std::uint64_t after = gen.next_id();
   EXPECT_GT(after, reserved) << "an expired segment was served";
   EXPECT_GT(after, first);
+}
+
+// ---- look-ahead sizing and Leaf's dynamic step ---------------------------------------------
+
+TEST(segment_sizing_test, the_look_ahead_covers_the_draws_of_a_round_trip_and_a_millisecond) {
+  using flakeid::detail::ahead_for;
+  // 2 x 2,000,000 IDs/s x (5 ms + 1 ms) = 24,000 IDs: 24 segments of 1000.
+  static_assert(ahead_for(2'000'000, 5ms, 1000, 2, 1, 64) == 24);
+  // 1 x 1,500,000 IDs/s x 1 ms = 1,500 IDs: rounded up to 2 segments.
+  static_assert(ahead_for(1'500'000, 0ns, 1000, 1, 1, 64) == 2);
+  static_assert(ahead_for(1'500'000, 0ns, 1000, 1, 3, 64) == 3, "never below min_ahead");
+  static_assert(ahead_for(0, 5ms, 1000, 2, 2, 64) == 2, "nothing drawn: min_ahead");
+  // 2 x 10^9 IDs/s x 2 ms = 4,000,000 IDs: 4000 segments, capped at max_ahead.
+  static_assert(ahead_for(1'000'000'000, 1ms, 1000, 2, 2, 1024) == 1024);
+  // Past the sizing's bounds (10^12 IDs/s, a 10 s round trip) nothing overflows.
+  static_assert(ahead_for(~std::uint64_t{0}, 1h, 1, 64, 1, 65536) == 65536);
+  static_assert(ahead_for(1'000'000, -3ms, 1000, 2, 1, 64) == 2, "a negative round trip is 0");
+  EXPECT_EQ(ahead_for(300'000'000, 250us, 1000, 2, 2, 1024), 750u);
+}
+
+TEST(segment_sizing_test, leaf_rule_doubles_keeps_and_halves_within_its_bounds) {
+  using flakeid::detail::leaf_next_step;
+  constexpr std::uint64_t max = flakeid::leaf_max_step;
+  static_assert(max == 1'000'000 && flakeid::leaf_segment_duration == 15min);
+  // Under 15 minutes: doubled, unless that exceeds the largest step.
+  static_assert(leaf_next_step(1000, 1000, 0ns, max) == 2000);
+  static_assert(leaf_next_step(2000, 1000, 15min - 1ns, max) == 4000);
+  static_assert(leaf_next_step(500'000, 1000, 1min, max) == 1'000'000, "reaching it is allowed");
+  static_assert(leaf_next_step(512'000, 1000, 1min, max) == 512'000, "1,024,000 would exceed it");
+  static_assert(leaf_next_step(4000, 1000, 1min, 4000) == 4000, "a lower cap (max_ahead)");
+  // From 15 to under 30 minutes: kept.
+  static_assert(leaf_next_step(4000, 1000, 15min, max) == 4000);
+  static_assert(leaf_next_step(4000, 1000, 30min - 1ns, max) == 4000);
+  // From 30 minutes: halved, but never below the configured step.
+  static_assert(leaf_next_step(4000, 1000, 30min, max) == 2000);
+  static_assert(leaf_next_step(2000, 1000, 5h, max) == 1000);
+  static_assert(leaf_next_step(1000, 1000, 5h, max) == 1000);
+  static_assert(leaf_next_step(1500, 1000, 1h, max) == 1500, "750 would be below 1000");
+  // A configured step above the largest one is kept.
+  static_assert(leaf_next_step(2'000'000, 2'000'000, 0ns, max) == 2'000'000);
+}
+
+TEST(segment_sizing_test, the_round_trip_is_an_average_from_the_second_call_on) {
+  flakeid::detail::round_trip_meter rt;
+  rt.add(9'000'000);  // the first call also connects: not counted
+  EXPECT_EQ(rt.ns(), 0);
+  rt.add(4'000'000);
+  EXPECT_EQ(rt.ns(), 4'000'000);
+  rt.add(8'000'000);  // a quarter of the way: 4 ms + 1 ms
+  EXPECT_EQ(rt.ns(), 5'000'000);
+  rt.add(-7);  // a clock stepped back during the call counts as 0
+  EXPECT_EQ(rt.ns(), 3'750'000);
+}
+
+TEST(segment_sizing_test, the_draw_rate_is_the_fastest_window_halved_every_second_since) {
+  flakeid::detail::draw_rate_meter m;
+  constexpr std::int64_t ms = 1'000'000;
+  m.start(0, 1);
+  m.look(ms / 2, 11, 1000);  // shorter than a millisecond: the window stays open
+  EXPECT_EQ(m.rate(ms / 2), 0u);
+  m.look(10 * ms, 11, 1000);  // 10 segments of 1000 in 10 ms
+  EXPECT_EQ(m.rate(10 * ms), 1'000'000u);
+  m.look(1010 * ms, 11, 1000);  // a second without draws: the peak halved once
+  EXPECT_EQ(m.rate(1010 * ms), 500'000u);
+  m.look(1012 * ms, 13, 1000);  // 2,000 IDs in 2 ms: as fast again, the new peak
+  EXPECT_EQ(m.rate(1012 * ms), 1'000'000u);
+  m.look(1013 * ms, 13, 1000);
+  EXPECT_EQ(m.rate(3011 * ms), 500'000u) << "1.999 s since the peak: halved once";
+  EXPECT_EQ(m.rate(3012 * ms), 250'000u);
+  EXPECT_EQ(m.rate(80'000 * ms), 0u);
+  m.look(5 * ms, 14, 1000);  // the clock went back: a new window, the peak unchanged
+  EXPECT_EQ(m.rate(1012 * ms), 1'000'000u);
+  m.look(6 * ms, 14, 1000);
+  EXPECT_EQ(m.rate(1012 * ms), 1'000'000u);
+  m.start(0, 1);  // a look before the first segment (generation 0) counts no IDs
+  m.look(2 * ms, 0, 1000);
+  EXPECT_EQ(m.rate(1012 * ms), 1'000'000u);
+}
+
+TEST(segment_chain_test, the_worker_sizes_the_look_ahead_from_the_rate_on_the_chains_clock) {
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}}};
+  flakeid::memory_store store;
+  flakeid::segment_chain_generator gen{
+      store.distributor("n"),
+      {.segment = {.step = 100}, .min_ahead = 24, .max_ahead = 64, .refill_period = 1ms},
+      clock};
+  // The clock moves only while the chain is full and no caller draws, so that no store call
+  // is under way then: every round trip on this clock is 0.
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 24; }));
+  // 20 segments of 100 (the 2001st ID opens the 21st) while the clock stands still: no window
+  // closes, whenever the worker looks; 24 segments ahead, no caller goes hungry.
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 2001; ++i) ids.push_back(gen.next_id());
+  expect_strictly_increasing(ids);
+  EXPECT_EQ(gen.stats().draw_rate, 0u);
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 24; }));
+  clock.advance(1ms);
+  // 2,000 IDs in 1 ms: 2,000,000 IDs/s; 2 x 2,000,000/s x (0 + 1 ms) = 4,000 IDs, 40 segments.
+  // (The worker publishes the three one after the other: the test waits for all of them.)
+  const auto shows = [&](std::uint64_t rate, std::size_t needed, std::size_t target) {
+    const bool ok = eventually([&] {
+      const flakeid::segment_chain_stats s = gen.stats();
+      return s.draw_rate == rate && s.ahead_needed == needed && s.ahead_target == target;
+    });
+    const flakeid::segment_chain_stats s = gen.stats();
+    EXPECT_TRUE(ok) << "draw_rate " << s.draw_rate << ", ahead_needed " << s.ahead_needed
+                    << ", ahead_target " << s.ahead_target;
+    return ok;
+  };
+  ASSERT_TRUE(shows(2'000'000, 40, 40));
+  EXPECT_EQ(gen.stats().leaf_step, 0u);
+  ASSERT_TRUE(eventually([&] { return gen.stats().ahead >= 40; })) << gen.stats().ahead;
+  // A second without draws halves the rate: 20 segments, below min_ahead; the calm target
+  // halves down to that.
+  clock.advance(1s);
+  ASSERT_TRUE(shows(1'000'000, 24, 24));
+  EXPECT_EQ(gen.stats().round_trip, 0ns);
+  EXPECT_EQ(gen.stats().hungry, 0u);
+  EXPECT_EQ(gen.next_id(), ids.back() + 1);
+}
+
+/// A memory counter whose every call takes `took` on a manual clock.
+class slow_distributor {
+ public:
+  slow_distributor(flakeid::memory_distributor inner, flakeid::manual_clock clock,
+                   milliseconds took)
+      : inner_(std::move(inner)), clock_(std::move(clock)), took_(took) {}
+  std::uint64_t next_max_id(std::uint64_t step) {
+    clock_.advance(took_);
+    return inner_.next_max_id(step);
+  }
+  [[nodiscard]] std::string_view store_name() const { return inner_.store_name(); }
+  [[nodiscard]] std::string_view key() const { return inner_.key(); }
+
+ private:
+  flakeid::memory_distributor inner_;
+  flakeid::manual_clock clock_;
+  milliseconds took_;
+};
+
+TEST(segment_chain_test, the_round_trip_is_timed_on_the_chains_clock) {
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}}};
+  flakeid::memory_store store;
+  flakeid::segment_chain_generator gen{slow_distributor{store.distributor("n"), clock, 3ms},
+                                       {.segment = {.step = 10}, .min_ahead = 2, .max_ahead = 8},
+                                       clock};
+  EXPECT_EQ(gen.stats().round_trip, 0ns) << "the first call (it connects) is not counted";
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 200; ++i) ids.push_back(gen.next_id());
+  expect_strictly_increasing(ids);
+  // Every call took 3 ms on the chain's clock (the round trip is published just before the call
+  // is counted: the test waits for both).
+  EXPECT_TRUE(eventually([&] {
+    return gen.stats().store_calls >= 3 && gen.stats().round_trip == 3ms;
+  })) << gen.stats().round_trip.count()
+      << " ns after " << gen.stats().store_calls << " calls";
+}
+
+TEST(segment_chain_test, ahead_factor_is_checked) {
+  flakeid::memory_store store;
+  using flakeid_test::expect_error;
+  expect_error<flakeid::invalid_option_error>(
+      [&] {
+        flakeid::segment_chain_generator gen{store.distributor("n"), {.ahead_factor = 0}};
+      },
+      "flakeid: segment option ahead_factor = 0 is out of range [1, 64]");
+  expect_error<flakeid::invalid_option_error>(
+      [&] {
+        flakeid::segment_chain_generator gen{store.distributor("n"), {.ahead_factor = 65}};
+      },
+      "flakeid: segment option ahead_factor = 65 is out of range [1, 64]");
+  const flakeid::segment_chain_options defaults{};
+  EXPECT_EQ(defaults.ahead_factor, 2u);
+  EXPECT_EQ(defaults.max_ahead, 1024u);
+  EXPECT_FALSE(defaults.leaf_dynamic_step);
+}
+
+TEST(segment_chain_test, leaf_dynamic_step_takes_the_steps_of_leafs_rule) {
+  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}}};
+  flakeid::memory_store store;
+  // One segment ahead: the worker calls the store when the callers move into the last segment
+  // it fetched, and only then; a call takes at most max_ahead = 8 segments (800 IDs).
+  flakeid::segment_chain_generator gen{store.distributor("leaf"),
+                                       {.segment = {.step = 100},
+                                        .min_ahead = 1,
+                                        .max_ahead = 8,
+                                        .leaf_dynamic_step = true,
+                                        .refill_period = 1ms},
+                                       clock};
+  std::vector<std::uint64_t> ids;
+  // Draws up to the first ID of segment `g` (the first segment is 1).
+  const auto enter = [&](std::size_t g) {
+    while (ids.size() < 100 * (g - 1) + 1) ids.push_back(gen.next_id());
+  };
+  // The step of store call `n`, once its segments are in (the callers are in the last
+  // segment before it, so none is ahead until then).
+  const auto step_of_call = [&](std::uint64_t n) {
+    EXPECT_TRUE(eventually([&] { return gen.stats().ahead >= 1; })) << "call " << n;
+    EXPECT_EQ(gen.stats().store_calls, n);
+    return gen.stats().leaf_step;
+  };
+  EXPECT_EQ(step_of_call(1), 100u) << "the first call takes the configured step";
+  enter(1);
+  EXPECT_EQ(step_of_call(2), 200u) << "under 15 min since the last call: doubled";
+  clock.advance(20min);
+  enter(3);
+  EXPECT_EQ(step_of_call(3), 200u) << "from 15 to 30 min: kept";
+  clock.advance(31min);
+  enter(5);
+  EXPECT_EQ(step_of_call(4), 100u) << "30 min or more: halved";
+  clock.advance(31min);
+  enter(6);
+  EXPECT_EQ(step_of_call(5), 100u) << "never below the configured step";
+  enter(7);
+  EXPECT_EQ(step_of_call(6), 200u);
+  enter(9);
+  EXPECT_EQ(step_of_call(7), 400u);
+  enter(13);
+  EXPECT_EQ(step_of_call(8), 800u);
+  enter(21);
+  EXPECT_EQ(step_of_call(9), 800u) << "1,600 IDs would be more than max_ahead segments";
+  EXPECT_EQ(store.current("leaf"), 2900u);
+  EXPECT_EQ(gen.stats().hungry, 0u);
+  expect_strictly_increasing(ids);
+  EXPECT_EQ(ids.back(), ids.size()) << "every segment served whole, in order";
 }
 
 // ---- grouped counters ----------------------------------------------------------------------

@@ -10,10 +10,12 @@
 ///                                  the caller then owns the IDs `(max - step, max]`.
 ///   segment_generator<D, Clock>    serves its current segment lock-free and fetches the next
 ///                                  one from the store when it runs out (Leaf's segment mode).
-///   segment_chain_generator<D, C>  keeps a chain of segments prefetched by a background worker;
-///                                  the chain grows when callers drain it ("hungry") and shrinks
-///                                  when they are calm (CosId's SegmentChainId). The store is
-///                                  never called while a prefetched segment is left.
+///   segment_chain_generator<D, C>  keeps a chain of segments prefetched by a background worker,
+///                                  as far ahead as the measured draw rate and store round trip
+///                                  call for; it grows when callers drain it ("hungry") and
+///                                  shrinks when they are calm (CosId's SegmentChainId), and can
+///                                  take Leaf's dynamic step. The store is never called while a
+///                                  prefetched segment is left.
 ///   grouped_segment_generator<D,C> a counter per day, month or year (`orders@20250318`) that
 ///                                  restarts at 1 in every period: business numbers like
 ///                                  `20250318-0001`; old periods' counters expire
@@ -21,7 +23,8 @@
 ///
 /// This header includes the four parts of `segment/`: `options.hpp` (the distributor concepts
 /// and the options), `generator.hpp`, `chain.hpp` and `grouped.hpp`, over `engine.hpp` (the
-/// segment ring the generators share).
+/// segment ring the generators share) and `sizing.hpp` (the chain's look-ahead and Leaf's
+/// dynamic step).
 ///
 /// Every store offers distributors (`store.distributor(key)`): `store/memory.hpp` and
 /// `store/file.hpp` in the core; `adapters/redis.hpp`, `adapters/postgres.hpp`,

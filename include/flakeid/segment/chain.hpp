@@ -23,6 +23,7 @@
 #include "../version.hpp"
 #include "engine.hpp"
 #include "options.hpp"
+#include "sizing.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
@@ -33,9 +34,12 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 /// background worker, so callers never wait for the store while the chain holds a segment.
 ///
 /// The worker keeps `ahead_target` segments prefetched beyond the current one, starting at
-/// `min_ahead`. When a caller finds no prefetched segment (the chain is "hungry") the target
-/// doubles, up to `max_ahead`; after a refill period with no hunger in which callers used at
-/// most half the target, it halves again, down to `min_ahead`. A hungry caller fetches the
+/// `min_ahead`. At each of its looks it measures the callers' draw rate and the store's round
+/// trip (`stats()`), and keeps the target at least at what they call for (`ahead_needed`:
+/// `ahead_factor` times the IDs drawn during a round trip plus a millisecond, in segments,
+/// within [`min_ahead`, `max_ahead`]). When a caller finds no prefetched segment (the chain is
+/// "hungry") the target doubles, up to `max_ahead`; after a refill period with no hunger in
+/// which callers used at most half the target, it halves again, down to `ahead_needed`. A hungry caller fetches the
 /// target's worth of segments itself (one store call), so the chain never stalls on the
 /// worker. A caller that moves on with fewer than half the target left wakes the worker, at
 /// most once per millisecond: a chain drained faster than that is refilled by its hungry
@@ -63,9 +67,16 @@ class segment_chain_generator {
                                    Clock clock = Clock{})
       : opts_(check(opts)),
         engine_(std::move(d), std::move(clock), detail::segment_numbering::of(opts.segment),
-                opts.segment.ttl, std::bit_ceil(opts.max_ahead + opts.max_ahead / 2 + 3)),
+                opts.segment.ttl,
+                std::bit_ceil(opts.max_ahead + opts.max_ahead / 2 + 3 +
+                              (opts.leaf_dynamic_step ? opts.max_ahead : 0))),
         target_(opts.min_ahead) {
     engine_.on_switch(&segment_chain_generator::switched, this);
+    if (opts_.leaf_dynamic_step)
+      engine_.leaf_dynamic_step(static_cast<std::uint32_t>(opts_.max_ahead));
+    // The first window of the draw rate opens now, at the first segment (generation 1).
+    meter_.start(detail::unix_ns(engine_.clock().now()), 1);
+    needed_.store(opts_.min_ahead, std::memory_order_relaxed);
     engine_.hungry_fetch(opts_.min_ahead);
     wake_.store(true, std::memory_order_relaxed);
     worker_ = std::thread([this] { run(); });
@@ -136,7 +147,8 @@ class segment_chain_generator {
     engine_.close();
   }
 
-  /// A snapshot of the chain: store calls and failures, hunger, segments ahead and the target.
+  /// A snapshot of the chain: store calls and failures, hunger, segments ahead, the target and
+  /// the measurements it comes from.
   [[nodiscard]] segment_chain_stats stats() const {
     segment_chain_stats s;
     s.store_calls = engine_.store_calls();
@@ -144,6 +156,10 @@ class segment_chain_generator {
     s.hungry = engine_.hungry();
     s.ahead = engine_.ahead();
     s.ahead_target = target_.load(std::memory_order_relaxed);
+    s.ahead_needed = needed_.load(std::memory_order_relaxed);
+    s.draw_rate = rate_.load(std::memory_order_relaxed);
+    s.round_trip = engine_.round_trip();
+    s.leaf_step = engine_.leaf_step();
     s.last_error = engine_.last_error();
     return s;
   }
@@ -164,6 +180,8 @@ class segment_chain_generator {
       detail::throw_segment_option("min_ahead", o.min_ahead, 1, 65536);
     if (o.max_ahead < o.min_ahead || o.max_ahead > 65536)
       detail::throw_segment_option("max_ahead", o.max_ahead, o.min_ahead, 65536);
+    if (o.ahead_factor < 1 || o.ahead_factor > 64)
+      detail::throw_segment_option("ahead_factor", o.ahead_factor, 1, 64);
     if (o.refill_period.count() < 1)
       detail::throw_segment_option("refill_period (ms)",
                                    static_cast<std::uint64_t>(o.refill_period.count()), 1,
@@ -177,7 +195,7 @@ class segment_chain_generator {
     return o;
   }
 
-  static constexpr std::chrono::nanoseconds min_wake_gap{std::chrono::milliseconds{1}};
+  static constexpr std::chrono::nanoseconds min_wake_gap = detail::chain_wake_gap;
   static constexpr std::string_view forked_what = "this segment chain generator";
 
   // The owner of no block: `block_owner_` after close.
@@ -234,6 +252,20 @@ class segment_chain_generator {
     }
   }
 
+  // The worker's look at the draw rate and the store's round trip: returns what they call for
+  // (`ahead_needed`) and publishes them.
+  std::size_t measure() {
+    const std::int64_t now = detail::unix_ns(engine_.clock().now());
+    meter_.look(now, engine_.current_segment(), opts_.segment.step);
+    const std::uint64_t rate = meter_.rate(now);
+    const std::size_t needed =
+        detail::ahead_for(rate, engine_.round_trip(), opts_.segment.step, opts_.ahead_factor,
+                          opts_.min_ahead, opts_.max_ahead);
+    rate_.store(rate, std::memory_order_relaxed);
+    needed_.store(needed, std::memory_order_relaxed);
+    return needed;
+  }
+
   void run() {
     using fill_result = typename detail::segment_engine<Distributor, Clock>::fill_result;
     bool failed = false;
@@ -247,27 +279,32 @@ class segment_chain_generator {
         if (stop_) return;
       }
       wake_.store(false, std::memory_order_release);
-      std::size_t target = target_.load(std::memory_order_relaxed);
+      const std::size_t needed = measure();
+      std::size_t target = std::max(target_.load(std::memory_order_relaxed), needed);
       if (!woken && !hungry_.load(std::memory_order_relaxed)) {
         // A whole refill period without a wake-up: calm when callers moved past at most half
         // the target of segments.
         const std::uint32_t now = engine_.current_segment();
         const std::uint32_t used = now - counted_;
         counted_ = now;
-        if (std::size_t{used} * 2 <= target) {
-          target_.store(target = std::max(target / 2, opts_.min_ahead));
-          engine_.hungry_fetch(target);
-        }
+        if (std::size_t{used} * 2 <= target) target = std::max(target / 2, needed);
       }
+      target_.store(target, std::memory_order_relaxed);
+      engine_.hungry_fetch(target);
+      // Tops the chain up to the target, then again only while less than half of it is left
+      // (what would wake the worker): not a store call for each few segments used meanwhile.
+      std::size_t low = target;
       for (;;) {
         if (hungry_.exchange(false, std::memory_order_relaxed)) {
           // A caller found the chain empty: prefetch further ahead.
           target_.store(target = std::min(target * 2, opts_.max_ahead), std::memory_order_relaxed);
           engine_.hungry_fetch(target);
           counted_ = engine_.current_segment();
+          low = target;
         }
         if (stopping_.load(std::memory_order_relaxed)) return;
-        const fill_result r = engine_.fill_step(target);
+        const fill_result r = engine_.fill_step(target, low);
+        low = (target + 1) / 2;
         failed = r == fill_result::failed;
         if (r != fill_result::filled) break;
       }
@@ -287,7 +324,10 @@ class segment_chain_generator {
   std::atomic<bool> hungry_{false};
   std::atomic<bool> wake_{false};
   std::atomic<std::int64_t> last_wake_ns_{std::numeric_limits<std::int64_t>::min() / 2};
-  std::uint32_t counted_ = 0;  // the generation at the last calm check (worker only)
+  std::uint32_t counted_ = 0;      // the generation at the last calm check (worker only)
+  detail::draw_rate_meter meter_;  // the worker's (and the constructor's, before it starts)
+  std::atomic<std::uint64_t> rate_{0};
+  std::atomic<std::size_t> needed_{0};
   std::mutex wake_mutex_;
   std::condition_variable wake_cv_;
   bool stop_ = false;  // guarded by wake_mutex_

@@ -24,6 +24,7 @@
 #include "../errors.hpp"
 #include "../version.hpp"
 #include "options.hpp"
+#include "sizing.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
@@ -63,8 +64,10 @@ class segment_engine {
   segment_engine(D d, Clock clock, segment_numbering n, std::chrono::milliseconds ttl,
                  std::size_t ring)
       : slots_(std::make_unique<segment_slot[]>(ring)),
-        expires_ms_(std::make_unique<std::atomic<std::int64_t>[]>(ring)),
-        mask_(static_cast<std::uint32_t>(ring - 1)),  // ring: a power of two, at most 2^17
+        expires_ms_(ttl == segment_ttl_forever
+                        ? nullptr
+                        : std::make_unique<std::atomic<std::int64_t>[]>(ring)),
+        mask_(static_cast<std::uint32_t>(ring - 1)),  // ring: a power of two, at most 2^18
         ttl_ms_(ttl == segment_ttl_forever ? -1 : ttl.count()),
         num_(n),
         max_run_(static_cast<std::uint32_t>(std::max<std::uint64_t>(1, max_run_ids / n.step))),
@@ -149,18 +152,22 @@ class segment_engine {
   /// Fetches the segments missing for `target` to be prefetched beyond the current one (as far
   /// as the ring has room) with one store call, `next_max_id(k * step)`, split into k segments
   /// in runs of at most `max(1, target / 8)` (a caller moves to a new run, and may wake the
-  /// worker, at least every eighth of the target). Holds the store mutex for that one call
-  /// only.
-  fill_result fill_step(std::size_t target) {
+  /// worker, at least every eighth of the target); only when fewer than `low` (<= target) are
+  /// prefetched. Holds the store mutex for that one call only.
+  fill_result fill_step(std::size_t target, std::size_t low) {
     std::lock_guard lk(mutex_);
     if (closed_) return fill_result::closed;
     const std::uint64_t p = pos_.load(std::memory_order_acquire);
     const std::uint32_t t = tail_.load(std::memory_order_relaxed);
     const std::uint32_t held = t - segment_at(p);  // current + ahead
     const std::uint32_t kept = t - gen_of(p);      // slots not to be refilled yet
-    if (kept >= mask_ || held - 1 >= target) return fill_result::enough;  // a slot of margin
-    const auto missing = static_cast<std::uint32_t>(
+    if (kept >= mask_ || held - 1 >= low) return fill_result::enough;  // a slot of margin
+    auto missing = static_cast<std::uint32_t>(
         std::min<std::size_t>(target - (held - 1), std::size_t{mask_ - kept}));
+    if (leaf_max_segments_ != 0) {
+      missing = leaf_segments_locked();  // Leaf's step, when the ring has room for all of it
+      if (missing > mask_ - kept) return fill_result::enough;
+    }
     try {
       fill_locked(missing, run_for(missing));
     } catch (const std::exception&) {
@@ -181,6 +188,24 @@ class segment_engine {
   void hungry_fetch(std::size_t n) noexcept {
     hungry_fetch_.store(static_cast<std::uint32_t>(std::max<std::size_t>(1, n)),
                         std::memory_order_relaxed);
+  }
+
+  /// Has every later store call for segments take the step of Leaf's dynamic-step rule
+  /// (`leaf_next_step`, from the time since the previous such call on the engine's clock),
+  /// starting at `step`, at most `leaf_max_step` IDs and `max_segments` (>= 1) segments.
+  /// Called before any store call.
+  void leaf_dynamic_step(std::uint32_t max_segments) noexcept { leaf_max_segments_ = max_segments; }
+
+  /// The IDs the latest store call for segments took under Leaf's rule; 0 before the first
+  /// or without it.
+  [[nodiscard]] std::uint64_t leaf_step() const noexcept {
+    return leaf_step_.load(std::memory_order_relaxed);
+  }
+
+  /// The store's round trip (`round_trip_meter`): an average over the successful store calls
+  /// after the first, timed on the engine's clock.
+  [[nodiscard]] std::chrono::nanoseconds round_trip() const noexcept {
+    return std::chrono::nanoseconds{round_trip_ns_.load(std::memory_order_relaxed)};
   }
 
   /// The generation of the segment callers draw from now (segments are numbered in the order
@@ -404,7 +429,10 @@ class segment_engine {
       const std::uint32_t t = tail_.load(std::memory_order_relaxed);
       if (t == next) {
         const std::uint32_t room = mask_ - std::min(mask_ - 1, t - g);  // keeps a slot of margin
-        const std::uint32_t k = std::min(hungry_fetch_.load(std::memory_order_relaxed), room);
+        const std::uint32_t want = leaf_max_segments_ != 0
+                                       ? leaf_segments_locked()
+                                       : hungry_fetch_.load(std::memory_order_relaxed);
+        const std::uint32_t k = std::min(want, room);
         fill_locked(k, run_for(k));
       }
     }
@@ -415,6 +443,18 @@ class segment_engine {
     return std::max<std::uint32_t>(1, k / 8);
   }
 
+  /// The segments the next store call takes under Leaf's rule: `step` at the first call, then
+  /// `leaf_next_step` of the previous call's IDs over the time since it. Requires `mutex_`.
+  [[nodiscard]] std::uint32_t leaf_segments_locked() const {
+    if (leaf_calls_ == 0) return 1;
+    const std::int64_t now = detail::unix_ns(clock_.now());
+    const std::uint64_t cap =
+        std::min(std::max(leaf_max_step, num_.step), num_.step * leaf_max_segments_);
+    const std::uint64_t ids = leaf_next_step(std::uint64_t{leaf_segments_} * num_.step, num_.step,
+                                             std::chrono::nanoseconds{now - leaf_at_ns_}, cap);
+    return static_cast<std::uint32_t>(ids / num_.step);
+  }
+
   /// Calls the store once for `k` segments, `next_max_id(k * step * stride)`, and puts them in
   /// the slots of generations `tail_` .. `tail_ + k - 1`, in runs of nearly equal length, at
   /// most `chunk` segments (and `max_run_ids` IDs) each. Requires `mutex_` held and `k` free
@@ -423,12 +463,19 @@ class segment_engine {
   void fill_locked(std::uint32_t k, std::uint32_t chunk) {
     const std::uint64_t per_segment = num_.step * num_.stride;
     const std::uint64_t span = per_segment * k;
+    const std::int64_t called = leaf_max_segments_ != 0 ? detail::unix_ns(clock_.now()) : 0;
     std::uint64_t max = take_locked(span);
     if (max - span + 1 < num_.start) {
       // The counter is below `start`: raise it to start - 1 (unless that one range already
       // reached it), then take the segments above it; the range below `start` is a gap.
       if (max < num_.start - 1) (void)take_locked(num_.start - 1 - max);
       max = take_locked(span);  // above start - 1: take_locked checks it lies above the last
+    }
+    if (leaf_max_segments_ != 0) {  // Leaf's rule times the next call from this one's start
+      ++leaf_calls_;
+      leaf_segments_ = k;
+      leaf_at_ns_ = called;
+      leaf_step_.store(std::uint64_t{k} * num_.step, std::memory_order_relaxed);
     }
     std::int64_t expires = std::numeric_limits<std::int64_t>::max();
     if (ttl_ms_ >= 0) {
@@ -448,7 +495,7 @@ class segment_engine {
         segment_slot& s = slots_[t & mask_];
         s.tag.store(0, std::memory_order_relaxed);
         s.first.store(first + std::uint64_t{i} * per_segment, std::memory_order_release);
-        expires_ms_[t & mask_].store(expires, std::memory_order_release);
+        if (ttl_ms_ >= 0) expires_ms_[t & mask_].store(expires, std::memory_order_release);
         s.tag.store((std::uint64_t{t} << offset_bits) | ((length - j) * num_.step),
                     std::memory_order_release);
         tail_.store(t + 1, std::memory_order_release);
@@ -467,6 +514,7 @@ class segment_engine {
                  "it again (find the highest number in use, resume the counter above it and make "
                  "a new generator)");
     std::uint64_t max = 0;
+    const std::int64_t t0 = detail::unix_ns(clock_.now());
     try {
       max = dist_.next_max_id(span);
     } catch (const segment_store_error& e) {
@@ -483,6 +531,8 @@ class segment_engine {
     }
     have_max_ = true;
     last_max_ = max;
+    round_trip_.add(detail::unix_ns(clock_.now()) - t0);
+    round_trip_ns_.store(round_trip_.ns(), std::memory_order_relaxed);
     store_calls_.fetch_add(1, std::memory_order_relaxed);
     return max;
   }
@@ -523,13 +573,20 @@ class segment_engine {
   std::atomic<std::uint64_t> store_failures_{0};
   std::atomic<std::uint64_t> hungry_{0};
   std::atomic<std::uint32_t> hungry_fetch_{1};
+  std::atomic<std::int64_t> round_trip_ns_{0};
+  std::atomic<std::uint64_t> leaf_step_{0};
+  std::uint32_t leaf_max_segments_ = 0;  // 0: no Leaf rule; set before any store call
   D dist_;
   mutable std::mutex mutex_;  // serialises store calls; guards the fields below
   bool closed_ = false;
   bool have_max_ = false;
   bool went_back_ = false;  // a store call answered below `last_max_`: refused for good
   std::uint64_t last_max_ = 0;
-  mutable std::mutex error_mutex_;  // guards last_error_ (stats never wait for the store)
+  round_trip_meter round_trip_;
+  std::uint64_t leaf_calls_ = 0;     // store calls for segments under Leaf's rule
+  std::uint32_t leaf_segments_ = 0;  // the segments the latest one took
+  std::int64_t leaf_at_ns_ = 0;      // and when it started (Unix ns, the engine's clock)
+  mutable std::mutex error_mutex_;   // guards last_error_ (stats never wait for the store)
   std::string last_error_;
   fork_stamp born_;
 };

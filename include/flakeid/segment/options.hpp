@@ -98,13 +98,34 @@ struct segment_options {
 /// `segment_generator`'s) and how far it prefetches.
 ///
 ///     segment_chain_options{.segment = {.step = 5000, .start = 100'000}, .max_ahead = 256}
+///
+/// The worker keeps `ahead_factor` times the IDs that callers draw during one store round trip
+/// plus a millisecond prefetched (the draw rate and the round trip as it measures them; see
+/// `segment_chain_stats`), in whole segments, within [`min_ahead`, `max_ahead`]; a hungry
+/// caller doubles that target for the moment. A chain holds a ring of
+/// `bit_ceil(max_ahead * 3 / 2 + 3)` segment slots (`bit_ceil(max_ahead * 5 / 2 + 3)` with
+/// `leaf_dynamic_step`),
+/// 16 bytes each (24 with a `ttl`): 32 KiB at the default `max_ahead`.
 struct segment_chain_options {
   /// The segments: IDs per segment, time to live, start, stride and remainder.
   segment_options segment{};
-  /// Segments kept prefetched ahead of the current one when callers are calm (>= 1).
+  /// The fewest segments kept prefetched ahead of the current one, in [1, 65536].
   std::size_t min_ahead = 2;
-  /// The cap of prefetched segments when callers are hungry, in [min_ahead, 65536].
-  std::size_t max_ahead = 64;
+  /// The most segments kept prefetched ahead of the current one, in [min_ahead, 65536].
+  std::size_t max_ahead = 1024;
+  /// How many times the IDs drawn during a store round trip plus a millisecond the worker keeps
+  /// prefetched, in [1, 64]. The worker is woken when half its target is left, so 2 covers a
+  /// round trip with the rate the chain measured, and more covers a rate that rises faster.
+  std::uint64_t ahead_factor = 2;
+  /// Every store call takes the step of Leaf's dynamic-step rule instead of the segments
+  /// missing from the target: the first `segment.step` IDs (set it to the `leaf_alloc` row's
+  /// `step`, Leaf's least step); then, from the time since the previous call on the chain's
+  /// clock, twice the last step when that was under `leaf_segment_duration` (15 min), unless
+  /// that exceeds `leaf_max_step` (1,000,000 IDs) or `max_ahead` segments; the same under
+  /// twice that (30 min); else half, but not below `segment.step`. Meant for a chain on Leaf's
+  /// `leaf_alloc` (`mysql_store::distributor(biz_tag, mysql_table::leaf)`), where it takes the
+  /// steps a Leaf server in dynamic-step mode would; any distributor accepts it.
+  bool leaf_dynamic_step = false;
   /// The worker wakes at least this often to top the chain up and to shrink it when calm.
   std::chrono::milliseconds refill_period{100};
   /// After a store failure the worker waits this long before it tries again.
@@ -129,7 +150,18 @@ struct segment_chain_stats {
   std::uint64_t hungry = 0;          ///< times a caller found no prefetched segment
   std::size_t ahead = 0;             ///< segments prefetched beyond the current one now
   std::size_t ahead_target = 0;      ///< how many the worker currently keeps ahead
-  std::string last_error;            ///< the message of the last store failure, or empty
+  /// What the measurements call for: `ahead_factor` x `draw_rate` x (`round_trip` + 1 ms) in
+  /// segments, within [min_ahead, max_ahead]; `ahead_target` is never below it.
+  std::size_t ahead_needed = 0;
+  /// IDs per second the callers draw, as the worker measured it: the fastest window of at least
+  /// 1 ms between two of its looks, halved for every second since, unless a later one is faster.
+  std::uint64_t draw_rate = 0;
+  /// The store's round trip: the average of the successful store calls after the first (each
+  /// new one weighs a quarter), timed on the chain's clock.
+  std::chrono::nanoseconds round_trip{0};
+  /// With `leaf_dynamic_step`: the IDs the latest store call took (0 before it, and without).
+  std::uint64_t leaf_step = 0;
+  std::string last_error;  ///< the message of the last store failure, or empty
 };
 
 namespace detail {
