@@ -1148,10 +1148,11 @@ TEST(memory_lease_test, an_instance_id_kept_forever_is_never_passed_on) {
   ASSERT_EQ(b.make(named)->acquire(1), 0U);  // released at once
   clk.advance(std::chrono::hours{24 * 365 * 50});
   auto other = b.make(plain);
-  EXPECT_EQ(acquire_error(*other, 1),
-            "flakeid: worker id 0 in namespace " + plain.name_space +
-                " is held by another process, or was let go less than safe_guard (300 ms) ago, or "
-                "kept for an instance (instance_idle forever) (memory store)");
+  expect_error<flakeid::worker_id_error>(
+      [&] { (void)other->acquire(1); },
+      "flakeid: worker id 0 in namespace " + plain.name_space +
+          " is held by another process, or was let go less than safe_guard (300 ms) ago, or "
+          "kept for an instance (instance_idle forever) (memory store)");
   EXPECT_EQ(b.make(named)->acquire(1), 0U);
 }
 

@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "adapters/leaf_step_walk.hpp"
+
 #include <flakeid/flakeid.hpp>
 
 #include "adapters/expect_error.hpp"
@@ -990,53 +992,12 @@ TEST(segment_chain_test, ahead_factor_is_checked) {
 }
 
 TEST(segment_chain_test, leaf_dynamic_step_takes_the_steps_of_leafs_rule) {
-  flakeid::manual_clock clock{sys_ms{sys_days{2025y / 3 / 18}}};
   flakeid::memory_store store;
-  // One segment ahead: the worker calls the store when the callers move into the last segment
-  // it fetched, and only then; a call takes at most max_ahead = 8 segments (800 IDs).
-  flakeid::segment_chain_generator gen{store.distributor("leaf"),
-                                       {.segment = {.step = 100},
-                                        .min_ahead = 1,
-                                        .max_ahead = 8,
-                                        .leaf_dynamic_step = true,
-                                        .refill_period = 1ms},
-                                       clock};
-  std::vector<std::uint64_t> ids;
-  // Draws up to the first ID of segment `g` (the first segment is 1).
-  const auto enter = [&](std::size_t g) {
-    while (ids.size() < 100 * (g - 1) + 1) ids.push_back(gen.next_id());
-  };
-  // The step of store call `n`, once its segments are in (the callers are in the last
-  // segment before it, so none is ahead until then).
-  const auto step_of_call = [&](std::uint64_t n) {
-    EXPECT_TRUE(eventually([&] { return gen.stats().ahead >= 1; })) << "call " << n;
-    EXPECT_EQ(gen.stats().store_calls, n);
-    return gen.stats().leaf_step;
-  };
-  EXPECT_EQ(step_of_call(1), 100u) << "the first call takes the configured step";
-  enter(1);
-  EXPECT_EQ(step_of_call(2), 200u) << "under 15 min since the last call: doubled";
-  clock.advance(20min);
-  enter(3);
-  EXPECT_EQ(step_of_call(3), 200u) << "from 15 to 30 min: kept";
-  clock.advance(31min);
-  enter(5);
-  EXPECT_EQ(step_of_call(4), 100u) << "30 min or more: halved";
-  clock.advance(31min);
-  enter(6);
-  EXPECT_EQ(step_of_call(5), 100u) << "never below the configured step";
-  enter(7);
-  EXPECT_EQ(step_of_call(6), 200u);
-  enter(9);
-  EXPECT_EQ(step_of_call(7), 400u);
-  enter(13);
-  EXPECT_EQ(step_of_call(8), 800u);
-  enter(21);
-  EXPECT_EQ(step_of_call(9), 800u) << "1,600 IDs would be more than max_ahead segments";
-  EXPECT_EQ(store.current("leaf"), 2900u);
-  EXPECT_EQ(gen.stats().hungry, 0u);
-  expect_strictly_increasing(ids);
-  EXPECT_EQ(ids.back(), ids.size()) << "every segment served whole, in order";
+  // The counter after each call: the sum of the steps so far.
+  flakeid_test::walk_leaf_dynamic_step(
+      store.distributor("leaf"),
+      [&](std::uint64_t) { return std::to_string(store.current("leaf")); },
+      {"100", "300", "500", "600", "700", "900", "1300", "2100", "2900"});
 }
 
 // ---- grouped counters ----------------------------------------------------------------------

@@ -8,21 +8,13 @@
 #include <random>
 #include <string>
 
+#include "adapters/expect_error.hpp"
+
 namespace {
 
 using flakeid::text_converter;
 using flakeid::text_form;
-
-/// The message of the `invalid_id_error` that `f` throws, or "no error".
-template <class F>
-std::string id_error(F&& f) {
-  try {
-    (void)f();
-  } catch (const flakeid::invalid_id_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using flakeid_test::expect_error;
 
 TEST(text_converter_test, defaults_are_cosids_padded_radix62) {
   const text_converter c;
@@ -64,16 +56,21 @@ TEST(text_converter_test, order_numbers_with_prefix_padding_and_suffix) {
   EXPECT_EQ(orders.from_text("ORD-0000123-X"), 123U);
   EXPECT_EQ(orders.from_text("ORD-123-X"), 123U);
   EXPECT_EQ(orders.to_text(123'456'789), "ORD-123456789-X") << "decimal is never cut";
-  EXPECT_EQ(id_error([&] { return orders.from_text("INV-0000123-X"); }),
-            "flakeid: text \"INV-0000123-X\" does not start with the prefix \"ORD-\"");
-  EXPECT_EQ(id_error([&] { return orders.from_text("ORD-0000123"); }),
-            "flakeid: text \"ORD-0000123\" does not end with the suffix \"-X\"");
-  EXPECT_EQ(id_error([&] { return orders.from_text("ORD--X"); }),
-            "flakeid: text \"ORD--X\" has no number between its prefix and suffix");
-  EXPECT_EQ(id_error([&] { return orders.from_text("ORD-12a4-X"); }),
-            "flakeid: text \"ORD-12a4-X\" has 'a' in its number at index 2; allowed: 0-9");
-  EXPECT_EQ(id_error([&] { return orders.from_text("ORD-18446744073709551616-X"); }),
-            "flakeid: text \"ORD-18446744073709551616-X\" overflows 64 bits");
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)orders.from_text("INV-0000123-X"); },
+      "flakeid: text \"INV-0000123-X\" does not start with the prefix \"ORD-\"");
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)orders.from_text("ORD-0000123"); },
+      "flakeid: text \"ORD-0000123\" does not end with the suffix \"-X\"");
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)orders.from_text("ORD--X"); },
+      "flakeid: text \"ORD--X\" has no number between its prefix and suffix");
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)orders.from_text("ORD-12a4-X"); },
+      "flakeid: text \"ORD-12a4-X\" has 'a' in its number at index 2; allowed: 0-9");
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)orders.from_text("ORD-18446744073709551616-X"); },
+      "flakeid: text \"ORD-18446744073709551616-X\" overflows 64 bits");
   EXPECT_EQ(orders.from_text("ORD-18446744073709551615-X"), UINT64_MAX);
 }
 
@@ -82,20 +79,24 @@ TEST(text_converter_test, a_narrow_radix_holds_ids_up_to_radix_to_the_width_less
   EXPECT_EQ(two.max_id(), 3843U);
   EXPECT_EQ(two.to_text(61), "z");
   EXPECT_EQ(two.to_text(3843), "zz");
-  EXPECT_EQ(id_error([&] { return two.to_text(3844); }),
-            "flakeid: ID 3844 does not fit 2 radix62 characters; at most 3843");
-  EXPECT_EQ(id_error([&] { return two.from_text("100"); }),
-            "flakeid: text \"100\" has 3 radix62 characters; at most 2 allowed");
-  EXPECT_EQ(id_error([&] { return two.from_text("1_"); }),
-            "flakeid: text \"1_\": radix62 text \"1_\" has '_' at index 1; allowed: 0-9A-Za-z");
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)two.to_text(3844); },
+      "flakeid: ID 3844 does not fit 2 radix62 characters; at most 3843");
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)two.from_text("100"); },
+      "flakeid: text \"100\" has 3 radix62 characters; at most 2 allowed");
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)two.from_text("1_"); },
+      "flakeid: text \"1_\": radix62 text \"1_\" has '_' at index 1; allowed: 0-9A-Za-z");
   const text_converter padded{{.form = text_form::radix62, .width = 2}};
   EXPECT_EQ(padded.to_text(61), "0z");
   const text_converter r36{{.form = text_form::radix36, .width = 3, .prefix = "T"}};
   EXPECT_EQ(r36.max_id(), 46'655U);
   EXPECT_EQ(r36.to_text(46'655), "TZZZ");
-  EXPECT_EQ(id_error([&] { return r36.from_text("Tzz"); }),
-            "flakeid: text \"Tzz\": radix36 text \"zz\" has 'z' at index 0; allowed: 0-9A-Z (upper "
-            "case)");
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)r36.from_text("Tzz"); },
+      "flakeid: text \"Tzz\": radix36 text \"zz\" has 'z' at index 0; allowed: 0-9A-Z (upper "
+      "case)");
 }
 
 TEST(text_converter_test, a_width_past_the_form_is_refused) {

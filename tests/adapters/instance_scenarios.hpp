@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "lease_support.hpp"
 #include "server_support.hpp"
 
@@ -85,16 +86,6 @@ void instance_takes_its_released_id_again(Backend& b) {
   EXPECT_NE(b_id, other_id);
 }
 
-/// The message of the `worker_id_error` that `acquire(count)` of `l` throws, or "no error".
-inline std::string acquire_error(flakeid::lease& l, std::uint64_t count) {
-  try {
-    (void)l.acquire(count);
-  } catch (const flakeid::worker_id_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 /// With `instance_idle`, an instance's released id stays its own: a lease without an instance
 /// and one of another instance pass it by (the one finds no other id free and says why) while
 /// its record is younger than `instance_idle` on the claimer's clock; the instance takes it
@@ -127,13 +118,12 @@ void an_instance_id_is_kept_while_its_record_is_young(Backend& b) {
   auto other = b.make(plain);
   EXPECT_EQ(other->acquire(2), 1U) << "id 0 is pod-k's for 60 s after its last use";
   auto j = b.make(pod_j);
-  const std::string refused = acquire_error(*j, 2);
-  EXPECT_EQ(refused.substr(0, refused.find(" (" + j->where())),
-            "flakeid: no free worker id in namespace " + ns +
-                ": all 2 ids are leased, or were used further ahead of this clock than max_wait (" +
-                std::to_string(plain.max_wait.count()) +
-                " ms), or kept for an instance (instance_idle 60000 ms)")
-      << refused;
+  expect_error<flakeid::worker_id_error>(
+      [&] { (void)j->acquire(2); },
+      "flakeid: no free worker id in namespace " + ns +
+          ": all 2 ids are leased, or were used further ahead of this clock than max_wait (" +
+          std::to_string(plain.max_wait.count()) +
+          " ms), or kept for an instance (instance_idle 60000 ms) (" + j->where() + ")");
   other.reset();  // from here on, claims of one id (0) only
   {
     auto k = b.make(pod_k);
@@ -146,12 +136,12 @@ void an_instance_id_is_kept_while_its_record_is_young(Backend& b) {
   let_settle();
   clk.advance(50s);  // 60 s after the release: still pod-k's
   j = b.make(pod_j);
-  const std::string still = acquire_error(*j, 1);
-  EXPECT_EQ(still.substr(0, still.find(" (" + j->where())),
-            "flakeid: worker id 0 in namespace " + ns +
-                " is held by another process, or was let go less than safe_guard (300 ms) ago, or "
-                "kept for an instance (instance_idle 60000 ms)")
-      << still;
+  expect_error<flakeid::worker_id_error>(
+      [&] { (void)j->acquire(1); },
+      "flakeid: worker id 0 in namespace " + ns +
+          " is held by another process, or was let go less than safe_guard (300 ms) ago, or "
+          "kept for an instance (instance_idle 60000 ms) (" +
+          j->where() + ")");
   clk.advance(1s);  // idle 61 s: anyone's
   j = b.make(pod_j);
   EXPECT_EQ(j->acquire(1), 0U) << "pod-k's record is idle for longer than instance_idle";

@@ -4,6 +4,7 @@
 #include <flakeid/adapters/mysql.hpp>
 
 #include "expect_error.hpp"
+#include "leaf_step_walk.hpp"
 #include "mysql_backend.hpp"
 
 namespace {
@@ -149,57 +150,17 @@ TEST_F(mysql_segment_test, leaf_rows_never_expire) {
 
 TEST_F(mysql_segment_test, a_chain_in_leaf_mode_takes_the_steps_of_leafs_dynamic_step) {
   make_leaf_table(b, "order", 1, 100);
-  flakeid::manual_clock clock{std::chrono::sys_days{std::chrono::year{2025} / 3 / 18}};
-  // One segment ahead: the worker calls the store when the callers move into the last segment
-  // it fetched, and only then, so each call's time on the manual clock is the test's.
-  flakeid::segment_chain_generator gen{
+  // The row's max_id after each call: Leaf's transaction added the call's step.
+  walk_leaf_dynamic_step(
       b.store("leafns", patient).distributor("order", flakeid::mysql_table::leaf),
-      {.segment = {.step = 100},
-       .min_ahead = 1,
-       .max_ahead = 8,
-       .leaf_dynamic_step = true,
-       .refill_period = 1ms},
-      clock};
-  std::vector<std::uint64_t> ids;
-  // Draws up to the first ID of segment `g` (the first segment is 1).
-  const auto enter = [&](std::size_t g) {
-    while (ids.size() < 100 * (g - 1) + 1) ids.push_back(gen.next_id());
-  };
-  // The step of store call `n` and the row's max_id after it, once its segments are in (the
-  // callers are in the last segment before it, so none is ahead until then).
-  const auto call = [&](std::uint64_t n) {
-    EXPECT_TRUE(eventually([&] { return gen.stats().ahead >= 1; })) << "call " << n;
-    EXPECT_EQ(gen.stats().store_calls, n);
-    return std::to_string(gen.stats().leaf_step) + " " +
-           b.raw()
-               .exec("SELECT max_id FROM leaf_alloc WHERE biz_tag = 'order'")
-               .rows.at(0)
-               .at(0)
-               .value_or("NULL");
-  };
-  EXPECT_EQ(call(1), "100 101") << "the first call takes the configured step (the row's)";
-  enter(1);
-  EXPECT_EQ(call(2), "200 301") << "under 15 min since the last call: doubled";
-  clock.advance(20min);
-  enter(3);
-  EXPECT_EQ(call(3), "200 501") << "from 15 to 30 min: kept";
-  clock.advance(31min);
-  enter(5);
-  EXPECT_EQ(call(4), "100 601") << "30 min or more: halved";
-  clock.advance(31min);
-  enter(6);
-  EXPECT_EQ(call(5), "100 701") << "never below the configured step";
-  enter(7);
-  EXPECT_EQ(call(6), "200 901");
-  enter(9);
-  EXPECT_EQ(call(7), "400 1301");
-  enter(13);
-  EXPECT_EQ(call(8), "800 2101");
-  enter(21);
-  EXPECT_EQ(call(9), "800 2901") << "1,600 IDs would be more than max_ahead segments";
-  EXPECT_EQ(gen.stats().hungry, 0u);
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    ASSERT_EQ(ids[i], i + 1) << "Leaf's segments [1, 101), [101, 301) ... served whole, in order";
+      [&](std::uint64_t) {
+        return b.raw()
+            .exec("SELECT max_id FROM leaf_alloc WHERE biz_tag = 'order'")
+            .rows.at(0)
+            .at(0)
+            .value_or("NULL");
+      },
+      {"101", "301", "501", "601", "701", "901", "1301", "2101", "2901"});
 }
 
 /// Forks `processes` children, each drawing `per_process` IDs from a generator with options
