@@ -22,6 +22,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -29,11 +31,33 @@ struct forked_child_result {
   std::string text;   // what the child's function returned
   int status = 0;     // as waitpid reports it
   bool hung = false;  // killed after the guard time: it never finished
+  std::string waits;  // for a hung child: where each of its threads waited (from /proc)
 
   [[nodiscard]] bool exited_with(int code) const {
     return !hung && WIFEXITED(status) && WEXITSTATUS(status) == code;
   }
 };
+
+/// Where the threads of process `pid` wait, one line each: the thread id, its name, the kernel
+/// function it sleeps in (`futex_wait_queue`: a lock or condition variable of the process;
+/// `flock_lock_inode_wait` or the like: a file lock) and its system call (number and
+/// arguments). Linux only; empty where /proc cannot tell.
+inline std::string where_threads_wait(pid_t pid) {
+  std::string out;
+  std::error_code ec;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    const auto read = [&](const char* name) {
+      std::ifstream in(task.path() / name);
+      std::string line;
+      std::getline(in, line);
+      return line;
+    };
+    out += task.path().filename().string() + " " + read("comm") + ": waits in " +
+           read("wchan") + ", syscall " + read("syscall") + "\n";
+  }
+  return out;
+}
 
 /// Runs `body()` (returning std::string) in a forked child and returns its text and status.
 /// The child exits with 0, or with 99 after an exception (the text then says which). A child
@@ -90,7 +114,10 @@ forked_child_result run_in_forked_child(F&& body,
     r.text.append(buf, static_cast<std::size_t>(n));
   }
   ::close(fds[0]);
-  if (r.hung) ::kill(pid, SIGKILL);
+  if (r.hung) {
+    r.waits = where_threads_wait(pid);
+    ::kill(pid, SIGKILL);
+  }
   while (::waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {
   }
   return r;

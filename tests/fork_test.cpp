@@ -350,7 +350,7 @@ void child_answers_while_a_store_call_is_in_flight(Backend& b) {
   });
   g->release();
   t.join();
-  EXPECT_FALSE(r.hung) << "the child waited on the parent's lock";
+  EXPECT_FALSE(r.hung) << "the child waited on the parent's lock:\n" << r.waits;
   EXPECT_TRUE(r.exited_with(0)) << r.text;
   EXPECT_EQ(parse(r).error, forked_message("this segment generator"));
   EXPECT_EQ(next, 1001U);
@@ -416,7 +416,7 @@ void chain_child_answers_while_the_worker_is_inside_a_store_call(Backend& b) {
     return out;
   });
   g->release();
-  EXPECT_FALSE(r.hung) << "the child waited on the parent's lock or worker";
+  EXPECT_FALSE(r.hung) << "the child waited on the parent's lock or worker:\n" << r.waits;
   EXPECT_TRUE(r.exited_with(0)) << r.text;
   EXPECT_EQ(parse(r).error, forked_message("this segment chain generator"));
   EXPECT_EQ(chain->next_id(), 1U);
@@ -455,7 +455,7 @@ TEST(fork_test, forked_child_lease_refuses_and_its_destruction_leaves_the_parent
     auto own = store.lease();
     return std::to_string(own.acquire(1024)) + ";" + out;
   });
-  EXPECT_FALSE(r.hung) << "the child's lease waited for the parent's renewal thread";
+  EXPECT_FALSE(r.hung) << "the child's lease waited for the parent's renewal thread:\n" << r.waits;
   EXPECT_TRUE(r.exited_with(0)) << r.text;
   const auto semi = r.text.find(';');
   ASSERT_NE(semi, std::string::npos) << r.text;
