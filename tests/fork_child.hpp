@@ -53,8 +53,8 @@ inline std::string where_threads_wait(pid_t pid) {
       std::getline(in, line);
       return line;
     };
-    out += task.path().filename().string() + " " + read("comm") + ": waits in " +
-           read("wchan") + ", syscall " + read("syscall") + "\n";
+    out += task.path().filename().string() + " " + read("comm") + ": waits in " + read("wchan") +
+           ", syscall " + read("syscall") + "\n";
   }
   return out;
 }
