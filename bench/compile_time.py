@@ -47,6 +47,7 @@ LAYERS = [
     ("adapters", ("adapters/",)),
     ("text/sql", ("text.hpp", "text_converter.hpp", "format.hpp", "fmt.hpp", "sql.hpp",
                   "layout_spec.hpp")),
+    ("registry", ("registry",)),
     ("umbrella", ("flakeid.hpp",)),
 ]
 HEAVY = ("filesystem", "fstream", "random", "thread", "regex", "iostream", "format", "mutex",

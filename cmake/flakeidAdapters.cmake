@@ -23,18 +23,21 @@ include(flakeidFindClient)
 
 # flakeid_adapter(<component> NEEDS <what it needs, for messages> FIND <CMake code> READY
 #                 <condition> PC_REQUIRES <pkg-config modules> [PC_LIBS <flags>] LINK <targets>
-#                 HEADERS <files>):
+#                 [BASE <folder under include/flakeid/, default adapters/>] HEADERS <files>):
 # the INTERFACE target flakeid_<component> (alias and export name flakeid::<component>) and what
 # the install rules need to make it a package component: FIND runs in the consumer's
 # flakeidConfig.cmake to find what the adapter links, READY is true when it did; PC_LIBS are
 # linker flags for its .pc file, for a client library without a pkg-config module of its own.
 function(flakeid_adapter component)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NEEDS;FIND;READY" "PC_REQUIRES;PC_LIBS;LINK;HEADERS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NEEDS;FIND;READY;BASE" "PC_REQUIRES;PC_LIBS;LINK;HEADERS")
+  if(NOT DEFINED arg_BASE)
+    set(arg_BASE "adapters/")
+  endif()
   add_library(flakeid_${component} INTERFACE)
   add_library(flakeid::${component} ALIAS flakeid_${component})
   set_target_properties(flakeid_${component} PROPERTIES EXPORT_NAME ${component})
   target_link_libraries(flakeid_${component} INTERFACE ${arg_LINK})
-  list(TRANSFORM arg_HEADERS PREPEND "${PROJECT_SOURCE_DIR}/include/flakeid/adapters/")
+  list(TRANSFORM arg_HEADERS PREPEND "${PROJECT_SOURCE_DIR}/include/flakeid/${arg_BASE}")
   flakeid_add_headers(flakeid_${component} ${arg_HEADERS})
   set_property(GLOBAL APPEND PROPERTY FLAKEID_COMPONENTS ${component})
   foreach(key IN ITEMS NEEDS FIND READY PC_REQUIRES PC_LIBS)
@@ -135,6 +138,25 @@ if(FLAKEID_ZOOKEEPER_FOUND)
             detail/server_backend.hpp)
 else()
   message(STATUS "flakeid: the ZooKeeper C client not found; flakeid::zookeeper is not built")
+endif()
+
+# The registry (<flakeid/registry.hpp>: generators by name from JSON configuration) needs
+# nlohmann-json (Debian: nlohmann-json3-dev); it knows the memory and file stores, and each server
+# store a program adds (linking that adapter too).
+set(flakeid_find_json "find_package(nlohmann_json 3.9 QUIET)")
+cmake_language(EVAL CODE "${flakeid_find_json}")
+set(FLAKEID_REGISTRY_FOUND ${nlohmann_json_FOUND})
+if(FLAKEID_REGISTRY_FOUND)
+  flakeid_adapter(registry
+    NEEDS "nlohmann-json (Debian: nlohmann-json3-dev)"
+    FIND "${flakeid_find_json}"
+    READY "TARGET nlohmann_json::nlohmann_json"
+    PC_REQUIRES nlohmann_json
+    LINK flakeid::flakeid nlohmann_json::nlohmann_json
+    BASE ""
+    HEADERS registry.hpp registry/config.hpp registry/source.hpp)
+else()
+  message(STATUS "flakeid: nlohmann-json not found; flakeid::registry is not built")
 endif()
 
 # The adapter tests and the lease example need the client libraries. They are read at the end

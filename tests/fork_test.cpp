@@ -28,6 +28,7 @@
 #include <flakeid/striped.hpp>
 
 #include "fork_child.hpp"
+#include "temp_dir.hpp"
 
 using namespace std::chrono_literals;
 using std::chrono::sys_days;
@@ -91,19 +92,7 @@ std::size_t duplicates(std::vector<std::uint64_t> a, std::vector<std::uint64_t> 
   return both.size();
 }
 
-struct temp_dir {
-  std::filesystem::path path;
-  explicit temp_dir(const std::string& name)
-      : path(std::filesystem::temp_directory_path() /
-             ("flakeid_fork_" + name + "_" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
+using flakeid_test::temp_dir;
 
 // ---- snowflake generators ---------------------------------------------------------------------
 

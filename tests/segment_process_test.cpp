@@ -26,24 +26,13 @@
 
 #include "adapters/segment_scenarios.hpp"
 #include "fork_child.hpp"
+#include "temp_dir.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
 
-struct temp_dir {
-  std::filesystem::path path;
-  explicit temp_dir(const std::string& name) {
-    path = std::filesystem::temp_directory_path() /
-           ("flakeid_" + name + "_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
+using flakeid_test::temp_dir;
 
 constexpr int processes = 40;
 constexpr std::size_t ids_per_process = 100'000;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "adapters/leaf_step_walk.hpp"
+#include "temp_dir.hpp"
 
 #include <flakeid/flakeid.hpp>
 
@@ -110,24 +111,7 @@ static_assert(
 static_assert(!noexcept(
     std::declval<flakeid::segment_chain_generator<flakeid::memory_distributor>&>().next_id()));
 
-/// A fresh directory under the system temp directory, removed at scope exit.
-struct temp_dir {
-  std::filesystem::path path;
-  explicit temp_dir(const std::filesystem::path& under = std::filesystem::temp_directory_path()) {
-    path = under /
-           ("flakeid_segment_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  static std::atomic<int>& counter() {
-    static std::atomic<int> c{0};
-    return c;
-  }
-};
+using flakeid_test::temp_dir;
 
 template <class Pred>
 bool eventually(Pred pred, milliseconds limit = 30s) {
@@ -1201,8 +1185,8 @@ TEST(grouped_segment_test, a_thousand_days_in_a_file_store_keep_the_open_files_b
   // with the counters kept (an expiring counter sweeps the directory for each new day: 1000
   // days would read it 1000 times).
   const std::filesystem::path shm = "/dev/shm";
-  const temp_dir dir{std::filesystem::is_directory(shm) ? shm
-                                                        : std::filesystem::temp_directory_path()};
+  const temp_dir dir{
+      std::filesystem::is_directory(shm) ? shm : std::filesystem::temp_directory_path(), "days"};
   const sys_ms first_day = sys_ms{sys_days{2025y / 3 / 18}} + 12h;
   flakeid::manual_clock clock{first_day};
   flakeid::file_store store{dir.path};

@@ -33,6 +33,7 @@ const std::string_view gen_help =
     "       flakeid gen --generator segment --store memory|file|redis|postgres [--key K]\n"
     "                   [--step S] [--start N0] [--stride M --remainder R]\n"
     "                   [--redis ADDRESS] [--postgres CONNINFO] [-n N] [--to FORM]\n"
+    "       flakeid gen --config FILE --name NAME [-n N] [--format text|json|tsv]\n"
     "\n"
     "Mints N IDs (default 1), one per line, in decimal or in the text form FORM\n"
     "(radix62, radix36, base32, friendly).\n"
@@ -78,7 +79,13 @@ const std::string_view gen_help =
     "                only numbers n with n % M == R (M from 1 to 65536, R from 0 to M - 1;\n"
     "                default 1 and 0): counters in several stores interleave their numbers\n"
     "Redis and PostgreSQL counters use the namespace FLAKEID_SEGMENT_NAMESPACE (default\n"
-    "'default'). A store this build lacks is reported as bad input.\n";
+    "'default'). A store this build lacks is reported as bad input.\n"
+    "\n"
+    "Registry:\n"
+    "  --config      a registry configuration (JSON; docs/registry.md), the file an\n"
+    "                application or 'flakeid serve' reads\n"
+    "  --name        the entry to mint with: its kind, layout, worker id or lease, store and\n"
+    "                text form come from the file (the text form of its \"text\" field)\n";
 /// Writes one batch of minted IDs as records and flushes them.
 void write_batch(const gen_request& r, std::span<const std::uint64_t> batch,
                  const flakeid::layout& l) {
@@ -158,7 +165,8 @@ int run_gen(context& c, std::span<const std::string> argv) {
       {"-n", true},           {"--layout", true}, {"--generator", true}, {"--worker", true},
       {"--datacenter", true}, {"--gene", true},   {"--to", true},        {"--store", true},
       {"--key", true},        {"--step", true},   {"--redis", true},     {"--postgres", true},
-      {"--format", true},     {"--start", true},  {"--stride", true},    {"--remainder", true}};
+      {"--format", true},     {"--start", true},  {"--stride", true},    {"--remainder", true},
+      {"--config", true},     {"--name", true}};
   const arguments a = read_arguments(c, argv, allowed);
   if (a.help) return print_help(c, gen_help);
   if (!a.operands.empty())
@@ -173,6 +181,7 @@ int run_gen(context& c, std::span<const std::string> argv) {
   r.run = &c;
   record_writer writer(read_format(a));
   r.writer = &writer;
+  if (a.get("--config") || a.get("--name")) return run_gen_config(c, a, r);
   const std::string_view kind = a.get("--generator").value_or("classic");
   if (kind == "segment") return run_gen_segment(c, a, r);
   for (const std::string_view o : {"--store", "--key", "--step", "--start", "--stride",

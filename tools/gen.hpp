@@ -59,6 +59,9 @@ void mint_cosid(std::size_t preset, gen_request& r);
 void mint_tick(std::size_t preset, gen_request& r);
 void mint_gene(std::size_t preset, gen_request& r);
 
+/// `flakeid gen --config FILE --name NAME` (gen_config.cpp): `r` holds the count and the writer.
+int run_gen_config(const context& c, const arguments& a, gen_request& r);
+
 /// `flakeid gen --generator segment`: `r` holds the count and the writer.
 int run_gen_segment(const context& c, const arguments& a, gen_request& r);
 

@@ -159,11 +159,23 @@ endfunction()
 # Redis: leases, segments, passwords and TLS, a distributor in a forked child. The Redis tests
 # link flakeid::redis_tls when it is built (rediss:// then runs too; without it, the
 # redis_auth_test tests fail unless FLAKEID_ALLOW_SKIP_SERVERS=1).
-if(FLAKEID_REDIS_FOUND)
-  set(link flakeid::redis)
-  if(FLAKEID_REDIS_TLS_FOUND)
-    set(link flakeid::redis_tls)
+# The registry over each server store, when flakeid::registry is built.
+set(flakeid_registry_link "")
+if(TARGET flakeid::registry)
+  set(flakeid_registry_link flakeid::registry)
+endif()
+function(flakeid_registry_sources exe backend)
+  if(TARGET flakeid::registry)
+    flakeid_server_sources(${exe} ${backend}_registry_test "registry;server" 120)
   endif()
+endfunction()
+
+if(FLAKEID_REDIS_FOUND)
+  set(link flakeid::redis ${flakeid_registry_link})
+  if(FLAKEID_REDIS_TLS_FOUND)
+    set(link flakeid::redis_tls ${flakeid_registry_link})
+  endif()
+  flakeid_registry_sources(redis_tests redis)
   flakeid_server_sources(redis_tests redis_cosid_lease_test "lease;server" 90)
   flakeid_backend_program(redis 90 SERVER redis_server.hpp LINK ${link})
 else()
@@ -180,7 +192,9 @@ if(FLAKEID_POSTGRES_FOUND)
   flakeid_server_sources(postgres_tests postgres_cosid_lease_test "lease;server" 120)
   # The SQL example against a cluster the test starts.
   flakeid_example_sources(postgres_tests postgres_sql_example_test "sql;server" 120)
-  flakeid_backend_program(postgres 90 SERVER postgres_server.hpp LINK flakeid::postgres
+  flakeid_registry_sources(postgres_tests postgres)
+  flakeid_backend_program(postgres 90 SERVER postgres_server.hpp
+                          LINK flakeid::postgres ${flakeid_registry_link}
                           EXAMPLE example_sql_partitions FLAKEID_SQL_EXAMPLE)
 else()
   flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
@@ -195,7 +209,9 @@ if(FLAKEID_MYSQL_FOUND)
   flakeid_server_sources(mysql_tests mariadb_sql_test "sql;server" 120)
   flakeid_server_sources(mysql_tests mysql_cosid_lease_test "lease;server" 120)
   flakeid_example_sources(mysql_tests mysql_example_test "server" 120)
-  flakeid_backend_program(mysql 120 SERVER mariadb_server.hpp LINK flakeid::mysql
+  flakeid_registry_sources(mysql_tests mysql)
+  flakeid_backend_program(mysql 120 SERVER mariadb_server.hpp
+                          LINK flakeid::mysql ${flakeid_registry_link}
                           EXAMPLE example_mysql_fleet FLAKEID_MYSQL_EXAMPLE)
 else()
   foreach(test mariadb_sql mysql_lease mysql_segment mysql_auth mysql_fork mysql_cosid_lease)
@@ -209,7 +225,8 @@ if(FLAKEID_ZOOKEEPER_FOUND)
   flakeid_server_sources(zookeeper_tests zookeeper_test "lease;segment;server" 400)
   flakeid_server_sources(zookeeper_tests zookeeper_cosid_lease_test "lease;server" 120)
   flakeid_example_sources(zookeeper_tests zookeeper_example_test "server" 120)
-  flakeid_scenario_program(zookeeper_tests LINK flakeid::zookeeper
+  flakeid_registry_sources(zookeeper_tests zookeeper)
+  flakeid_scenario_program(zookeeper_tests LINK flakeid::zookeeper ${flakeid_registry_link}
                           PCH <flakeid/adapters/zookeeper.hpp> SERVER zookeeper_server.hpp
                           EXAMPLE example_zookeeper_fleet FLAKEID_ZOOKEEPER_EXAMPLE)
 else()

@@ -94,3 +94,45 @@ if(NOT counter STREQUAL "00000000000000000026\n")
   failed(gen_segment_file_counter "orders.segment holds '${counter}'")
 endif()
 file(REMOVE_RECURSE "${segment_dir}")
+
+# ---- gen --config FILE --name NAME (a registry configuration, docs/registry.md) ---------------
+if(CLI_REGISTRY)
+  set(reg "${scratch}/registry")
+  file(MAKE_DIRECTORY "${reg}/ids")
+  file(WRITE "${reg}/ids.json" "{\"generators\": {
+    \"inv\": {\"kind\": \"segment\", \"store\": \"file://${reg}/ids\", \"key\": \"invoice\",
+             \"step\": 3, \"text\": {\"form\": \"decimal\", \"pad\": true, \"width\": 7,
+                                  \"prefix\": \"INV-\"}},
+    \"fixed\": {\"kind\": \"snowflake\", \"worker\": 5}}}")
+  # A plain segment generator on the file store: this run reserves 1-3, the next one 4-6.
+  expect_out(gen_config_first "INV-0000001\nINV-0000002\n" gen --config ${reg}/ids.json --name inv -n 2)
+  expect_out(gen_config_second "INV-0000004\n" gen --config ${reg}/ids.json --name inv)
+  expect_match(gen_config_json "^\\{\"id\":\"([0-9]+)\",\"text\":\"[0-9]+\"\\}\n$"
+               gen --config ${reg}/ids.json --name fixed --format json)
+  run(gen --config ${reg}/ids.json --name fixed -n 2)
+  string(REGEX MATCHALL "[0-9]+" two "${out}")
+  list(LENGTH two n_ids)
+  if(NOT rc EQUAL 0 OR NOT n_ids EQUAL 2)
+    failed(gen_config_fixed "exit ${rc}\n${out}${err}")
+  else()
+    list(GET two 0 first)
+    run(parse ${first} --layout twitter --format json)
+    if(NOT out MATCHES "\"worker\":5[,}]")
+      failed(gen_config_fixed_worker "parse ${first}: ${out}${err}")
+    endif()
+  endif()
+  expect_bad(gen_config_unknown_name
+             "registry entry 'nope': no such generator \\(have: fixed, inv\\)\n$"
+             gen --config ${reg}/ids.json --name nope)
+  expect_bad(gen_config_without_name "--config FILE and --name NAME go together\n$"
+             gen --config ${reg}/ids.json)
+  expect_bad(gen_config_with_layout
+             "option '--layout' does not apply with --config: the entry says how it mints and writes\n$"
+             gen --config ${reg}/ids.json --name fixed --layout twitter)
+  file(WRITE "${reg}/typo.json" "{\"generators\": {\"x\": {\"kind\": \"snowflake\", \"wroker\": 1}}}")
+  expect_bad(gen_config_typo
+             "registry entry 'x', field 'wroker': unknown field \\(allowed: kind, text, layout, worker, datacenter, lease\\)\n$"
+             gen --config ${reg}/typo.json --name x)
+  expect_bad(gen_config_missing "registry: cannot read ${reg}/none.json\n$"
+             gen --config ${reg}/none.json --name x)
+endif()

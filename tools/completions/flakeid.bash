@@ -41,7 +41,7 @@ _flakeid() {
     --type) COMPREPLY=($(compgen -W "bigint numeric unsigned" -- "$cur")); return ;;
     --by) COMPREPLY=($(compgen -W "gene worker" -- "$cur")); return ;;
     --every) COMPREPLY=($(compgen -W "day month year" -- "$cur")); return ;;
-    -n | --worker | --datacenter | --gene | --key | --step | --start | --stride | --remainder | --redis | --postgres | --column | \
+    -n | --worker | --datacenter | --gene | --key | --step | --start | --stride | --remainder | --redis | --postgres | --name | --column | \
       --table | --prefix | --shards | --columns | --threads | --seconds) return ;;
   esac
 
@@ -49,7 +49,7 @@ _flakeid() {
   case $command in
     "") COMPREPLY=($(compgen -W "$commands --help --version -q" -- "$cur")); return ;;
     help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
-    gen) options="-n --layout --generator --worker --datacenter --gene --to --format --store --key --step --start --stride --remainder --redis --postgres" ;;
+    gen) options="-n --layout --generator --worker --datacenter --gene --to --format --store --key --step --start --stride --remainder --redis --postgres --config --name" ;;
     parse) options="--layout --format --from --input --bits" ;;
     range) options="--layout --column --format" ;;
     encode) options="--to --pad --layout --from --format --prefix --suffix --width" ;;

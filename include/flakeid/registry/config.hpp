@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The flakeid authors
+#pragma once
+/// \file registry/config.hpp
+/// Reading one registry entry of a JSON configuration: `registry_error` (every error names the
+/// entry and the field) and `detail::entry_reader`, which checks each field's type and range
+/// and refuses fields it does not know (a misspelt `"stpe"` is an error, not a default).
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "../errors.hpp"
+#include "../text_converter.hpp"
+#include "../version.hpp"
+
+namespace flakeid {
+inline namespace FLAKEID_ABI_NAMESPACE {
+
+/// A registry configuration that cannot be used: the message names the entry (when there is
+/// one), the field and what is allowed, never a password. An error from building an entry (a
+/// store that refuses, no free worker id) is nested in it (`std::rethrow_if_nested`).
+class registry_error : public invalid_option_error {
+ public:
+  registry_error(std::string entry, std::string field, const std::string& what)
+      : invalid_option_error(message(entry, field, what)),
+        entry_(std::move(entry)),
+        field_(std::move(field)) {}
+  /// The entry's name; empty for an error of the whole configuration.
+  [[nodiscard]] const std::string& entry() const noexcept { return entry_; }
+  /// The field; empty for an error of the whole entry.
+  [[nodiscard]] const std::string& field() const noexcept { return field_; }
+
+ private:
+  static std::string message(const std::string& entry, const std::string& field,
+                             const std::string& what) {
+    std::string m = "flakeid: registry";
+    if (!entry.empty()) m += " entry '" + entry + "'";
+    if (!field.empty()) m += ", field '" + field + "'";
+    return m + ": " + what;
+  }
+  std::string entry_;
+  std::string field_;
+};
+
+namespace detail {
+
+/// The message of a library error inside a registry error: without its "flakeid: ".
+[[nodiscard]] inline std::string inner_message(const std::exception& e) {
+  std::string_view m = e.what();
+  if (m.starts_with("flakeid: ")) m.remove_prefix(9);
+  return std::string(m);
+}
+
+/// Whether `name` may name a registry entry: 1 to 64 of [A-Za-z0-9_.-] (it is a path segment
+/// of the ID service's URLs).
+[[nodiscard]] inline bool valid_entry_name(std::string_view name) noexcept {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+  });
+}
+
+/// The scheme of a store URI (`redis` of `redis://…`, `memory` of `memory:`), or empty.
+[[nodiscard]] inline std::string_view uri_scheme(std::string_view uri) noexcept {
+  const auto colon = uri.find(':');
+  return colon == std::string_view::npos ? std::string_view{} : uri.substr(0, colon);
+}
+
+/// Reads the fields of one JSON object of entry `entry`; `path` prefixes field names
+/// (`lease.` for the fields of an entry's lease).
+class entry_reader {
+ public:
+  entry_reader(const nlohmann::json& object, std::string entry, std::string path = {})
+      : j_(object), entry_(std::move(entry)), path_(std::move(path)) {
+    if (!j_.is_object())
+      throw registry_error(entry_, path_.empty() ? "" : path_.substr(0, path_.size() - 1),
+                           "must be a JSON object, not " + std::string(j_.type_name()));
+  }
+
+  /// Throws for a field not in `known`.
+  void only(std::initializer_list<std::string_view> known) const {
+    for (const auto& [key, value] : j_.items()) {
+      bool ok = false;
+      for (const std::string_view k : known) ok = ok || k == key;
+      if (ok) continue;
+      std::string list;
+      for (const std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw registry_error(entry_, path_ + key, "unknown field (allowed: " + list + ")");
+    }
+  }
+
+  [[nodiscard]] bool has(const char* key) const { return j_.contains(key); }
+  [[nodiscard]] const nlohmann::json& at(const char* key) const { return j_.at(key); }
+
+  [[nodiscard]] std::optional<std::string> text(const char* key) const {
+    if (!j_.contains(key)) return std::nullopt;
+    const nlohmann::json& v = j_.at(key);
+    if (!v.is_string()) fail(key, "must be a string, not " + std::string(v.type_name()));
+    return v.get<std::string>();
+  }
+  [[nodiscard]] std::string required_text(const char* key) const {
+    auto v = text(key);
+    if (!v || v->empty()) fail(key, "is required (a non-empty string)");
+    return *v;
+  }
+  [[nodiscard]] std::optional<std::uint64_t> number(
+      const char* key, std::uint64_t lo = 0,
+      std::uint64_t hi = std::numeric_limits<std::uint64_t>::max()) const {
+    if (!j_.contains(key)) return std::nullopt;
+    const nlohmann::json& v = j_.at(key);
+    const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    if (!v.is_number_integer() ||
+        (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0))
+      fail(key, "must be a whole number in " + range + ", not " + v.dump());
+    const auto n = v.get<std::uint64_t>();
+    if (n < lo || n > hi) fail(key, std::to_string(n) + " is out of range " + range);
+    return n;
+  }
+  [[nodiscard]] std::optional<std::chrono::milliseconds> millis(const char* key,
+                                                                std::uint64_t lo = 0) const {
+    const auto n = number(key, lo, static_cast<std::uint64_t>(INT64_MAX / 1'000'000));
+    if (!n) return std::nullopt;
+    return std::chrono::milliseconds{static_cast<std::int64_t>(*n)};
+  }
+  [[nodiscard]] std::optional<bool> flag(const char* key) const {
+    if (!j_.contains(key)) return std::nullopt;
+    const nlohmann::json& v = j_.at(key);
+    if (!v.is_boolean()) fail(key, "must be true or false, not " + v.dump());
+    return v.get<bool>();
+  }
+
+  [[noreturn]] void fail(const char* key, const std::string& what) const {
+    throw registry_error(entry_, path_ + key, what);
+  }
+  [[nodiscard]] const std::string& entry() const noexcept { return entry_; }
+
+ private:
+  const nlohmann::json& j_;
+  std::string entry_;
+  std::string path_;
+};
+
+/// An entry's `"text"` object: a `text_converter` (CosId's converter settings).
+inline text_converter read_converter(const nlohmann::json& j, const std::string& entry) {
+  const entry_reader r(j, entry, "text.");
+  r.only({"form", "pad", "width", "prefix", "suffix"});
+  text_converter_options o;
+  if (const auto form = r.text("form")) {
+    if (*form == "radix62") {
+      o.form = text_form::radix62;
+    } else if (*form == "radix36") {
+      o.form = text_form::radix36;
+    } else if (*form == "decimal") {
+      o.form = text_form::decimal;
+    } else {
+      r.fail("form", "'" + *form + "' is not a form (radix62, radix36, decimal)");
+    }
+  }
+  o.pad = r.flag("pad");
+  o.width = static_cast<std::size_t>(r.number("width", 0, 20).value_or(0));
+  o.prefix = r.text("prefix").value_or("");
+  o.suffix = r.text("suffix").value_or("");
+  try {
+    return text_converter(std::move(o));
+  } catch (const std::exception& e) {
+    throw registry_error(entry, "text", inner_message(e));
+  }
+}
+
+}  // namespace detail
+}  // namespace FLAKEID_ABI_NAMESPACE
+}  // namespace flakeid

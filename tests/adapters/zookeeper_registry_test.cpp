@@ -1,0 +1,22 @@
+// The registry with zookeeper_store joined (registry_kinds::store, the host list after
+// `zookeeper://`), against a real ZooKeeper server started for each test.
+#include <flakeid/adapters/zookeeper.hpp>
+
+#include "registry_scenarios.hpp"
+#include "zookeeper_backend.hpp"
+
+namespace {
+
+using namespace flakeid_test;
+
+using zookeeper_registry_test = server_test<zookeeper_backend>;
+
+TEST_F(zookeeper_registry_test, two_registries_share_a_store) {
+  two_registries_share_a_store("zookeeper://" + b.server.hosts(),
+                               flakeid::registry_kinds::standard().store<flakeid::zookeeper_store>(
+                                   "zookeeper", [](std::string_view uri) {
+                                     return std::string(uri.substr(uri.find("//") + 2));
+                                   }));
+}
+
+}  // namespace
