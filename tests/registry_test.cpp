@@ -263,7 +263,7 @@ TEST(registry_test, every_configuration_error_names_the_entry_and_the_field) {
   expect_config_error(R"({"generators": {"a": {"kind": "chain", "store": "memory:", "key": "k",
                                                "text": {"form": "base64"}}}})",
                       "flakeid: registry entry 'a', field 'text.form': 'base64' is not a form "
-                      "(radix62, radix36, decimal)");
+                      "(radix62, radix36, decimal, base32, friendly)");
   expect_config_error(R"({"generators": {"a": {"kind": "chain", "store": "memory:", "key": "k",
                                                "text": {"form": "radix62", "width": 12}}}})",
                       "flakeid: registry entry 'a', field 'text': text converter width 12 is out "
@@ -295,6 +295,32 @@ TEST(registry_test, a_store_it_does_not_know_is_named_without_its_password) {
       "lease": {"store": "memory:", "ttl_ms": 0}}}})",
                       "flakeid: registry entry 'a', field 'lease.ttl_ms': 0 is out of range [1, "
                       "9223372036854]");
+}
+
+TEST(registry_test, text_forms_of_an_entry) {
+  const flakeid::registry ids = make(R"({"generators": {
+      "users": {"kind": "cosid", "worker": 5,
+                "text": {"form": "friendly", "prefix": "U", "utc_offset_minutes": 480}},
+      "tickets": {"kind": "chain", "store": "memory:", "key": "t",
+                  "text": {"form": "base32", "suffix": "-T"}}}})");
+  // The friendly form takes the entry's layout (CosId's): its documented ID at UTC+8.
+  EXPECT_EQ(ids.source("users").to_text(295913926632165376), "U20220320133617924-5-0");
+  EXPECT_EQ(ids.source("users").from_text("U20220320133617924-5-0"), 295913926632165376U);
+  const std::string text = ids.source("users").next_text();
+  EXPECT_EQ(flakeid::layouts::cosid.decompose(ids.source("users").from_text(text)).worker, 5U);
+  EXPECT_EQ(ids.source("tickets").next_text(), "0000000000001-T");
+  expect_config_error(R"({"generators": {"a": {"kind": "chain", "store": "memory:", "key": "k",
+                                               "text": {"form": "friendly"}}}})",
+                      "flakeid: registry entry 'a', field 'text.form': the friendly form writes "
+                      "a snowflake's time and fields; a counter's numbers have none");
+  expect_config_error(R"({"generators": {"a": {"kind": "snowflake", "worker": 1,
+                                               "text": {"form": "base32", "width": 4}}}})",
+                      "flakeid: registry entry 'a', field 'text': the base32 text form has a "
+                      "width of its own: give no width or pad");
+  expect_config_error(R"({"generators": {"a": {"kind": "snowflake", "worker": 1,
+                                               "text": {"utc_offset_minutes": 2000}}}})",
+                      "flakeid: registry entry 'a', field 'text.utc_offset_minutes': must be a "
+                      "whole number in [-1080, 1080], not 2000");
 }
 
 TEST(registry_test, builds_one_entry_when_asked) {

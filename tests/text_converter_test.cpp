@@ -126,6 +126,7 @@ TEST(text_converter_test, every_form_reads_back_what_it_writes) {
       text_converter{{.form = text_form::radix36, .prefix = "O-", .suffix = "-9"}},
       text_converter{{.form = text_form::decimal, .pad = true, .width = 20, .prefix = "0"}},
       text_converter{{.form = text_form::decimal, .suffix = "1"}},
+      text_converter{{.form = text_form::base32, .prefix = "B"}},
   };
   for (const text_converter& c : converters) {
     for (int i = 0; i < 2000; ++i) {
@@ -133,6 +134,34 @@ TEST(text_converter_test, every_form_reads_back_what_it_writes) {
       ASSERT_EQ(c.from_text(c.to_text(id)), id) << c.to_text(id);
     }
   }
+}
+
+TEST(text_converter_test, base32_and_friendly_forms) {
+  // Crockford base 32, 13 characters, between the prefix and the suffix.
+  const text_converter b32{{.form = text_form::base32, .prefix = "T-"}};
+  EXPECT_EQ(b32.to_text(32), "T-0000000000010");
+  EXPECT_EQ(b32.from_text("T-0000000000010"), 32U);
+  EXPECT_EQ(b32.from_text("T-000000000001o"), 32U);  // O read as 0, in either case
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)b32.from_text("T-0000000000U10"); },
+      "flakeid: text \"T-0000000000U10\": Crockford base32 text \"0000000000U10\" has 'U' at "
+      "index 10; allowed: 0-9A-HJKMNP-TV-Z in either case, O read as 0, I and L as 1");
+  // CosId's friendly form of its documented ID 295913926632165376, at UTC+8.
+  const text_converter friendly{{.form = text_form::friendly,
+                                 .prefix = "F",
+                                 .layout = flakeid::layouts::cosid,
+                                 .utc_offset = std::chrono::hours{8}}};
+  EXPECT_EQ(friendly.to_text(295913926632165376), "F20220320133617924-5-0");
+  EXPECT_EQ(friendly.from_text("F20220320133617924-5-0"), 295913926632165376U);
+  EXPECT_EQ(text_converter({.form = text_form::friendly, .layout = flakeid::layouts::cosid})
+                .to_text(295913926632165376),
+            "20220320053617924-5-0");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)text_converter({.form = text_form::friendly}); },
+      "flakeid: the friendly text form needs the IDs' layout (text_converter_options::layout)");
+  expect_error<flakeid::invalid_option_error>(
+      [] { (void)text_converter({.form = text_form::base32, .width = 5}); },
+      "flakeid: the base32 text form has a width of its own: give no width or pad");
 }
 
 }  // namespace

@@ -85,6 +85,11 @@ class registry_kinds {
   using segment_maker = std::function<std::unique_ptr<id_source>(
       const std::string& uri, const store_options&, registry_segment_request&)>;
   using snowflake_maker = std::function<std::unique_ptr<id_source>(registry_snowflake_request&)>;
+  /// A layout a configuration may name: its value (for the friendly text form) and its maker.
+  struct layout_entry {
+    snowflake_maker make;
+    flakeid::layout value;
+  };
 
   /// Nothing: add layouts and stores.
   registry_kinds() = default;
@@ -135,15 +140,18 @@ class registry_kinds {
     static_assert(!L.has(field_kind::gene),
                   "flakeid: a gene layout's IDs need a key each: add its generator to the "
                   "registry with registry::emplace");
-    layouts_[std::move(name)] = [](registry_snowflake_request& r) -> std::unique_ptr<id_source> {
-      if (r.kind == "cosid") return make_snowflake_source<cosid_snowflake<L>>(r);
-      if (r.kind == "tick") return make_snowflake_source<tick_snowflake<L>>(r);
-      return make_snowflake_source<classic_snowflake<L>>(r);
-    };
+    layouts_.insert_or_assign(
+        std::move(name),
+        layout_entry{[](registry_snowflake_request& r) -> std::unique_ptr<id_source> {
+                       if (r.kind == "cosid") return make_snowflake_source<cosid_snowflake<L>>(r);
+                       if (r.kind == "tick") return make_snowflake_source<tick_snowflake<L>>(r);
+                       return make_snowflake_source<classic_snowflake<L>>(r);
+                     },
+                     L});
     return *this;
   }
 
-  [[nodiscard]] const snowflake_maker* find_layout(std::string_view name) const {
+  [[nodiscard]] const layout_entry* find_layout(std::string_view name) const {
     const auto it = layouts_.find(name);
     return it == layouts_.end() ? nullptr : &it->second;
   }
@@ -215,7 +223,7 @@ class registry_kinds {
     return s;
   }
 
-  std::map<std::string, snowflake_maker, std::less<>> layouts_;
+  std::map<std::string, layout_entry, std::less<>> layouts_;
   std::map<std::string, std::pair<lease_maker, segment_maker>, std::less<>> stores_;
 };
 
@@ -356,7 +364,7 @@ class registry {
       throw registry_error(name, "", "not a name (1 to 64 letters, digits, '_', '.' or '-')");
     const detail::entry_reader r(j, name);
     const std::string kind = r.required_text("kind");
-    std::optional<text_converter> converter;
+    std::optional<text_converter_options> converter;
     if (r.has("text")) converter = detail::read_converter(r.at("text"), name);
     try {
       if (kind == "snowflake" || kind == "cosid" || kind == "tick")
@@ -373,15 +381,20 @@ class registry {
 
   static std::unique_ptr<id_source> build_snowflake(const detail::entry_reader& r,
                                                     const std::string& kind,
-                                                    std::optional<text_converter> converter,
+                                                    std::optional<text_converter_options> text,
                                                     const registry_kinds& kinds) {
     r.only({"kind", "text", "layout", "worker", "datacenter", "lease"});
     const std::string layout =
         r.text("layout").value_or(kind == "cosid" ? std::string("cosid") : "twitter");
-    const registry_kinds::snowflake_maker* make = kinds.find_layout(layout);
-    if (make == nullptr)
+    const registry_kinds::layout_entry* known = kinds.find_layout(layout);
+    if (known == nullptr)
       r.fail("layout", "'" + layout + "' is not a layout of this registry (" +
                            kinds.layout_names() + "; add others with registry_kinds::layout)");
+    std::optional<text_converter> converter;
+    if (text) {
+      text->layout = known->value;
+      converter = detail::make_converter(std::move(*text), r.entry());
+    }
     registry_snowflake_request req{
         r.entry(), kind_literal(kind), std::move(converter), nullptr, {}};
     if (r.has("lease") == r.has("worker"))
@@ -399,7 +412,7 @@ class registry {
       req.node.datacenter = r.number("datacenter", 0, 1U << 22).value_or(0);
     }
     try {
-      return (*make)(req);
+      return known->make(req);
     } catch (const field_range_error& e) {
       r.fail(req.lease ? "lease" : "worker", detail::inner_message(e));
     }
@@ -432,7 +445,7 @@ class registry {
   }
 
   static std::unique_ptr<id_source> build_segment(const detail::entry_reader& r, bool chain,
-                                                  std::optional<text_converter> converter,
+                                                  std::optional<text_converter_options> text,
                                                   const registry_kinds& kinds) {
     if (chain) {
       r.only({"kind", "text", "store", "key", "namespace", "step", "start", "stride", "remainder",
@@ -444,6 +457,14 @@ class registry {
     }
     const std::string uri = r.required_text("store");
     const auto* store = find_store(r, uri, kinds);
+    std::optional<text_converter> converter;
+    if (text) {
+      if (text->form == text_form::friendly)
+        r.fail("text.form",
+               "the friendly form writes a snowflake's time and fields; a counter's numbers "
+               "have none");
+      converter = detail::make_converter(std::move(*text), r.entry());
+    }
     registry_segment_request req{
         r.entry(), chain, std::move(converter), r.required_text("key"), {}};
     segment_options& s = req.options.segment;

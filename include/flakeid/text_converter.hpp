@@ -14,7 +14,7 @@
 ///
 /// | setting | CosId (`cosid.*.converter`) | here |
 /// |---|---|---|
-/// | number form | `type`: `radix` (the default), `radix36`, `to_string` | `form`: `radix62` (the default), `radix36`, `decimal` |
+/// | number form | `type`: `radix` (the default), `radix36`, `to_string`, `snowflake_friendly` | `form`: `radix62` (the default), `radix36`, `decimal`, `friendly` (needs `layout`); also `base32` |
 /// | padding | `radix.pad-start` (true), `radix36.pad-start` (true), `to-string.pad-start` (false) | `pad` (unset: CosId's default for the form) |
 /// | width | `char-size`: 11 (radix 62), 13 (radix 36), 11 (to_string) | `width` (0: CosId's default for the form) |
 /// | prefix, suffix | `prefix`, `suffix` | `prefix`, `suffix` |
@@ -26,6 +26,7 @@
 /// are not offered: the friendly form (`to_friendly`, text.hpp) writes the ID's own time.
 /// Thread-safety: a converter is immutable; every member may be called from any thread.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -35,6 +36,7 @@
 
 #include "detail/text_util.hpp"
 #include "errors.hpp"
+#include "layout.hpp"
 #include "text.hpp"
 #include "version.hpp"
 
@@ -43,9 +45,13 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 
 /// The number form of a `text_converter`.
 enum class text_form {
-  radix62,  ///< `0-9A-Za-z`, CosId's `Radix62IdConverter`
-  radix36,  ///< `0-9A-Z`, CosId's `Radix36IdConverter`
-  decimal,  ///< `0-9`, CosId's `ToStringIdConverter`
+  radix62,   ///< `0-9A-Za-z`, CosId's `Radix62IdConverter`
+  radix36,   ///< `0-9A-Z`, CosId's `Radix36IdConverter`
+  decimal,   ///< `0-9`, CosId's `ToStringIdConverter`
+  base32,    ///< Crockford base 32, always 13 characters (`to_crockford32`): text order is
+             ///< numeric order
+  friendly,  ///< the ID's time and fields, CosId's `SnowflakeFriendlyIdConverter` (`to_friendly`);
+             ///< needs `layout`
 };
 
 /// Settings of a `text_converter` (CosId's converter settings; see the file comment).
@@ -63,6 +69,10 @@ struct text_converter_options {
   std::string prefix{};
   /// Text after the number.
   std::string suffix{};
+  /// The IDs' layout, for the friendly form (which writes the time and fields it gives).
+  std::optional<flakeid::layout> layout{};
+  /// The friendly form's time zone: its offset from UTC (CosId uses the system's zone).
+  std::chrono::minutes utc_offset{0};
 };
 
 /// Writes IDs as text by `text_converter_options` and reads them back. Throws
@@ -71,6 +81,16 @@ struct text_converter_options {
 class text_converter {
  public:
   explicit text_converter(text_converter_options o = {}) : o_(std::move(o)) {
+    if (o_.form == text_form::friendly && !o_.layout)
+      throw invalid_option_error(
+          "flakeid: the friendly text form needs the IDs' layout (text_converter_options::layout)");
+    if (o_.form == text_form::base32 || o_.form == text_form::friendly) {
+      if (o_.width != 0 || o_.pad)
+        throw invalid_option_error(std::string("flakeid: the ") + name_of(o_.form) +
+                                   " text form has a width of its own: give no width or pad");
+      o_.pad = false;
+      return;
+    }
     const std::size_t full = full_width(o_.form);
     if (o_.width == 0) o_.width = o_.form == text_form::radix36 ? radix36_width : radix62_width;
     if (o_.width > full)
@@ -103,6 +123,8 @@ class text_converter {
       case text_form::radix62: number = to_radix62(id); break;
       case text_form::radix36: number = to_radix36(id); break;
       case text_form::decimal: number = std::to_string(id); break;
+      case text_form::base32: number = to_crockford32(id); break;
+      case text_form::friendly: number = to_friendly(*o_.layout, id, o_.utc_offset); break;
     }
     std::string out = o_.prefix;
     if (*o_.pad && number.size() < o_.width) out.append(o_.width - number.size(), '0');
@@ -128,10 +150,16 @@ class text_converter {
                            " characters; at most " + std::to_string(o_.width) + " allowed");
         try {
           return o_.form == text_form::radix62 ? from_radix62(number) : from_radix36(number);
-        } catch (const invalid_id_error& e) {  // the same words, naming the whole text
-          const std::string_view why = e.what();
-          throw invalid_id_error("flakeid: text " + detail::quote(text) + ": " +
-                                 std::string(why.substr(why.find(' ') + 1)));
+        } catch (const invalid_id_error& e) {
+          rethrow_naming(text, e);
+        }
+      case text_form::base32:
+      case text_form::friendly:
+        try {
+          return o_.form == text_form::base32 ? from_crockford32(number)
+                                              : from_friendly(*o_.layout, number, o_.utc_offset);
+        } catch (const invalid_id_error& e) {
+          rethrow_naming(text, e);
         }
       case text_form::decimal: break;
     }
@@ -150,7 +178,21 @@ class text_converter {
     return f == text_form::radix62 ? 62 : 36;
   }
   static constexpr const char* name_of(text_form f) noexcept {
-    return f == text_form::radix62 ? "radix62" : f == text_form::radix36 ? "radix36" : "decimal";
+    switch (f) {
+      case text_form::radix62: return "radix62";
+      case text_form::radix36: return "radix36";
+      case text_form::decimal: return "decimal";
+      case text_form::base32: return "base32";
+      case text_form::friendly: return "friendly";
+    }
+    return "?";
+  }
+
+  /// The same words as `e`, naming the whole text.
+  [[noreturn]] static void rethrow_naming(std::string_view text, const invalid_id_error& e) {
+    const std::string_view why = e.what();
+    throw invalid_id_error("flakeid: text " + detail::quote(text) + ": " +
+                           std::string(why.substr(why.find(' ') + 1)));
   }
 
   [[noreturn]] static void reject(std::string_view text, const std::string& why) {

@@ -150,26 +150,39 @@ class entry_reader {
   std::string path_;
 };
 
-/// An entry's `"text"` object: a `text_converter` (CosId's converter settings).
-inline text_converter read_converter(const nlohmann::json& j, const std::string& entry) {
+/// An entry's `"text"` object: the settings of its `text_converter` (CosId's converter
+/// settings); the friendly form's layout is the entry's, filled in by the caller.
+inline text_converter_options read_converter(const nlohmann::json& j, const std::string& entry) {
   const entry_reader r(j, entry, "text.");
-  r.only({"form", "pad", "width", "prefix", "suffix"});
+  r.only({"form", "pad", "width", "prefix", "suffix", "utc_offset_minutes"});
   text_converter_options o;
   if (const auto form = r.text("form")) {
-    if (*form == "radix62") {
-      o.form = text_form::radix62;
-    } else if (*form == "radix36") {
-      o.form = text_form::radix36;
-    } else if (*form == "decimal") {
-      o.form = text_form::decimal;
-    } else {
-      r.fail("form", "'" + *form + "' is not a form (radix62, radix36, decimal)");
-    }
+    constexpr std::pair<std::string_view, text_form> forms[] = {{"radix62", text_form::radix62},
+                                                                {"radix36", text_form::radix36},
+                                                                {"decimal", text_form::decimal},
+                                                                {"base32", text_form::base32},
+                                                                {"friendly", text_form::friendly}};
+    const auto* it = std::find_if(std::begin(forms), std::end(forms),
+                                  [&](const auto& f) { return f.first == *form; });
+    if (it == std::end(forms))
+      r.fail("form", "'" + *form + "' is not a form (radix62, radix36, decimal, base32, friendly)");
+    o.form = it->second;
   }
   o.pad = r.flag("pad");
   o.width = static_cast<std::size_t>(r.number("width", 0, 20).value_or(0));
   o.prefix = r.text("prefix").value_or("");
   o.suffix = r.text("suffix").value_or("");
+  if (r.has("utc_offset_minutes")) {
+    const nlohmann::json& v = r.at("utc_offset_minutes");
+    if (!v.is_number_integer() || v.get<std::int64_t>() < -1080 || v.get<std::int64_t>() > 1080)
+      r.fail("utc_offset_minutes", "must be a whole number in [-1080, 1080], not " + v.dump());
+    o.utc_offset = std::chrono::minutes{v.get<std::int64_t>()};
+  }
+  return o;
+}
+
+/// The converter of entry `entry` from `o`; a setting it refuses names the field `text`.
+inline text_converter make_converter(text_converter_options o, const std::string& entry) {
   try {
     return text_converter(std::move(o));
   } catch (const std::exception& e) {
