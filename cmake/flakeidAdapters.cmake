@@ -23,21 +23,23 @@ include(flakeidFindClient)
 
 # flakeid_adapter(<component> NEEDS <what it needs, for messages> FIND <CMake code> READY
 #                 <condition> PC_REQUIRES <pkg-config modules> [PC_LIBS <flags>] LINK <targets>
-#                 [BASE <folder under include/flakeid/, default adapters/>] HEADERS <files>):
+#                 [TOP] HEADERS <files>):
 # the INTERFACE target flakeid_<component> (alias and export name flakeid::<component>) and what
 # the install rules need to make it a package component: FIND runs in the consumer's
 # flakeidConfig.cmake to find what the adapter links, READY is true when it did; PC_LIBS are
 # linker flags for its .pc file, for a client library without a pkg-config module of its own.
+# HEADERS are under include/flakeid/adapters/, or with TOP under include/flakeid/.
 function(flakeid_adapter component)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NEEDS;FIND;READY;BASE" "PC_REQUIRES;PC_LIBS;LINK;HEADERS")
-  if(NOT DEFINED arg_BASE)
-    set(arg_BASE "adapters/")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "TOP" "NEEDS;FIND;READY" "PC_REQUIRES;PC_LIBS;LINK;HEADERS")
+  set(base "adapters/")
+  if(arg_TOP)
+    set(base "")
   endif()
   add_library(flakeid_${component} INTERFACE)
   add_library(flakeid::${component} ALIAS flakeid_${component})
   set_target_properties(flakeid_${component} PROPERTIES EXPORT_NAME ${component})
   target_link_libraries(flakeid_${component} INTERFACE ${arg_LINK})
-  list(TRANSFORM arg_HEADERS PREPEND "${PROJECT_SOURCE_DIR}/include/flakeid/${arg_BASE}")
+  list(TRANSFORM arg_HEADERS PREPEND "${PROJECT_SOURCE_DIR}/include/flakeid/${base}")
   flakeid_add_headers(flakeid_${component} ${arg_HEADERS})
   set_property(GLOBAL APPEND PROPERTY FLAKEID_COMPONENTS ${component})
   foreach(key IN ITEMS NEEDS FIND READY PC_REQUIRES PC_LIBS)
@@ -153,7 +155,7 @@ if(FLAKEID_REGISTRY_FOUND)
     READY "TARGET nlohmann_json::nlohmann_json"
     PC_REQUIRES nlohmann_json
     LINK flakeid::flakeid nlohmann_json::nlohmann_json
-    BASE ""
+    TOP
     HEADERS registry.hpp registry/config.hpp registry/source.hpp)
 else()
   message(STATUS "flakeid: nlohmann-json not found; flakeid::registry is not built")
