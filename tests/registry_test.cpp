@@ -247,7 +247,7 @@ TEST(registry_test, every_configuration_error_names_the_entry_and_the_field) {
   expect_config_error(R"({"generators": {"a": {"kind": "chain", "store": "memory:", "key": "k",
                                                "step": 0}}})",
                       "flakeid: registry entry 'a', field 'step': 0 is out of range [1, "
-                      "18446744073709551615]");
+                      "2147483648]");
   expect_config_error(R"({"generators": {"a": {"kind": "segment", "store": "memory:", "key": "k",
                                                "min_ahead": 2}}})",
                       "flakeid: registry entry 'a', field 'min_ahead': unknown field (allowed: "

@@ -468,9 +468,9 @@ class registry {
     registry_segment_request req{
         r.entry(), chain, std::move(converter), r.required_text("key"), {}};
     segment_options& s = req.options.segment;
-    s.step = r.number("step", 1).value_or(s.step);
-    s.start = r.number("start").value_or(s.start);
-    s.stride = r.number("stride", 1).value_or(s.stride);
+    s.step = r.number("step", 1, max_segment_step).value_or(s.step);
+    s.start = r.number("start", 1, max_segment_start).value_or(s.start);
+    s.stride = r.number("stride", 1, max_segment_stride).value_or(s.stride);
     s.remainder = r.number("remainder").value_or(s.remainder);
     s.ttl = r.millis("ttl_ms", 1).value_or(s.ttl);
     segment_chain_options& c = req.options;
