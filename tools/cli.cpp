@@ -53,6 +53,7 @@ constexpr std::string_view main_help =
     "  layouts   list the preset layouts and their specs\n"
     "  sql       SQL that decodes IDs, partitions tables by ID and routes shards by gene\n"
     "  bench     measure the generators on this machine: IDs/s, CPU per ID, floor, capacity\n"
+    "  serve     the HTTP ID service over a registry file (runs flakeid-serve)\n"
     "  help      'flakeid help <command>' describes a command\n"
     "  version   print the version (also --version)\n"
     "\n"
@@ -96,7 +97,7 @@ struct command_entry {
 
 int run_help(context& c, std::span<const std::string> argv);
 
-constexpr std::array<command_entry, 10> commands{{{"gen", &run_gen, &gen_help},
+constexpr std::array<command_entry, 11> commands{{{"gen", &run_gen, &gen_help},
                                                   {"parse", &run_parse, &parse_help},
                                                   {"range", &run_range, &range_help},
                                                   {"encode", &run_encode, &encode_help},
@@ -104,6 +105,7 @@ constexpr std::array<command_entry, 10> commands{{{"gen", &run_gen, &gen_help},
                                                   {"layouts", &run_layouts, &layouts_help},
                                                   {"sql", &run_sql, &sql_help},
                                                   {"bench", &run_bench, &bench_help},
+                                                  {"serve", &run_serve, &serve_help},
                                                   {"help", &run_help, &help_help},
                                                   {"version", &run_version, &version_help}}};
 
@@ -115,7 +117,8 @@ constexpr std::array<command_entry, 10> commands{{{"gen", &run_gen, &gen_help},
   if (!guess.empty())
     fail("flakeid: unknown command " + quote(name) + "; did you mean " + std::string(guess) + "?");
   fail("flakeid: unknown command " + quote(name) +
-       "; commands: gen, parse, range, encode, decode, layouts, sql, bench, help, version (see "
+       "; commands: gen, parse, range, encode, decode, layouts, sql, bench, serve, help, version "
+       "(see "
        "'flakeid --help')");
 }
 
@@ -137,7 +140,8 @@ int dispatch(context& c, std::span<const std::string> args) {
   }
   if (args.empty())
     fail(
-        "flakeid: give a command (gen, parse, range, encode, decode, layouts, sql, bench); see "
+        "flakeid: give a command (gen, parse, range, encode, decode, layouts, sql, bench, serve); "
+        "see "
         "'flakeid --help'");
   const std::string_view command = args[0];
   const std::span<const std::string> rest = args.subspan(1);

@@ -269,6 +269,7 @@ int run_decode(context& c, std::span<const std::string> argv);
 int run_layouts(context& c, std::span<const std::string> argv);
 int run_sql(context& c, std::span<const std::string> argv);
 int run_bench(context& c, std::span<const std::string> argv);
+int run_serve(context& c, std::span<const std::string> argv);
 
 extern const std::string_view gen_help;
 extern const std::string_view parse_help;
@@ -278,5 +279,6 @@ extern const std::string_view decode_help;
 extern const std::string_view layouts_help;
 extern const std::string_view sql_help;
 extern const std::string_view bench_help;
+extern const std::string_view serve_help;
 
 }  // namespace flakeid_cli

@@ -176,8 +176,17 @@ if(FLAKEID_REDIS_FOUND)
     set(link flakeid::redis_tls ${flakeid_registry_link})
   endif()
   flakeid_registry_sources(redis_tests redis)
+  # flakeid-serve, called from outside its process, over the Redis store.
+  if(TARGET flakeid_serve)
+    flakeid_server_sources(redis_tests serve_test "serve;server" 240)
+  endif()
   flakeid_server_sources(redis_tests redis_cosid_lease_test "lease;server" 90)
   flakeid_backend_program(redis 90 SERVER redis_server.hpp LINK ${link})
+  if(TARGET flakeid_serve)
+    target_compile_definitions(redis_tests PRIVATE
+                               FLAKEID_SERVE_PROGRAM="$<TARGET_FILE:flakeid_serve>")
+    add_dependencies(redis_tests flakeid_serve)
+  endif()
 else()
   flakeid_missing_stores(redis "the redis client library" libhiredis-dev)
   flakeid_missing_client(redis_cosid_lease_test "the redis client library" libhiredis-dev

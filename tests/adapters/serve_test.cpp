@@ -1,0 +1,352 @@
+// flakeid-serve from outside its process: started as a child on a free port, called with real
+// HTTP clients (curl, and Python's urllib as a Python service would call it), over a real
+// redis-server started for each test.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <flakeid/registry.hpp>
+
+#include "../temp_dir.hpp"
+#include "redis_backend.hpp"
+
+#ifndef FLAKEID_SERVE_PROGRAM
+#error "FLAKEID_SERVE_PROGRAM: the path of flakeid-serve"
+#endif
+
+namespace {
+
+using namespace flakeid_test;
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+
+/// What a client got: the status (0: no answer) and the body.
+struct answer {
+  int status = 0;
+  std::string body;
+};
+
+/// The output of shell command `cmd`.
+std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+/// GET `url` with curl (`extra`: more curl arguments, already quoted).
+answer curl(const std::string& url, const std::string& extra = "") {
+  const std::string out =
+      run("curl -s -S --max-time 20 " + extra + " -w '\\n%{http_code}' '" + url + "' 2>/dev/null");
+  answer a;
+  const auto nl = out.rfind('\n');
+  if (nl == std::string::npos) return a;
+  a.status = std::atoi(out.c_str() + nl + 1);
+  a.body = out.substr(0, nl);
+  return a;
+}
+
+/// GET `url` with Python's urllib: "status\nbody".
+answer python_get(const std::string& url) {
+  const std::string out =
+      run("python3 -c 'import sys, urllib.request, urllib.error\n"
+          "try:\n"
+          "    r = urllib.request.urlopen(sys.argv[1], timeout=20); s, b = r.status, r.read()\n"
+          "except urllib.error.HTTPError as e:\n"
+          "    s, b = e.code, e.read()\n"
+          "sys.stdout.write(str(s) + \"\\n\" + b.decode())' '" +
+          url + "'");
+  answer a;
+  const auto nl = out.find('\n');
+  if (nl == std::string::npos) return a;
+  a.status = std::atoi(out.substr(0, nl).c_str());
+  a.body = out.substr(nl + 1);
+  return a;
+}
+
+/// Polls `pred` until it holds or `limit` passes (a bound on a broken run, not a timing
+/// assumption).
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds limit = 60s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return pred();
+}
+
+/// One flakeid-serve process on a free loopback port, with configuration `config`.
+class serve_process {
+ public:
+  serve_process(const std::filesystem::path& dir, const std::string& name, const json& config,
+                std::vector<std::string> args = {})
+      : log_(dir / (name + ".log")) {
+    const auto file = dir / (name + ".json");
+    std::ofstream(file) << config.dump();
+    args.insert(args.begin(), {FLAKEID_SERVE_PROGRAM, "--config", file.string(), "--listen",
+                               "127.0.0.1:0", "--threads", "4"});
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      std::FILE* f = std::freopen(log_.c_str(), "w", stderr);
+      (void)f;
+      std::vector<char*> raw;
+      for (std::string& a : args) raw.push_back(a.data());
+      raw.push_back(nullptr);
+      ::execv(raw[0], raw.data());
+      ::_exit(127);
+    }
+    const bool up = eventually([&] { return port() != 0 || exited(); });
+    EXPECT_TRUE(up && port() != 0) << "flakeid-serve did not start:\n" << log();
+  }
+  serve_process(const serve_process&) = delete;
+  serve_process& operator=(const serve_process&) = delete;
+  ~serve_process() {
+    if (pid_ > 0 && !reaped_) {
+      ::kill(pid_, SIGCONT);
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  /// The port from its "listening on" line; 0 before it.
+  [[nodiscard]] int port() const {
+    const std::string l = log();
+    const auto at = l.find("://127.0.0.1:");
+    return at == std::string::npos ? 0 : std::atoi(l.c_str() + at + 13);
+  }
+  [[nodiscard]] std::string url(const std::string& path, bool tls = false) const {
+    return std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port()) + path;
+  }
+  [[nodiscard]] std::string log() const {
+    std::ifstream in(log_);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  void signal(int sig) const { ::kill(pid_, sig); }
+  /// Sends SIGTERM and returns the exit status (-1: killed or not exited within the bound).
+  int stop() {
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    const bool done = eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; });
+    reaped_ = done;
+    return done && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  bool exited() {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) reaped_ = true;
+    return reaped_;
+  }
+  std::filesystem::path log_;
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+};
+
+/// The IDs of a JSON array of strings.
+std::vector<std::uint64_t> ids_of(const std::string& body) {
+  std::vector<std::uint64_t> v;
+  for (const auto& s : json::parse(body)) v.push_back(std::stoull(s.get<std::string>()));
+  return v;
+}
+
+/// The value of metric line `metric{name="<name>"}` in `text`, or -1.
+double metric(const std::string& text, const std::string& line_start) {
+  const auto at = text.find("\n" + line_start + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + line_start.size() + 2));
+}
+
+json leased(const std::string& redis, const std::string& ns, int ttl_ms, int extra_max_ids = 0,
+            int wait_ms = 0, int safe_guard_ms = 2000) {
+  json lease = {{"store", "redis://" + redis},
+                {"namespace", ns},
+                {"ttl_ms", ttl_ms},
+                {"safe_guard_ms", safe_guard_ms}};
+  if (extra_max_ids > 0) lease["max_ids"] = extra_max_ids;
+  if (wait_ms > 0) lease["wait_for_id_ms"] = wait_ms;
+  return {{"generators", {{"orders", {{"kind", "snowflake"}, {"lease", lease}}}}}};
+}
+
+using serve_test = redis_test;
+
+TEST_F(serve_test, serves_leafs_paths_batches_text_and_decoding) {
+  const temp_dir dir("serve");
+  std::filesystem::create_directories(dir.path / "ids");
+  const json config = {
+      {"generators",
+       {{"orders", {{"kind", "snowflake"}, {"worker", 7}}},
+        {"inv",
+         {{"kind", "chain"},
+          {"store", "file://" + (dir.path / "ids").string()},
+          {"key", "invoice"},
+          {"text", {{"form", "decimal"}, {"pad", true}, {"width", 7}, {"prefix", "INV-"}}}}}}}};
+  serve_process s(dir.path, "a", config);
+  EXPECT_EQ(curl(s.url("/api/segment/get/inv")).body, "1");
+  const answer batch = curl(s.url("/api/segment/get/inv?count=3"));
+  EXPECT_EQ(batch.status, 200);
+  EXPECT_EQ(batch.body, R"(["2","3","4"])");
+  EXPECT_EQ(curl(s.url("/api/text/inv")).body, "INV-0000005");
+  EXPECT_EQ(curl(s.url("/api/text/inv?count=2")).body, R"(["INV-0000006","INV-0000007"])");
+  EXPECT_EQ(curl(s.url("/api/decode/inv/INV-0000002")).body, R"({"id":"2"})");
+
+  // A Python service's call: the snowflake's ID as plain text, worker 7 in it.
+  const answer py = python_get(s.url("/api/snowflake/get/orders"));
+  EXPECT_EQ(py.status, 200);
+  const std::uint64_t id = std::stoull(py.body);
+  EXPECT_EQ(flakeid::layouts::twitter.decompose(id).worker, 7U);
+  const answer decoded = curl(s.url("/api/decode/orders/" + py.body));
+  EXPECT_EQ(json::parse(decoded.body)["worker"], 7);
+  EXPECT_EQ(json::parse(decoded.body)["id"], py.body);
+
+  // Bad requests: one line naming what is wrong.
+  const answer bad_count = curl(s.url("/api/segment/get/inv?count=0"));
+  EXPECT_EQ(bad_count.status, 400);
+  EXPECT_EQ(bad_count.body, "flakeid-serve: count '0' is not a whole number in [1, 10000]\n");
+  EXPECT_EQ(curl(s.url("/api/segment/get/inv?count=10001")).status, 400);
+  const answer wrong_kind = curl(s.url("/api/segment/get/orders"));
+  EXPECT_EQ(wrong_kind.status, 404);
+  EXPECT_EQ(wrong_kind.body,
+            "flakeid-serve: 'orders' is a snowflake generator: ask /api/snowflake/get/orders\n");
+  const answer none = python_get(s.url("/api/snowflake/get/nope"));
+  EXPECT_EQ(none.status, 404);
+  EXPECT_EQ(none.body, "flakeid-serve: no generator named 'nope' (see /healthz)\n");
+  EXPECT_EQ(curl(s.url("/nope")).body, "flakeid-serve: no such path: /nope\n");
+  EXPECT_EQ(curl(s.url("/api/decode/orders/12x")).status, 400);
+  const answer post = curl(s.url("/api/segment/get/inv"), "-X POST");
+  EXPECT_EQ(post.status, 405);
+  EXPECT_EQ(post.body, "flakeid-serve: only GET is served\n");
+
+  EXPECT_EQ(curl(s.url("/healthz")).body, "ok\n");
+  const std::string m = curl(s.url("/metrics")).body;
+  EXPECT_EQ(metric(m, R"(flakeid_ids_served_total{name="inv"})"), 7);
+  EXPECT_EQ(metric(m, R"(flakeid_ids_served_total{name="orders"})"), 1);
+  EXPECT_EQ(metric(m, R"(flakeid_requests_total{code="400"})"), 3);
+  EXPECT_EQ(metric(m, R"(flakeid_source_ready{name="inv"})"), 1);
+  EXPECT_EQ(s.stop(), 0);
+  EXPECT_NE(s.log().find("flakeid-serve: stopped; leases released"), std::string::npos);
+}
+
+TEST_F(serve_test, asks_for_its_token_and_serves_tls) {
+  const temp_dir dir("serve_tls");
+  std::ofstream(dir.path / "token") << "s3cret-token\n";
+  const std::string key = (dir.path / "key.pem").string();
+  const std::string cert = (dir.path / "cert.pem").string();
+  ASSERT_EQ(std::system(("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+                         "-addext subjectAltName=IP:127.0.0.1 -keyout " +
+                         key + " -out " + cert + " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  const json config = {{"generators", {{"orders", {{"kind", "snowflake"}, {"worker", 3}}}}}};
+  serve_process s(
+      dir.path, "tls", config,
+      {"--token-file", (dir.path / "token").string(), "--tls-cert", cert, "--tls-key", key});
+  const std::string ca = "--cacert " + cert;
+  const answer no_token = curl(s.url("/api/snowflake/get/orders", true), ca);
+  EXPECT_EQ(no_token.status, 401);
+  EXPECT_EQ(no_token.body,
+            "flakeid-serve: a bearer token is required (Authorization: Bearer TOKEN)\n");
+  EXPECT_EQ(curl(s.url("/api/snowflake/get/orders", true), ca + " -H 'Authorization: Bearer wrong'")
+                .status,
+            401);
+  const answer ok = curl(s.url("/api/snowflake/get/orders", true),
+                         ca + " -H 'Authorization: Bearer s3cret-token'");
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(flakeid::layouts::twitter.decompose(std::stoull(ok.body)).worker, 3U);
+  EXPECT_EQ(curl(s.url("/metrics", true), ca).status, 401);
+  EXPECT_EQ(curl(s.url("/healthz", true), ca).status, 200) << "probes need no token";
+  EXPECT_EQ(curl(s.url("/healthz")).status, 0) << "plain HTTP to a TLS port gets no answer";
+  EXPECT_EQ(s.log().find("s3cret"), std::string::npos);
+}
+
+TEST_F(serve_test, two_services_over_one_redis_hand_out_disjoint_ids) {
+  const temp_dir dir("serve_two");
+  const json config = leased(b.server.address(), "two", 10'000);
+  serve_process a(dir.path, "a", config);
+  serve_process c(dir.path, "c", config);
+  std::set<std::uint64_t> seen;
+  std::set<std::uint64_t> workers;
+  for (serve_process* s : {&a, &c}) {
+    for (int i = 0; i < 5; ++i) {
+      const answer r = curl(s->url("/api/snowflake/get/orders?count=1000"));
+      ASSERT_EQ(r.status, 200) << r.body;
+      for (const std::uint64_t id : ids_of(r.body)) {
+        EXPECT_TRUE(seen.insert(id).second) << "ID " << id << " handed out twice";
+        workers.insert(flakeid::layouts::twitter.decompose(id).worker);
+      }
+    }
+  }
+  EXPECT_EQ(seen.size(), 10'000U);
+  EXPECT_EQ(workers.size(), 2U);
+}
+
+TEST_F(serve_test, a_stopped_redis_turns_healthz_unready_and_back) {
+  const temp_dir dir("serve_health");
+  serve_process s(dir.path, "h", leased(b.server.address(), "health", 1500));
+  EXPECT_EQ(curl(s.url("/healthz")).body, "ok\n");
+  b.server.stop();
+  EXPECT_TRUE(eventually([&] { return curl(s.url("/healthz")).status == 503; }));
+  const answer down = curl(s.url("/healthz"));
+  EXPECT_TRUE(down.body.starts_with("orders: the lease on worker id ")) << down.body;
+  EXPECT_EQ(curl(s.url("/api/snowflake/get/orders")).status, 503);
+  b.server.start();
+  EXPECT_TRUE(eventually([&] { return curl(s.url("/healthz")).status == 200; }))
+      << curl(s.url("/healthz")).body;
+  EXPECT_EQ(curl(s.url("/api/snowflake/get/orders")).status, 200);
+}
+
+TEST_F(serve_test, a_paused_service_refuses_once_its_worker_id_passed_on) {
+  const temp_dir dir("serve_pause");
+  // One worker id in the namespace: the second service waits until the first one's lease has
+  // run out (ttl + safe_guard after its last renewal) and takes it.
+  serve_process a(dir.path, "a", leased(b.server.address(), "pause", 1500, 1, 0, 500));
+  const answer before = curl(a.url("/api/snowflake/get/orders"));
+  ASSERT_EQ(before.status, 200);
+  a.signal(SIGSTOP);
+  serve_process c(dir.path, "c", leased(b.server.address(), "pause", 1500, 1, 60'000, 500));
+  const answer taken = curl(c.url("/api/snowflake/get/orders"));
+  ASSERT_EQ(taken.status, 200) << c.log();
+  EXPECT_EQ(flakeid::layouts::twitter.decompose(std::stoull(taken.body)).worker,
+            flakeid::layouts::twitter.decompose(std::stoull(before.body)).worker);
+  a.signal(SIGCONT);
+  // The first service refuses (its lease is past its deadline, then lost): no ID it cannot
+  // stand behind.
+  const answer after = curl(a.url("/api/snowflake/get/orders"));
+  EXPECT_EQ(after.status, 503) << after.body;
+  EXPECT_TRUE(after.body.starts_with("flakeid-serve: orders cannot mint now: ")) << after.body;
+  EXPECT_EQ(curl(a.url("/healthz")).status, 503);
+}
+
+TEST_F(serve_test, sigterm_releases_the_lease) {
+  const temp_dir dir("serve_release");
+  // A release marks the id's key "released" for safe_guard (30 s here); without one it keeps
+  // the holder's token until it expires.
+  serve_process a(dir.path, "a", leased(b.server.address(), "release", 1500, 0, 0, 30'000));
+  const answer r = curl(a.url("/api/snowflake/get/orders"));
+  ASSERT_EQ(r.status, 200);
+  const std::string key =
+      "'flakeid:{release}:worker:" +
+      std::to_string(flakeid::layouts::twitter.decompose(std::stoull(r.body)).worker) + "'";
+  const std::string cli = "redis-cli -p " + std::to_string(b.server.port()) + " GET " + key;
+  const std::string held = run(cli);
+  EXPECT_FALSE(held.empty());
+  EXPECT_NE(held, "released\n");
+  EXPECT_EQ(a.stop(), 0);
+  EXPECT_EQ(run(cli), "released\n");
+}
+
+}  // namespace

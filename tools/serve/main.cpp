@@ -1,0 +1,146 @@
+// flakeid-serve: an HTTP/1.1 ID service over a registry configuration (docs/serve.md). Reads its
+// options (options.cpp), builds the registry (its leases taken), serves the API (service.cpp)
+// until SIGTERM or SIGINT, then finishes the requests under way and releases the leases.
+#include <httplib.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <flakeid/registry.hpp>
+#if defined(FLAKEID_HAS_REDIS)
+#include <flakeid/adapters/redis.hpp>
+#endif
+#if defined(FLAKEID_HAS_POSTGRES)
+#include <flakeid/adapters/postgres.hpp>
+#endif
+#if defined(FLAKEID_HAS_MYSQL)
+#include <flakeid/adapters/mysql.hpp>
+#endif
+#if defined(FLAKEID_HAS_ZOOKEEPER)
+#include <flakeid/adapters/zookeeper.hpp>
+#endif
+
+#include "options.hpp"
+#include "service.hpp"
+
+namespace {
+
+/// The layouts and stores a configuration may name in this build.
+flakeid::registry_kinds serve_kinds() {
+  flakeid::registry_kinds k = flakeid::registry_kinds::standard();
+#if defined(FLAKEID_HAS_REDIS)
+  k.store<flakeid::redis_store>("redis").store<flakeid::redis_store>("unix");
+#if defined(FLAKEID_REDIS_TLS)
+  k.store<flakeid::redis_store>("rediss");
+#endif
+#endif
+#if defined(FLAKEID_HAS_POSTGRES)
+  k.store<flakeid::postgres_store>("postgresql").store<flakeid::postgres_store>("postgres");
+#endif
+#if defined(FLAKEID_HAS_MYSQL)
+  k.store<flakeid::mysql_store>("mysql");
+#endif
+#if defined(FLAKEID_HAS_ZOOKEEPER)
+  k.store<flakeid::zookeeper_store>("zookeeper", [](std::string_view uri) {
+    return std::string(uri.substr(uri.find("//") + 2));
+  });
+#endif
+  return k;
+}
+
+/// Exit 2 for a configuration that cannot be used, 1 for a store that failed.
+int registry_failure(const flakeid::registry_error& e) {
+  std::cerr << "flakeid-serve: " << std::string_view(e.what()).substr(9) << "\n";
+  try {
+    std::rethrow_if_nested(e);
+  } catch (const std::invalid_argument&) {
+    return 2;
+  } catch (const std::exception&) {
+    return 1;
+  }
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  flakeid_serve::options o;
+  try {
+    o = flakeid_serve::parse_options(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const flakeid_serve::usage_error& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+  if (o.help) {
+    std::cout << flakeid_serve::help_text;
+    return 0;
+  }
+  if (o.version) {
+    std::cout << "flakeid-serve " << FLAKEID_SERVE_VERSION << "\n";
+    return 0;
+  }
+
+  // SIGTERM and SIGINT are taken by one thread (sigwait), blocked everywhere else; SIGPIPE (a
+  // client gone) is ignored.
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGTERM);
+  sigaddset(&stops, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  std::optional<flakeid::registry> ids;
+  try {
+    ids.emplace(o.config.empty() ? flakeid::registry::from_env(serve_kinds())
+                                 : flakeid::registry::from_file(o.config, serve_kinds()));
+  } catch (const flakeid::registry_error& e) {
+    return registry_failure(e);
+  }
+
+  std::unique_ptr<httplib::Server> svr;
+  if (!o.tls_cert.empty()) {
+    svr = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(), o.tls_key.c_str());
+    if (!svr->is_valid()) {
+      std::cerr << "flakeid-serve: cannot load the TLS certificate '" << o.tls_cert << "' and key '"
+                << o.tls_key << "'\n";
+      return 2;
+    }
+  } else {
+    svr = std::make_unique<httplib::Server>();
+  }
+  const std::size_t threads = o.threads;
+  svr->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  svr->set_tcp_nodelay(true);
+  svr->set_keep_alive_max_count(1'000'000);
+  flakeid_serve::service api(*ids, o.token, o.max_count);
+  api.install(*svr);
+
+  const int port = o.port == 0 ? svr->bind_to_any_port(o.host) : o.port;
+  if (port < 0 || (o.port != 0 && !svr->bind_to_port(o.host, o.port))) {
+    std::cerr << "flakeid-serve: cannot listen on " << o.host << ":" << o.port << "\n";
+    return 1;
+  }
+  std::cerr << "flakeid-serve: listening on " << (o.tls_cert.empty() ? "http" : "https") << "://"
+            << o.host << ":" << port << " (" << ids->names().size() << " generators)" << std::endl;
+
+  std::thread stopper([&svr, &stops] {
+    int sig = 0;
+    sigwait(&stops, &sig);
+    svr->stop();
+  });
+  svr->listen_after_bind();  // returns once stopped, after the requests under way
+  pthread_kill(stopper.native_handle(), SIGTERM);  // (a no-op when a signal stopped it)
+  stopper.join();
+  ids.reset();  // the generators, then their leases, released
+  std::cerr << "flakeid-serve: stopped; leases released" << std::endl;
+  return 0;
+}

@@ -1,0 +1,224 @@
+// flakeid-serve's HTTP API (service.hpp).
+#include "service.hpp"
+
+#include <httplib.h>
+
+#include <charconv>
+#include <cstdio>
+#include <exception>
+#include <span>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace flakeid_serve {
+
+namespace {
+
+/// A library message without its "flakeid: ".
+std::string_view plain(std::string_view m) {
+  if (m.starts_with("flakeid: ")) m.remove_prefix(9);
+  return m;
+}
+
+/// A name as it may appear in a path: what the registry allows, else empty.
+bool name_like(std::string_view s) { return flakeid::detail::valid_entry_name(s); }
+
+/// `v` with `"` and `\` escaped, for a Prometheus label.
+std::string label(std::string_view v) {
+  std::string out;
+  for (const char c : v) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+service::service(const flakeid::registry& ids, std::string token, std::uint64_t max_count)
+    : ids_(ids), token_(std::move(token)), max_count_(max_count) {
+  for (const std::string& name : ids_.names()) stats_.emplace(name, std::make_unique<name_stats>());
+}
+
+void service::install(httplib::Server& svr) {
+  svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    handle(req, res);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+}
+
+void service::reply(httplib::Response& res, int status, std::string body, const char* type) {
+  res.status = status;
+  res.set_content(std::move(body), type);
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    if (codes[i] == status) by_code_[i].fetch_add(1, std::memory_order_relaxed);
+}
+
+void service::refuse(httplib::Response& res, int status, const std::string& why) {
+  reply(res, status, "flakeid-serve: " + why + "\n", "text/plain");
+}
+
+flakeid::id_source* service::source_or_404(std::string_view name, httplib::Response& res) {
+  flakeid::id_source* s = name_like(name) ? ids_.find(name) : nullptr;
+  if (s == nullptr)
+    refuse(res, 404, "no generator named '" + std::string(name.substr(0, 64)) + "' (see /healthz)");
+  return s;
+}
+
+bool service::read_count(const httplib::Request& req, httplib::Response& res,
+                         std::uint64_t& count) {
+  count = 0;
+  if (!req.has_param("count")) return true;
+  const std::string v = req.get_param_value("count");
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), count);
+  if (v.empty() || ec != std::errc{} || end != v.data() + v.size() || count < 1 ||
+      count > max_count_) {
+    refuse(res, 400,
+           "count '" + v.substr(0, 24) + "' is not a whole number in [1, " +
+               std::to_string(max_count_) + "]");
+    return false;
+  }
+  return true;
+}
+
+void service::handle(const httplib::Request& req, httplib::Response& res) {
+  const std::string_view path = req.path;
+  if (req.method != "GET") return refuse(res, 405, "only GET is served");
+  if (path == "/healthz" || path == "/readyz") return health(res);
+  if (!token_.empty() && req.get_header_value("Authorization") != "Bearer " + token_)
+    return refuse(res, 401, "a bearer token is required (Authorization: Bearer TOKEN)");
+  if (path == "/metrics") return reply(res, 200, metrics(), "text/plain; version=0.0.4");
+  constexpr std::string_view snowflake = "/api/snowflake/get/";
+  constexpr std::string_view segment = "/api/segment/get/";
+  constexpr std::string_view text_path = "/api/text/";
+  constexpr std::string_view decode_path = "/api/decode/";
+  if (path.starts_with(snowflake))
+    return mint(path.substr(snowflake.size()), "snowflake", req, res);
+  if (path.starts_with(segment)) return mint(path.substr(segment.size()), "segment", req, res);
+  if (path.starts_with(text_path)) return text(path.substr(text_path.size()), req, res);
+  if (path.starts_with(decode_path)) return decode(path.substr(decode_path.size()), res);
+  refuse(res, 404, "no such path: " + std::string(path.substr(0, 80)));
+}
+
+void service::mint(std::string_view name, std::string_view want, const httplib::Request& req,
+                   httplib::Response& res) {
+  flakeid::id_source* s = source_or_404(name, res);
+  if (s == nullptr) return;
+  if (s->is_snowflake() != (want == "snowflake"))
+    return refuse(res, 404,
+                  "'" + std::string(name) + "' is a " + std::string(s->kind()) +
+                      " generator: ask /api/" + (s->is_snowflake() ? "snowflake" : "segment") +
+                      "/get/" + std::string(name));
+  std::uint64_t count = 0;
+  if (!read_count(req, res, count)) return;
+  name_stats& st = *stats_.find(name)->second;
+  try {
+    if (count == 0) {
+      const std::uint64_t id = s->next_id();
+      st.served.fetch_add(1, std::memory_order_relaxed);
+      return reply(res, 200, std::to_string(id), "text/plain");
+    }
+    std::vector<std::uint64_t> v(static_cast<std::size_t>(count));
+    s->next_ids(v);
+    st.served.fetch_add(count, std::memory_order_relaxed);
+    std::string body;
+    body.reserve(v.size() * 23 + 2);
+    body += '[';
+    char digits[24];
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i != 0) body += ',';
+      body += '"';
+      body.append(digits, std::to_chars(digits, digits + sizeof digits, v[i]).ptr);
+      body += '"';
+    }
+    body += ']';
+    reply(res, 200, std::move(body), "application/json");
+  } catch (const std::exception& e) {
+    st.errors.fetch_add(1, std::memory_order_relaxed);
+    refuse(res, 503, std::string(name) + " cannot mint now: " + std::string(plain(e.what())));
+  }
+}
+
+void service::text(std::string_view name, const httplib::Request& req, httplib::Response& res) {
+  flakeid::id_source* s = source_or_404(name, res);
+  if (s == nullptr) return;
+  std::uint64_t count = 0;
+  if (!read_count(req, res, count)) return;
+  name_stats& st = *stats_.find(name)->second;
+  try {
+    std::vector<std::uint64_t> v(static_cast<std::size_t>(count == 0 ? 1 : count));
+    s->next_ids(v);
+    st.served.fetch_add(v.size(), std::memory_order_relaxed);
+    if (count == 0) return reply(res, 200, s->to_text(v.front()), "text/plain");
+    nlohmann::json out = nlohmann::json::array();
+    for (const std::uint64_t id : v) out.push_back(s->to_text(id));
+    reply(res, 200, out.dump(), "application/json");
+  } catch (const std::exception& e) {
+    st.errors.fetch_add(1, std::memory_order_relaxed);
+    refuse(res, 503, std::string(name) + " cannot mint now: " + std::string(plain(e.what())));
+  }
+}
+
+void service::decode(std::string_view rest, httplib::Response& res) {
+  const auto slash = rest.find('/');
+  if (slash == std::string_view::npos) return refuse(res, 404, "decode takes /api/decode/NAME/ID");
+  flakeid::id_source* s = source_or_404(rest.substr(0, slash), res);
+  if (s == nullptr) return;
+  const std::string_view id_text = rest.substr(slash + 1);
+  try {
+    const std::uint64_t id = s->from_text(id_text);
+    reply(res, 200, s->describe(id), "application/json");
+  } catch (const std::exception& e) {
+    refuse(res, 400, std::string(plain(e.what())));
+  }
+}
+
+void service::health(httplib::Response& res) {
+  std::string unready;
+  for (const std::string& name : ids_.names()) {
+    const flakeid::source_health h = ids_.source(name).health();
+    if (!h.ready) unready += name + ": " + std::string(plain(h.reason)) + "\n";
+  }
+  if (unready.empty()) return reply(res, 200, "ok\n", "text/plain");
+  reply(res, 503, std::move(unready), "text/plain");
+}
+
+std::string service::metrics() const {
+  std::string out;
+  const auto family = [&](const char* metric, const char* type, const char* help) {
+    out += std::string("# HELP ") + metric + " " + help + "\n# TYPE " + metric + " " + type + "\n";
+  };
+  family("flakeid_ids_served_total", "counter", "IDs handed out, by generator.");
+  for (const auto& [name, st] : stats_)
+    out += "flakeid_ids_served_total{name=\"" + label(name) + "\"} " +
+           std::to_string(st->served.load(std::memory_order_relaxed)) + "\n";
+  family("flakeid_errors_total", "counter", "Requests a generator could not answer, by generator.");
+  for (const auto& [name, st] : stats_)
+    out += "flakeid_errors_total{name=\"" + label(name) + "\"} " +
+           std::to_string(st->errors.load(std::memory_order_relaxed)) + "\n";
+  family("flakeid_requests_total", "counter", "Requests answered, by status code.");
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    out += "flakeid_requests_total{code=\"" + std::to_string(codes[i]) + "\"} " +
+           std::to_string(by_code_[i].load(std::memory_order_relaxed)) + "\n";
+  family("flakeid_source_ready", "gauge", "1 while the generator can mint, else 0.");
+  std::map<std::string, std::string> gauges;  // family -> its lines
+  for (const auto& [name, st] : stats_) {
+    const flakeid::id_source& s = ids_.source(name);
+    out += "flakeid_source_ready{name=\"" + label(name) + "\"} " + (s.health().ready ? "1" : "0") +
+           "\n";
+    for (const auto& [gauge, value] : s.gauges()) {
+      char number[32];
+      (void)std::snprintf(number, sizeof number, "%.17g", value);
+      gauges["flakeid_" + gauge] +=
+          "flakeid_" + gauge + "{name=\"" + label(name) + "\"} " + number + "\n";
+    }
+  }
+  for (const auto& [metric, lines] : gauges) {
+    family(metric.c_str(), "gauge", "A generator's own figure (docs/serve.md).");
+    out += lines;
+  }
+  return out;
+}
+
+}  // namespace flakeid_serve

@@ -1,0 +1,64 @@
+// flakeid-serve's HTTP API over a registry: Leaf's paths, batches, text, decoding, health and
+// Prometheus metrics. Requests are dispatched by prefix (no regular expressions); the counters
+// are atomics in a table fixed at start, so no request takes a lock of the service's own.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <flakeid/registry.hpp>
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace flakeid_serve {
+
+class service {
+ public:
+  /// Serves `ids` (which must outlive the service); an empty `token` asks for none.
+  service(const flakeid::registry& ids, std::string token, std::uint64_t max_count);
+
+  /// Routes every request of `svr` to this service.
+  void install(httplib::Server& svr);
+
+  /// One request: its status and body (also used by the tests of the dispatch).
+  void handle(const httplib::Request& req, httplib::Response& res);
+
+  /// The metrics in the Prometheus text format.
+  [[nodiscard]] std::string metrics() const;
+
+ private:
+  struct name_stats {
+    std::atomic<std::uint64_t> served{0};
+    std::atomic<std::uint64_t> errors{0};
+  };
+  static constexpr std::array<int, 7> codes{200, 400, 401, 404, 405, 500, 503};
+
+  void reply(httplib::Response& res, int status, std::string body, const char* type);
+  void refuse(httplib::Response& res, int status, const std::string& why);
+  void mint(std::string_view name, std::string_view want, const httplib::Request& req,
+            httplib::Response& res);
+  void text(std::string_view name, const httplib::Request& req, httplib::Response& res);
+  void decode(std::string_view rest, httplib::Response& res);
+  void health(httplib::Response& res);
+  /// The entry `name`, or a 404 answered (null).
+  flakeid::id_source* source_or_404(std::string_view name, httplib::Response& res);
+  /// `?count=N`: 0 when absent; a 400 answered (and nullopt) when bad.
+  bool read_count(const httplib::Request& req, httplib::Response& res, std::uint64_t& count);
+
+  const flakeid::registry& ids_;
+  std::string token_;
+  std::uint64_t max_count_;
+  std::map<std::string, std::unique_ptr<name_stats>, std::less<>> stats_;  // fixed at start
+  std::array<std::atomic<std::uint64_t>, codes.size()> by_code_{};
+};
+
+}  // namespace flakeid_serve
