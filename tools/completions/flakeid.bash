@@ -10,7 +10,7 @@ _flakeid() {
     cword=$COMP_CWORD
   fi
 
-  local commands="gen parse range encode decode layouts sql bench help version"
+  local commands="gen parse range encode decode layouts sql bench serve help version"
   local forms="decimal radix62 radix36 base32 friendly"
   local layouts="twitter discord sonyflake sonyflake_v2 instagram mastodon cosid cosid_seconds cosid_js baidu seed_classic seed_gene"
   local command="" i
@@ -56,6 +56,7 @@ _flakeid() {
     decode) options="--from --to --layout --format --prefix --suffix --width" ;;
     layouts) options="--format" ;;
     bench) options="--layout --generator --threads --seconds --format" ;;
+    serve) options="--config --listen --threads --token-file --tls-cert --tls-key --max-count --help --version" ;;
     sql)
       options="--layout --dialect --type --column --prefix --shards --by --table --from --to --every --columns"
       if [[ $cur != -* && ${words[cword - 1]} == sql ]]; then

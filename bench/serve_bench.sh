@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# flakeid-serve under wrk (Debian package wrk), on this machine: requests per second with
+# keep-alive for single IDs, IDs per second for batches, and the latency percentiles
+# (p50, p99, p99.9). The service and wrk share the machine's cores, as they would on a
+# one-box deployment; docs/serve.md has the figures of the 2-core development machine.
+#
+#   bash bench/serve_bench.sh [path/to/flakeid-serve] [seconds per run, default 10]
+#
+# Build flakeid-serve in Release first, e.g.
+#   cmake -S . -B build/rel -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLAKEID_BUILD_TESTS=OFF \
+#         -DFLAKEID_BUILD_EXAMPLES=OFF && ninja -C build/rel flakeid_serve
+set -euo pipefail
+serve=${1:-build/rel/tools/flakeid-serve}
+seconds=${2:-10}
+command -v wrk >/dev/null || { echo "serve_bench: wrk is not installed (Debian: wrk)" >&2; exit 1; }
+[[ -x "$serve" ]] || { echo "serve_bench: no flakeid-serve at $serve" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+cat > "$work/ids.json" <<'JSON'
+{"generators": {
+  "fixed": {"kind": "snowflake", "worker": 1},
+  "chain": {"kind": "chain", "store": "memory:", "key": "bench", "step": 100000}}}
+JSON
+# wrk prints p99.9 only through a script.
+cat > "$work/p999.lua" <<'LUA'
+done = function(summary, latency, requests)
+  io.write(string.format("p50 %.0f us, p99 %.0f us, p99.9 %.0f us\n", latency:percentile(50),
+                         latency:percentile(99), latency:percentile(99.9)))
+end
+LUA
+"$serve" --config "$work/ids.json" --listen 127.0.0.1:0 --threads 16 2> "$work/serve.log" &
+pid=$!
+for _ in $(seq 100); do grep -q "listening on" "$work/serve.log" && break; sleep 0.1; done
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$work/serve.log")
+[[ -n "$port" ]] || { cat "$work/serve.log" >&2; exit 1; }
+
+run() {  # run <label> <connections> <path> <IDs per request>
+  local out rps
+  out=$(wrk -t1 -c"$2" -d"${seconds}s" -s "$work/p999.lua" "http://127.0.0.1:$port$3")
+  rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
+  printf '| %s | %s | %.0f | %.0f | %s |\n' "$1" "$2" "$rps" "$(awk -v r="$rps" -v n="$4" \
+         'BEGIN {print r * n}')" "$(grep '^p50' <<<"$out")"
+}
+echo "| request | connections | requests/s | IDs/s | latency |"
+echo "|---|---:|---:|---:|---|"
+run "snowflake, single ID" 8 /api/snowflake/get/fixed 1
+run "snowflake, single ID" 16 /api/snowflake/get/fixed 1
+run "chain, single ID" 8 /api/segment/get/chain 1
+run "chain, single ID" 16 /api/segment/get/chain 1
+run "snowflake, batches of 1000" 8 "/api/snowflake/get/fixed?count=1000" 1000
+run "chain, batches of 1000" 8 "/api/segment/get/chain?count=1000" 1000
