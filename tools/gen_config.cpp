@@ -10,34 +10,13 @@
 #include "gen.hpp"
 
 #if defined(FLAKEID_HAS_REGISTRY)
-#include <flakeid/registry.hpp>
-#if defined(FLAKEID_HAS_REDIS)
-#include <flakeid/adapters/redis.hpp>
-#endif
-#if defined(FLAKEID_HAS_POSTGRES)
-#include <flakeid/adapters/postgres.hpp>
-#endif
+#include "registry_stores.hpp"
 #endif
 
 namespace flakeid_cli {
 
 #if defined(FLAKEID_HAS_REGISTRY)
 namespace {
-
-/// The layouts and stores a configuration may name in this build.
-flakeid::registry_kinds cli_kinds() {
-  flakeid::registry_kinds k = flakeid::registry_kinds::standard();
-#if defined(FLAKEID_HAS_REDIS)
-  k.store<flakeid::redis_store>("redis").store<flakeid::redis_store>("unix");
-#if defined(FLAKEID_REDIS_TLS)
-  k.store<flakeid::redis_store>("rediss");
-#endif
-#endif
-#if defined(FLAKEID_HAS_POSTGRES)
-  k.store<flakeid::postgres_store>("postgresql").store<flakeid::postgres_store>("postgres");
-#endif
-  return k;
-}
 
 /// A registry error whose cause is the store (it refused, no worker id is free) is a failure
 /// (exit 1), not bad input: the nested error says which.
@@ -66,8 +45,8 @@ int run_gen_config(const context& c, const arguments& a, gen_request& r) {
   if (!file || !name) fail("flakeid gen: --config FILE and --name NAME go together");
   if (c.io.sandbox) fail("flakeid gen: this run may not read a configuration");
   try {
-    const flakeid::registry ids =
-        flakeid::registry::from_file(std::string(*file), cli_kinds(), *name);
+    const flakeid::registry ids = flakeid::registry::from_file(
+        std::string(*file), flakeid_tools::program_registry_kinds(), *name);
     flakeid::id_source& s = ids.source(*name);
     std::vector<std::uint64_t> batch(
         static_cast<std::size_t>(std::min<std::uint64_t>(r.count, 4096)));

@@ -15,47 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include <flakeid/registry.hpp>
-#if defined(FLAKEID_HAS_REDIS)
-#include <flakeid/adapters/redis.hpp>
-#endif
-#if defined(FLAKEID_HAS_POSTGRES)
-#include <flakeid/adapters/postgres.hpp>
-#endif
-#if defined(FLAKEID_HAS_MYSQL)
-#include <flakeid/adapters/mysql.hpp>
-#endif
-#if defined(FLAKEID_HAS_ZOOKEEPER)
-#include <flakeid/adapters/zookeeper.hpp>
-#endif
-
+#include "../registry_stores.hpp"
 #include "options.hpp"
 #include "service.hpp"
 
 namespace {
-
-/// The layouts and stores a configuration may name in this build.
-flakeid::registry_kinds serve_kinds() {
-  flakeid::registry_kinds k = flakeid::registry_kinds::standard();
-#if defined(FLAKEID_HAS_REDIS)
-  k.store<flakeid::redis_store>("redis").store<flakeid::redis_store>("unix");
-#if defined(FLAKEID_REDIS_TLS)
-  k.store<flakeid::redis_store>("rediss");
-#endif
-#endif
-#if defined(FLAKEID_HAS_POSTGRES)
-  k.store<flakeid::postgres_store>("postgresql").store<flakeid::postgres_store>("postgres");
-#endif
-#if defined(FLAKEID_HAS_MYSQL)
-  k.store<flakeid::mysql_store>("mysql");
-#endif
-#if defined(FLAKEID_HAS_ZOOKEEPER)
-  k.store<flakeid::zookeeper_store>("zookeeper", [](std::string_view uri) {
-    return std::string(uri.substr(uri.find("//") + 2));
-  });
-#endif
-  return k;
-}
 
 /// Exit 2 for a configuration that cannot be used, 1 for a store that failed.
 int registry_failure(const flakeid::registry_error& e) {
@@ -100,8 +64,10 @@ int main(int argc, char** argv) {
 
   std::optional<flakeid::registry> ids;
   try {
-    ids.emplace(o.config.empty() ? flakeid::registry::from_env(serve_kinds())
-                                 : flakeid::registry::from_file(o.config, serve_kinds()));
+    ids.emplace(
+        o.config.empty()
+            ? flakeid::registry::from_env(flakeid_tools::program_registry_kinds())
+            : flakeid::registry::from_file(o.config, flakeid_tools::program_registry_kinds()));
   } catch (const flakeid::registry_error& e) {
     return registry_failure(e);
   }
