@@ -21,9 +21,6 @@ std::string_view plain(std::string_view m) {
   return m;
 }
 
-/// A name as it may appear in a path: what the registry allows, else empty.
-bool name_like(std::string_view s) { return flakeid::detail::valid_entry_name(s); }
-
 /// `v` with `"` and `\` escaped, for a Prometheus label.
 std::string label(std::string_view v) {
   std::string out;
@@ -60,7 +57,7 @@ void service::refuse(httplib::Response& res, int status, const std::string& why)
 }
 
 flakeid::id_source* service::source_or_404(std::string_view name, httplib::Response& res) {
-  flakeid::id_source* s = name_like(name) ? ids_.find(name) : nullptr;
+  flakeid::id_source* s = ids_.find(name);
   if (s == nullptr)
     refuse(res, 404, "no generator named '" + std::string(name.substr(0, 64)) + "' (see /healthz)");
   return s;

@@ -29,7 +29,7 @@ class service {
   /// Routes every request of `svr` to this service.
   void install(httplib::Server& svr);
 
-  /// One request: its status and body (also used by the tests of the dispatch).
+  /// One request: its status and body.
   void handle(const httplib::Request& req, httplib::Response& res);
 
   /// The metrics in the Prometheus text format.
@@ -51,7 +51,7 @@ class service {
   void health(httplib::Response& res);
   /// The entry `name`, or a 404 answered (null).
   flakeid::id_source* source_or_404(std::string_view name, httplib::Response& res);
-  /// `?count=N`: 0 when absent; a 400 answered (and nullopt) when bad.
+  /// `?count=N` into `count` (0 when absent); false, with a 400 answered, when it is bad.
   bool read_count(const httplib::Request& req, httplib::Response& res, std::uint64_t& count);
 
   const flakeid::registry& ids_;
