@@ -217,7 +217,8 @@ TEST_F(serve_test, serves_leafs_paths_batches_text_and_decoding) {
   const answer bad_count = curl(s.url("/api/segment/get/inv?count=0"));
   EXPECT_EQ(bad_count.status, 400);
   EXPECT_EQ(bad_count.body, "flakeid-serve: count '0' is not a whole number in [1, 10000]\n");
-  EXPECT_EQ(curl(s.url("/api/segment/get/inv?count=10001")).status, 400);
+  EXPECT_EQ(curl(s.url("/api/segment/get/inv?count=10001")).body,
+            "flakeid-serve: count '10001' is not a whole number in [1, 10000]\n");
   const answer wrong_kind = curl(s.url("/api/segment/get/orders"));
   EXPECT_EQ(wrong_kind.status, 404);
   EXPECT_EQ(wrong_kind.body,
@@ -226,7 +227,10 @@ TEST_F(serve_test, serves_leafs_paths_batches_text_and_decoding) {
   EXPECT_EQ(none.status, 404);
   EXPECT_EQ(none.body, "flakeid-serve: no generator named 'nope' (see /healthz)\n");
   EXPECT_EQ(curl(s.url("/nope")).body, "flakeid-serve: no such path: /nope\n");
-  EXPECT_EQ(curl(s.url("/api/decode/orders/12x")).status, 400);
+  const answer bad_id = curl(s.url("/api/decode/orders/12x"));
+  EXPECT_EQ(bad_id.status, 400);
+  EXPECT_EQ(bad_id.body,
+            "flakeid-serve: text \"12x\" has 'x' in its number at index 2; allowed: 0-9\n");
   const answer post = curl(s.url("/api/segment/get/inv"), "-X POST");
   EXPECT_EQ(post.status, 405);
   EXPECT_EQ(post.body, "flakeid-serve: only GET is served\n");
@@ -260,9 +264,10 @@ TEST_F(serve_test, asks_for_its_token_and_serves_tls) {
   EXPECT_EQ(no_token.status, 401);
   EXPECT_EQ(no_token.body,
             "flakeid-serve: a bearer token is required (Authorization: Bearer TOKEN)\n");
-  EXPECT_EQ(curl(s.url("/api/snowflake/get/orders", true), ca + " -H 'Authorization: Bearer wrong'")
-                .status,
-            401);
+  const answer wrong = curl(s.url("/api/snowflake/get/orders", true),
+                            ca + " -H 'Authorization: Bearer s3cret-tokeN'");
+  EXPECT_EQ(wrong.status, 401);
+  EXPECT_EQ(wrong.body, no_token.body);
   const answer ok = curl(s.url("/api/snowflake/get/orders", true),
                          ca + " -H 'Authorization: Bearer s3cret-token'");
   EXPECT_EQ(ok.status, 200);
@@ -347,6 +352,38 @@ TEST_F(serve_test, sigterm_releases_the_lease) {
   EXPECT_NE(held, "released\n");
   EXPECT_EQ(a.stop(), 0);
   EXPECT_EQ(run(cli), "released\n");
+}
+
+TEST_F(serve_test, a_stopped_services_worker_id_is_taken_at_once) {
+  const temp_dir dir("serve_handover");
+  // One worker id and a lease of 10 s: only a release lets the second service have the id
+  // within its 5 s wait (a record 10 s ahead is skipped, and with no other id the claim
+  // fails); a released id waits safe_guard (500 ms). The first claim of a fresh single-id
+  // namespace waits out a ttl, as an expired record would need.
+  serve_process a(dir.path, "a", leased(b.server.address(), "handover", 10'000, 1, 0, 500));
+  const answer first = curl(a.url("/api/snowflake/get/orders"));
+  ASSERT_EQ(first.status, 200);
+  EXPECT_EQ(a.stop(), 0);
+  serve_process c(dir.path, "c", leased(b.server.address(), "handover", 10'000, 1, 5'000, 500));
+  const answer second = curl(c.url("/api/snowflake/get/orders"));
+  ASSERT_EQ(second.status, 200) << c.log();
+  EXPECT_EQ(flakeid::layouts::twitter.decompose(std::stoull(second.body)).worker,
+            flakeid::layouts::twitter.decompose(std::stoull(first.body)).worker);
+  EXPECT_GT(std::stoull(second.body), std::stoull(first.body));
+}
+
+TEST_F(serve_test, names_a_bad_option_and_exits_2) {
+  const std::string serve = FLAKEID_SERVE_PROGRAM;
+  EXPECT_EQ(run(serve + " --threads 0 2>&1; echo $?"),
+            "flakeid-serve: --threads '0' is not a whole number in [1, 1024]\n2\n");
+  EXPECT_EQ(run(serve + " --listen 127.0.0.1:http 2>&1; echo $?"),
+            "flakeid-serve: --listen port 'http' is not a whole number in [0, 65535]\n2\n");
+  EXPECT_EQ(run(serve + " --max-count 1000001 2>&1; echo $?"),
+            "flakeid-serve: --max-count '1000001' is not a whole number in [1, 1000000]\n2\n");
+  EXPECT_EQ(run(serve + " --bogus 2>&1; echo $?"),
+            "flakeid-serve: unknown option '--bogus'; see 'flakeid-serve --help'\n2\n");
+  EXPECT_EQ(run(serve + " --tls-cert c.pem 2>&1; echo $?"),
+            "flakeid-serve: --tls-cert and --tls-key go together\n2\n");
 }
 
 }  // namespace

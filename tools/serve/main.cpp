@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -23,7 +25,9 @@ namespace {
 
 /// Exit 2 for a configuration that cannot be used, 1 for a store that failed.
 int registry_failure(const flakeid::registry_error& e) {
-  std::cerr << "flakeid-serve: " << std::string_view(e.what()).substr(9) << "\n";
+  std::string_view m = e.what();
+  if (m.starts_with("flakeid: ")) m.remove_prefix(9);
+  std::cerr << "flakeid-serve: " << m << "\n";
   try {
     std::rethrow_if_nested(e);
   } catch (const std::invalid_argument&) {
@@ -37,6 +41,7 @@ int registry_failure(const flakeid::registry_error& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace std::chrono_literals;
   flakeid_serve::options o;
   try {
     o = flakeid_serve::parse_options(std::vector<std::string>(argv + 1, argv + argc));
@@ -98,12 +103,17 @@ int main(int argc, char** argv) {
   std::cerr << "flakeid-serve: listening on " << (o.tls_cert.empty() ? "http" : "https") << "://"
             << o.host << ":" << port << " (" << ids->names().size() << " generators)" << std::endl;
 
-  std::thread stopper([&svr, &stops] {
+  // httplib's stop() does nothing before the accept loop runs, so a signal taken between the
+  // bind and the loop waits for the loop (or for its end) rather than being lost.
+  std::atomic<bool> listened{false};
+  std::thread stopper([&svr, &stops, &listened] {
     int sig = 0;
     sigwait(&stops, &sig);
+    while (!svr->is_running() && !listened.load()) std::this_thread::sleep_for(1ms);
     svr->stop();
   });
   svr->listen_after_bind();  // returns once stopped, after the requests under way
+  listened = true;
   pthread_kill(stopper.native_handle(), SIGTERM);  // (a no-op when a signal stopped it)
   stopper.join();
   ids.reset();  // the generators, then their leases, released

@@ -56,6 +56,7 @@ class service {
 
   const flakeid::registry& ids_;
   std::string token_;
+  std::string bearer_;  // "Bearer " + token_, built once
   std::uint64_t max_count_;
   std::map<std::string, std::unique_ptr<name_stats>, std::less<>> stats_;  // fixed at start
   std::array<std::atomic<std::uint64_t>, codes.size()> by_code_{};
