@@ -301,7 +301,10 @@ TEST_F(serve_test, two_services_over_one_redis_hand_out_disjoint_ids) {
 
 TEST_F(serve_test, a_stopped_redis_turns_healthz_unready_and_back) {
   const temp_dir dir("serve_health");
-  serve_process s(dir.path, "h", leased(b.server.address(), "health", 1500));
+  // The lease's key outlives its deadline by safe_guard (20 s here): Redis is back well within
+  // it, so the renewal finds the key still the service's and the lease goes on (had the key
+  // expired, the id could be another's and the lease would stay lost).
+  serve_process s(dir.path, "h", leased(b.server.address(), "health", 1500, 0, 0, 20'000));
   EXPECT_EQ(curl(s.url("/healthz")).body, "ok\n");
   b.server.stop();
   EXPECT_TRUE(eventually([&] { return curl(s.url("/healthz")).status == 503; }));
