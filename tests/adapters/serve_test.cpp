@@ -1,7 +1,9 @@
 // flakeid-serve from outside its process: started as a child on a free port, called with real
 // HTTP clients (curl, and Python's urllib as a Python service would call it), over a real
 // redis-server started for each test.
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,6 +89,67 @@ bool eventually(Pred pred, std::chrono::milliseconds limit = 60s) {
     std::this_thread::sleep_for(50ms);
   }
   return pred();
+}
+
+/// A client that writes raw bytes to flakeid-serve and reads its answers one by one (each
+/// read bounded by 20 s, which only ends a broken run).
+class raw_client {
+ public:
+  explicit raw_client(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const timeval bound{20, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+    connected_ = ::connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0;
+  }
+  raw_client(const raw_client&) = delete;
+  raw_client& operator=(const raw_client&) = delete;
+  ~raw_client() { ::close(fd_); }
+
+  [[nodiscard]] bool connected() const { return connected_; }
+  void send(const std::string& bytes) const {
+    (void)!::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  }
+  /// The next whole answer (head and body, by its Content-Length); what came before the
+  /// connection closed when it is not whole.
+  std::string answer() {
+    for (;;) {
+      const auto end = got_.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        const auto at = got_.find("Content-Length: ");
+        const std::size_t size = end + 4 + std::stoul(got_.substr(at + 16));
+        if (got_.size() >= size) {
+          std::string one = got_.substr(0, size);
+          got_.erase(0, size);
+          return one;
+        }
+      }
+      if (!more()) return std::exchange(got_, {});
+    }
+  }
+  /// Whether the service closed the connection (nothing more comes).
+  bool closed() { return got_.empty() && !more(); }
+
+ private:
+  bool more() {
+    char buf[4096];
+    const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    got_.append(buf, static_cast<std::size_t>(n));
+    return true;
+  }
+  int fd_;
+  bool connected_ = false;
+  std::string got_;
+};
+
+/// An answer's text: status line, the headers flakeid-serve sends, body.
+std::string http_answer(const std::string& status, const std::string& body,
+                        const std::string& extra = "", const char* type = "text/plain") {
+  return "HTTP/1.1 " + status + "\r\nContent-Type: " + type +
+         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + extra + "\r\n" + body;
 }
 
 /// One flakeid-serve process on a free loopback port, with configuration `config`.
@@ -375,10 +438,113 @@ TEST_F(serve_test, a_stopped_services_worker_id_is_taken_at_once) {
   EXPECT_GT(std::stoull(second.body), std::stoull(first.body));
 }
 
+TEST(serve_http_test, speaks_http_1_1_to_a_raw_socket) {
+  const temp_dir dir("serve_http");
+  const json config = {
+      {"generators", {{"inv", {{"kind", "chain"}, {"store", "memory:"}, {"key", "invoice"}}}}}};
+  serve_process s(dir.path, "a", config);
+  const std::string close = "Connection: close\r\n";
+
+  // Three requests in one write (pipelined): three answers, in order, on one connection.
+  raw_client piped(s.port());
+  ASSERT_TRUE(piped.connected());
+  piped.send(
+      "GET /api/segment/get/inv HTTP/1.1\r\nHost: a\r\n\r\n"
+      "GET /api/segment/get/inv?count=2 HTTP/1.1\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(piped.answer(), http_answer("200 OK", "1"));
+  EXPECT_EQ(piped.answer(), http_answer("200 OK", R"(["2","3"])", "", "application/json"));
+  EXPECT_EQ(piped.answer(), http_answer("200 OK", "ok\n"));
+  // A request that comes a byte at a time, a body that is read and dropped, a query escape.
+  for (const char c : std::string("GET /api/segment/get/inv HTTP/1.1\r\n\r\n"))
+    piped.send(std::string(1, c));
+  EXPECT_EQ(piped.answer(), http_answer("200 OK", "4"));
+  piped.send("GET /api/segment/get/inv HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello");
+  EXPECT_EQ(piped.answer(), http_answer("200 OK", "5"));
+  piped.send("GET /api/segment/get/inv?count=%32 HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(piped.answer(), http_answer("200 OK", R"(["6","7"])", "", "application/json"));
+  piped.send("GET /api/segment/get/inv HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(piped.answer(), http_answer("200 OK", "8", close));
+  EXPECT_TRUE(piped.closed());
+
+  // HTTP/1.0: closed after the answer unless kept alive.
+  raw_client old(s.port());
+  old.send("GET /api/segment/get/inv HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(old.answer(), http_answer("200 OK", "9", close));
+  EXPECT_TRUE(old.closed());
+  raw_client kept(s.port());
+  kept.send("GET /api/segment/get/inv HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+  EXPECT_EQ(kept.answer(), http_answer("200 OK", "10", "Connection: keep-alive\r\n"));
+  kept.send("GET /api/segment/get/inv HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(kept.answer(), http_answer("200 OK", "11", close));
+
+  // What the server refuses itself: a 400 naming why, and the connection closed.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"BAD\r\n\r\n", "a request line is METHOD TARGET HTTP/1.1"},
+      {"GET /healthz HTTP/2\r\n\r\n", "only HTTP/1.0 and HTTP/1.1 are served"},
+      {"GET healthz HTTP/1.1\r\n\r\n", "a request target starts with '/'"},
+      {"GET /api/segment/get/i%zznv HTTP/1.1\r\n\r\n", "the path has a bad % escape"},
+      {"GET /healthz HTTP/1.1\r\nno colon\r\n\r\n", "a header line is NAME: VALUE"},
+      {"GET /healthz HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+       "a request body in chunks is not read"},
+      {"GET /healthz HTTP/1.1\r\nContent-Length: 5x\r\n\r\n",
+       "Content-Length is not one whole number"},
+      {"GET /healthz HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n",
+       "a request body over 1048576 bytes is not read"},
+      {"GET /" + std::string(9000, 'a') + " HTTP/1.1\r\n\r\n",
+       "a request head over 8192 bytes is not read"},
+  };
+  for (const auto& [bytes, why] : refused) {
+    raw_client c(s.port());
+    c.send(bytes);
+    EXPECT_EQ(c.answer(), http_answer("400 Bad Request", "flakeid-serve: " + why + "\n", close))
+        << bytes.substr(0, 40);
+    EXPECT_TRUE(c.closed()) << bytes.substr(0, 40);
+  }
+  raw_client post(s.port());
+  post.send("POST /api/segment/get/inv HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi");
+  EXPECT_EQ(post.answer(), http_answer("405 Method Not Allowed",
+                                       "flakeid-serve: only GET is served\n", "Allow: GET\r\n"));
+  EXPECT_EQ(metric(curl(s.url("/metrics")).body, R"(flakeid_requests_total{code="400"})"),
+            static_cast<double>(refused.size()));
+
+  // A stop: an idle connection is closed at once; a request under way is answered (and says
+  // the connection closes), then the service exits.
+  raw_client idle(s.port());
+  raw_client busy(s.port());
+  for (raw_client* c : {&idle, &busy}) {  // both taken by the service (not in its backlog)
+    c->send("GET /healthz HTTP/1.1\r\n\r\n");
+    EXPECT_EQ(c->answer(), http_answer("200 OK", "ok\n"));
+  }
+  busy.send("GET /api/segment/get/inv HTTP/1.1\r\n");
+  s.signal(SIGTERM);
+  EXPECT_TRUE(idle.closed());
+  busy.send("\r\n");
+  EXPECT_EQ(busy.answer(), http_answer("200 OK", "12", close));
+  EXPECT_TRUE(busy.closed());
+  EXPECT_EQ(s.stop(), 0);
+}
+
+TEST(serve_http_test, names_a_port_it_cannot_listen_on_and_tls_files_it_cannot_load) {
+  const temp_dir dir("serve_listen");
+  const json config = {{"generators", {{"a", {{"kind", "snowflake"}, {"worker", 1}}}}}};
+  serve_process first(dir.path, "first", config);
+  const std::string env = "FLAKEID_GENERATORS='" + config.dump() + "' " + FLAKEID_SERVE_PROGRAM;
+  const std::string port = std::to_string(first.port());
+  EXPECT_EQ(run(env + " --listen 127.0.0.1:" + port + " 2>&1; echo $?"),
+            "flakeid-serve: cannot listen on 127.0.0.1:" + port + " (Address already in use)\n1\n");
+  const std::string missing = (dir.path / "none.pem").string();
+  const std::string out = run(env + " --listen 127.0.0.1:0 --tls-cert " + missing + " --tls-key " +
+                              missing + " 2>&1; echo $?");
+  EXPECT_TRUE(out.starts_with("flakeid-serve: cannot load the TLS certificate '" + missing +
+                              "' and key '" + missing + "' ("))
+      << out;
+  EXPECT_TRUE(out.ends_with(")\n2\n")) << out;
+}
+
 TEST_F(serve_test, names_a_bad_option_and_exits_2) {
   const std::string serve = FLAKEID_SERVE_PROGRAM;
   EXPECT_EQ(run(serve + " --threads 0 2>&1; echo $?"),
-            "flakeid-serve: --threads '0' is not a whole number in [1, 1024]\n2\n");
+            "flakeid-serve: --threads '0' is not a whole number in [1, 256]\n2\n");
   EXPECT_EQ(run(serve + " --listen 127.0.0.1:http 2>&1; echo $?"),
             "flakeid-serve: --listen port 'http' is not a whole number in [0, 65535]\n2\n");
   EXPECT_EQ(run(serve + " --max-count 1000001 2>&1; echo $?"),

@@ -1,12 +1,10 @@
 // flakeid-serve: an HTTP/1.1 ID service over a registry configuration (docs/serve.md). Reads its
 // options (options.cpp), builds the registry (its leases taken), serves the API (service.cpp)
 // until SIGTERM or SIGINT, then finishes the requests under way and releases the leases.
-#include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
 
-#include <atomic>
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -14,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -41,7 +40,6 @@ int registry_failure(const flakeid::registry_error& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace std::chrono_literals;
   flakeid_serve::options o;
   try {
     o = flakeid_serve::parse_options(std::vector<std::string>(argv + 1, argv + argc));
@@ -65,7 +63,7 @@ int main(int argc, char** argv) {
   sigaddset(&stops, SIGTERM);
   sigaddset(&stops, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stops, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  (void)signal(SIGPIPE, SIG_IGN);
 
   std::optional<flakeid::registry> ids;
   try {
@@ -77,46 +75,35 @@ int main(int argc, char** argv) {
     return registry_failure(e);
   }
 
-  std::unique_ptr<httplib::Server> svr;
-  if (!o.tls_cert.empty()) {
-    svr = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(), o.tls_key.c_str());
-    if (!svr->is_valid()) {
-      std::cerr << "flakeid-serve: cannot load the TLS certificate '" << o.tls_cert << "' and key '"
-                << o.tls_key << "'\n";
-      return 2;
-    }
-  } else {
-    svr = std::make_unique<httplib::Server>();
-  }
-  const std::size_t threads = o.threads;
-  svr->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  svr->set_tcp_nodelay(true);
-  svr->set_keep_alive_max_count(1'000'000);
   flakeid_serve::service api(*ids, o.token, o.max_count);
-  api.install(*svr);
-
-  const int port = o.port == 0 ? svr->bind_to_any_port(o.host) : o.port;
-  if (port < 0 || (o.port != 0 && !svr->bind_to_port(o.host, o.port))) {
-    std::cerr << "flakeid-serve: cannot listen on " << o.host << ":" << o.port << "\n";
-    return 1;
+  flakeid_serve::http::settings where;
+  where.host = o.host;
+  where.port = o.port;
+  where.loops = o.threads != 0 ? static_cast<unsigned>(o.threads)
+                               : std::max(1U, std::thread::hardware_concurrency());
+  where.tls_cert = o.tls_cert;
+  where.tls_key = o.tls_key;
+  std::optional<flakeid_serve::http::server> svr;
+  try {
+    svr.emplace(where, api.handlers());
+  } catch (const flakeid_serve::http::server_error& e) {
+    std::cerr << "flakeid-serve: " << e.what() << "\n";
+    return std::string_view(e.what()).starts_with("cannot load") ? 2 : 1;
   }
   std::cerr << "flakeid-serve: listening on " << (o.tls_cert.empty() ? "http" : "https") << "://"
-            << o.host << ":" << port << " (" << ids->names().size() << " generators)" << std::endl;
+            << o.host << ":" << svr->port() << " (" << ids->names().size() << " generators)"
+            << std::endl;
 
-  // httplib's stop() does nothing before the accept loop runs, so a signal taken between the
-  // bind and the loop waits for the loop (or for its end) rather than being lost.
-  std::atomic<bool> listened{false};
-  std::thread stopper([&svr, &stops, &listened] {
+  // The stopping thread waits for SIGTERM or SIGINT; stop() before run() makes run() return at
+  // once, so a signal taken early is not lost.
+  std::thread stopper([&svr, &stops] {
     int sig = 0;
     sigwait(&stops, &sig);
-    while (!svr->is_running() && !listened.load()) std::this_thread::sleep_for(1ms);
     svr->stop();
   });
-  svr->listen_after_bind();  // returns once stopped, after the requests under way
-  listened = true;
-  pthread_kill(stopper.native_handle(), SIGTERM);  // (a no-op when a signal stopped it)
-  stopper.join();
-  ids.reset();  // the generators, then their leases, released
+  svr->run();      // returns once the stopping thread has stopped it, after the requests under way
+  stopper.join();  // (it has taken its signal)
+  ids.reset();     // the generators, then their leases, released
   std::cerr << "flakeid-serve: stopped; leases released" << std::endl;
   return 0;
 }

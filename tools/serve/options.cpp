@@ -19,8 +19,8 @@ const char* const help_text =
     "\n"
     "  --config      the registry's JSON file (default: the JSON text in FLAKEID_GENERATORS)\n"
     "  --listen      where to listen (default 127.0.0.1:8080: loopback only)\n"
-    "  --threads     worker threads, 1 to 1024 (default 16): each serves one keep-alive\n"
-    "                connection at a time\n"
+    "  --threads     event loops, one thread each, 1 to 256 (default: the machine's cores);\n"
+    "                each serves many connections\n"
     "  --token-file  a file holding the bearer token every /api and /metrics request must send\n"
     "                (Authorization: Bearer TOKEN); also FLAKEID_SERVE_TOKEN. /healthz and\n"
     "                /readyz stay open to probes.\n"
@@ -92,7 +92,7 @@ options parse_options(std::span<const std::string> args) {
       o.port = static_cast<int>(
           number("--listen port", std::string_view(v).substr(colon + 1), 0, 65535));
     } else if (a == "--threads") {
-      o.threads = static_cast<std::size_t>(number(a, v, 1, 1024));
+      o.threads = static_cast<std::size_t>(number(a, v, 1, 256));
     } else if (a == "--token-file") {
       o.token = read_token(v);
     } else if (a == "--tls-cert") {

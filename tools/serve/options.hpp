@@ -20,8 +20,8 @@ struct options {
   std::string config;  ///< --config FILE; empty: FLAKEID_GENERATORS
   std::string host = "127.0.0.1";
   int port = 8080;
-  std::size_t threads = 16;  ///< worker threads: at least the keep-alive connections served at once
-  std::string token;         ///< the bearer token; empty: none asked for
+  std::size_t threads = 0;  ///< event loops; 0: one per core
+  std::string token;        ///< the bearer token; empty: none asked for
   std::string tls_cert;
   std::string tls_key;
   std::uint64_t max_count = 10'000;

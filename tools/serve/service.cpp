@@ -1,11 +1,10 @@
 // flakeid-serve's HTTP API (service.hpp).
 #include "service.hpp"
 
-#include <httplib.h>
-
 #include <charconv>
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <span>
 #include <system_error>
 #include <utility>
@@ -46,36 +45,37 @@ service::service(const flakeid::registry& ids, std::string token, std::uint64_t 
   for (const std::string& name : ids_.names()) stats_.emplace(name, std::make_unique<name_stats>());
 }
 
-void service::install(httplib::Server& svr) {
-  svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    handle(req, res);
-    return httplib::Server::HandlerResponse::Handled;
-  });
+http::handlers service::handlers() {
+  return {[this](const http::request& req, http::response& res) { handle(req, res); },
+          [this](int status, const std::string& why, http::response& res) {
+            refuse(res, status, why);
+          }};
 }
 
-void service::reply(httplib::Response& res, int status, std::string body, const char* type) {
+void service::reply(http::response& res, int status, std::string body, const char* type) {
   res.status = status;
-  res.set_content(std::move(body), type);
+  res.body = std::move(body);
+  res.type = type;
   for (std::size_t i = 0; i < codes.size(); ++i)
     if (codes[i] == status) by_code_[i].fetch_add(1, std::memory_order_relaxed);
 }
 
-void service::refuse(httplib::Response& res, int status, const std::string& why) {
+void service::refuse(http::response& res, int status, const std::string& why) {
   reply(res, status, "flakeid-serve: " + why + "\n", "text/plain");
 }
 
-flakeid::id_source* service::source_or_404(std::string_view name, httplib::Response& res) {
+flakeid::id_source* service::source_or_404(std::string_view name, http::response& res) {
   flakeid::id_source* s = ids_.find(name);
   if (s == nullptr)
     refuse(res, 404, "no generator named '" + std::string(name.substr(0, 64)) + "' (see /healthz)");
   return s;
 }
 
-bool service::read_count(const httplib::Request& req, httplib::Response& res,
-                         std::uint64_t& count) {
+bool service::read_count(const http::request& req, http::response& res, std::uint64_t& count) {
   count = 0;
-  if (!req.has_param("count")) return true;
-  const std::string v = req.get_param_value("count");
+  const std::optional<std::string> param = req.param("count");
+  if (!param) return true;
+  const std::string& v = *param;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), count);
   if (v.empty() || ec != std::errc{} || end != v.data() + v.size() || count < 1 ||
       count > max_count_) {
@@ -87,11 +87,11 @@ bool service::read_count(const httplib::Request& req, httplib::Response& res,
   return true;
 }
 
-void service::handle(const httplib::Request& req, httplib::Response& res) {
+void service::handle(const http::request& req, http::response& res) {
   const std::string_view path = req.path;
   if (req.method != "GET") return refuse(res, 405, "only GET is served");
   if (path == "/healthz" || path == "/readyz") return health(res);
-  if (!token_.empty() && !same_secret(req.get_header_value("Authorization"), bearer_))
+  if (!token_.empty() && !same_secret(req.authorization, bearer_))
     return refuse(res, 401, "a bearer token is required (Authorization: Bearer TOKEN)");
   if (path == "/metrics") return reply(res, 200, metrics(), "text/plain; version=0.0.4");
   constexpr std::string_view snowflake = "/api/snowflake/get/";
@@ -106,8 +106,8 @@ void service::handle(const httplib::Request& req, httplib::Response& res) {
   refuse(res, 404, "no such path: " + std::string(path.substr(0, 80)));
 }
 
-void service::mint(std::string_view name, std::string_view want, const httplib::Request& req,
-                   httplib::Response& res) {
+void service::mint(std::string_view name, std::string_view want, const http::request& req,
+                   http::response& res) {
   flakeid::id_source* s = source_or_404(name, res);
   if (s == nullptr) return;
   if (s->is_snowflake() != (want == "snowflake"))
@@ -145,7 +145,7 @@ void service::mint(std::string_view name, std::string_view want, const httplib::
   }
 }
 
-void service::text(std::string_view name, const httplib::Request& req, httplib::Response& res) {
+void service::text(std::string_view name, const http::request& req, http::response& res) {
   flakeid::id_source* s = source_or_404(name, res);
   if (s == nullptr) return;
   std::uint64_t count = 0;
@@ -165,7 +165,7 @@ void service::text(std::string_view name, const httplib::Request& req, httplib::
   }
 }
 
-void service::decode(std::string_view rest, httplib::Response& res) {
+void service::decode(std::string_view rest, http::response& res) {
   const auto slash = rest.find('/');
   if (slash == std::string_view::npos) return refuse(res, 404, "decode takes /api/decode/NAME/ID");
   flakeid::id_source* s = source_or_404(rest.substr(0, slash), res);
@@ -179,7 +179,7 @@ void service::decode(std::string_view rest, httplib::Response& res) {
   }
 }
 
-void service::health(httplib::Response& res) {
+void service::health(http::response& res) {
   std::string unready;
   for (const std::string& name : ids_.names()) {
     const flakeid::source_health h = ids_.source(name).health();

@@ -13,11 +13,7 @@
 
 #include <flakeid/registry.hpp>
 
-namespace httplib {
-class Server;
-struct Request;
-struct Response;
-}  // namespace httplib
+#include "http.hpp"
 
 namespace flakeid_serve {
 
@@ -26,11 +22,11 @@ class service {
   /// Serves `ids` (which must outlive the service); an empty `token` asks for none.
   service(const flakeid::registry& ids, std::string token, std::uint64_t max_count);
 
-  /// Routes every request of `svr` to this service.
-  void install(httplib::Server& svr);
+  /// What the HTTP server calls: this service's answers and its refusals.
+  http::handlers handlers();
 
   /// One request: its status and body.
-  void handle(const httplib::Request& req, httplib::Response& res);
+  void handle(const http::request& req, http::response& res);
 
   /// The metrics in the Prometheus text format.
   [[nodiscard]] std::string metrics() const;
@@ -42,17 +38,17 @@ class service {
   };
   static constexpr std::array<int, 7> codes{200, 400, 401, 404, 405, 500, 503};
 
-  void reply(httplib::Response& res, int status, std::string body, const char* type);
-  void refuse(httplib::Response& res, int status, const std::string& why);
-  void mint(std::string_view name, std::string_view want, const httplib::Request& req,
-            httplib::Response& res);
-  void text(std::string_view name, const httplib::Request& req, httplib::Response& res);
-  void decode(std::string_view rest, httplib::Response& res);
-  void health(httplib::Response& res);
+  void reply(http::response& res, int status, std::string body, const char* type);
+  void refuse(http::response& res, int status, const std::string& why);
+  void mint(std::string_view name, std::string_view want, const http::request& req,
+            http::response& res);
+  void text(std::string_view name, const http::request& req, http::response& res);
+  void decode(std::string_view rest, http::response& res);
+  void health(http::response& res);
   /// The entry `name`, or a 404 answered (null).
-  flakeid::id_source* source_or_404(std::string_view name, httplib::Response& res);
+  flakeid::id_source* source_or_404(std::string_view name, http::response& res);
   /// `?count=N` into `count` (0 when absent); false, with a 400 answered, when it is bad.
-  bool read_count(const httplib::Request& req, httplib::Response& res, std::uint64_t& count);
+  bool read_count(const http::request& req, http::response& res, std::uint64_t& count);
 
   const flakeid::registry& ids_;
   std::string token_;

@@ -1,0 +1,418 @@
+// flakeid-serve's HTTP/1.1 server (http.hpp): sockets, epoll loops, TLS.
+#include "http.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <exception>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "http_message.hpp"
+
+namespace flakeid_serve::http {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+/// The last OpenSSL error as text, or `fallback`.
+std::string tls_reason(const char* fallback) {
+  const unsigned long e = ERR_get_error();
+  if (e == 0) return fallback;
+  char text[256];
+  ERR_error_string_n(e, text, sizeof text);
+  return text;
+}
+
+/// A socket listening on `host`:`port`, non-blocking.
+int listen_on(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string where = host + ":" + std::to_string(port);
+  if (const int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found))
+    throw server_error("cannot listen on " + where + " (" + ::gai_strerror(rc) + ")");
+  int fd = -1;
+  int err = 0;
+  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      err = errno;
+      continue;
+    }
+    const int one = 1;
+    (void)::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, 1024) != 0) {
+      err = errno;
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ::freeaddrinfo(found);
+  if (fd < 0) throw server_error("cannot listen on " + where + " (" + std::strerror(err) + ")");
+  return fd;
+}
+
+/// One client connection.
+struct connection {
+  int fd = -1;
+  SSL* ssl = nullptr;
+  std::size_t slot = 0;           // its place in its loop's list
+  std::string in;                 // bytes read
+  std::size_t in_used = 0;        // of which answered
+  std::string out;                // bytes to write
+  std::size_t out_done = 0;       // of which written
+  int tls_retry = 0;              // the length of an SSL_write to repeat
+  bool tls_read_blocked = false;  // SSL_read waits for the socket to take bytes
+  bool peer_done = false;         // the client sent its last byte
+  bool closing = false;           // close once `out` is written
+  std::uint32_t events = 0;       // what epoll watches for
+  steady::time_point last;
+
+  [[nodiscard]] std::size_t pending() const { return out.size() - out_done; }
+  [[nodiscard]] std::size_t unread() const { return in.size() - in_used; }
+};
+
+}  // namespace
+
+struct server::impl {
+  struct loop;
+
+  handlers h;
+  settings s;
+  int listen_fd = -1;
+  int port = 0;
+  SSL_CTX* tls = nullptr;
+  std::atomic<bool> stopping{false};
+  std::vector<std::unique_ptr<loop>> loops;
+
+  ~impl();
+};
+
+/// One epoll loop and the connections it accepted.
+struct server::impl::loop {
+  impl& srv;
+  int ep = -1;
+  int wake = -1;  // an eventfd: stop()
+  std::vector<std::unique_ptr<connection>> conns;
+  bool accepting = true;
+  bool draining = false;
+  steady::time_point drain_end;
+
+  explicit loop(impl& s)
+      : srv(s), ep(::epoll_create1(EPOLL_CLOEXEC)), wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+    if (ep < 0 || wake < 0)
+      throw server_error(std::string("cannot start: ") + std::strerror(errno));
+    watch(wake, EPOLLIN, &wake);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+    ev.data.ptr = nullptr;  // the listening socket
+    ::epoll_ctl(ep, EPOLL_CTL_ADD, srv.listen_fd, &ev);
+  }
+  ~loop() {
+    for (auto& c : conns) drop_fd(*c);
+    ::close(wake);
+    ::close(ep);
+  }
+
+  void watch(int fd, std::uint32_t events, void* data) const {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.ptr = data;
+    ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+  }
+
+  void run() {
+    std::array<epoll_event, 64> ready{};
+    auto next_sweep = steady::now() + std::chrono::seconds(1);
+    while (!draining || !conns.empty()) {
+      const int wait_ms = draining ? 100 : 1000;
+      const int n = ::epoll_wait(ep, ready.data(), static_cast<int>(ready.size()), wait_ms);
+      const auto now = steady::now();
+      for (int i = 0; i < n; ++i) {
+        void* p = ready[static_cast<std::size_t>(i)].data.ptr;
+        if (p == nullptr) {
+          accept_one(now);
+        } else if (p == &wake) {
+          begin_drain(now);
+        } else {
+          on_ready(*static_cast<connection*>(p), ready[static_cast<std::size_t>(i)].events, now);
+        }
+      }
+      if (!draining && srv.stopping.load(std::memory_order_acquire)) begin_drain(now);
+      if (now >= next_sweep || draining) {
+        sweep(now);
+        next_sweep = now + std::chrono::seconds(1);
+      }
+    }
+  }
+
+  void accept_one(steady::time_point now) {
+    if (draining) return;
+    const int fd = ::accept4(srv.listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE) pause_accepting();
+      return;
+    }
+    const int one = 1;
+    (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    auto c = std::make_unique<connection>();
+    c->fd = fd;
+    c->last = now;
+    if (srv.tls != nullptr) {
+      c->ssl = SSL_new(srv.tls);
+      if (c->ssl == nullptr || SSL_set_fd(c->ssl, fd) != 1) {
+        if (c->ssl != nullptr) SSL_free(c->ssl);
+        ::close(fd);
+        return;
+      }
+      SSL_set_accept_state(c->ssl);
+    }
+    c->slot = conns.size();
+    c->events = EPOLLIN | EPOLLRDHUP;
+    watch(fd, c->events, c.get());
+    conns.push_back(std::move(c));
+  }
+
+  /// Out of file descriptors: stop taking connections until one closes.
+  void pause_accepting() {
+    if (!accepting) return;
+    ::epoll_ctl(ep, EPOLL_CTL_DEL, srv.listen_fd, nullptr);
+    accepting = false;
+  }
+  void resume_accepting() {
+    if (accepting || draining) return;
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+    ev.data.ptr = nullptr;
+    if (::epoll_ctl(ep, EPOLL_CTL_ADD, srv.listen_fd, &ev) == 0) accepting = true;
+  }
+
+  void begin_drain(steady::time_point now) {
+    if (draining) return;
+    draining = true;
+    drain_end = now + srv.s.drain;
+    ::epoll_ctl(ep, EPOLL_CTL_DEL, wake, nullptr);  // it stays readable
+    if (accepting) ::epoll_ctl(ep, EPOLL_CTL_DEL, srv.listen_fd, nullptr);
+    accepting = false;
+  }
+
+  /// Closes idle connections; when draining, every connection with nothing under way (bytes
+  /// that came but were not read yet are a request under way), and all of them once the drain
+  /// time is over.
+  void sweep(steady::time_point now) {
+    for (std::size_t i = conns.size(); i-- > 0;) {
+      connection& c = *conns[i];
+      if (draining && now < drain_end && c.pending() == 0 && c.unread() == 0) {
+        on_ready(c, EPOLLIN, now);  // reads what came, answers it, or closes the connection
+      } else if (now >= drain_end || now - c.last >= srv.s.idle) {
+        close(c);
+      }
+    }
+  }
+
+  void on_ready(connection& c, std::uint32_t events, steady::time_point now) {
+    c.last = now;
+    bool ok = (events & EPOLLERR) == 0;
+    if (ok && c.pending() > 0) ok = flush(c);
+    if (ok && ((events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) != 0 || c.tls_read_blocked))
+      ok = read_some(c);
+    if (ok) answer(c);
+    if (ok) ok = flush(c);
+    const bool finished =
+        c.pending() == 0 && (c.closing || c.peer_done || (draining && c.unread() == 0));
+    if (!ok || finished) return close(c);
+    std::uint32_t want = EPOLLRDHUP;
+    if (!c.closing && c.pending() < detail::max_pending) want |= EPOLLIN;
+    if (c.pending() > 0 || c.tls_read_blocked) want |= EPOLLOUT;
+    if (want != c.events) {
+      c.events = want;
+      epoll_event ev{};
+      ev.events = want;
+      ev.data.ptr = &c;
+      ::epoll_ctl(ep, EPOLL_CTL_MOD, c.fd, &ev);
+    }
+  }
+
+  /// Reads what the socket has; false when the connection broke.
+  bool read_some(connection& c) {
+    c.tls_read_blocked = false;
+    char buf[16384];
+    while (c.unread() < detail::max_head + detail::max_body) {
+      if (c.ssl != nullptr) {
+        ERR_clear_error();
+        const int r = SSL_read(c.ssl, buf, sizeof buf);
+        if (r > 0) {
+          c.in.append(buf, static_cast<std::size_t>(r));
+          continue;
+        }
+        const int e = SSL_get_error(c.ssl, r);
+        if (e == SSL_ERROR_WANT_READ) return true;
+        if (e == SSL_ERROR_WANT_WRITE) return c.tls_read_blocked = true;
+        if (e == SSL_ERROR_ZERO_RETURN) return c.peer_done = true;
+        return false;
+      }
+      const ssize_t r = ::recv(c.fd, buf, sizeof buf, 0);
+      if (r > 0) {
+        c.in.append(buf, static_cast<std::size_t>(r));
+        if (static_cast<std::size_t>(r) < sizeof buf) return true;
+      } else if (r == 0) {
+        return c.peer_done = true;
+      } else if (errno != EINTR) {
+        return errno == EAGAIN || errno == EWOULDBLOCK;
+      }
+    }
+    return true;
+  }
+
+  /// Writes what the socket takes; false when the connection broke.
+  static bool flush(connection& c) {
+    while (c.pending() > 0) {
+      const char* p = c.out.data() + c.out_done;
+      if (c.ssl != nullptr) {
+        const int len = c.tls_retry != 0
+                            ? c.tls_retry
+                            : static_cast<int>(std::min<std::size_t>(c.pending(), 16384));
+        ERR_clear_error();
+        const int r = SSL_write(c.ssl, p, len);
+        if (r > 0) {
+          c.tls_retry = 0;
+          c.out_done += static_cast<std::size_t>(r);
+          continue;
+        }
+        const int e = SSL_get_error(c.ssl, r);
+        if (e != SSL_ERROR_WANT_WRITE && e != SSL_ERROR_WANT_READ) return false;
+        c.tls_retry = len;  // OpenSSL asks for the same call again
+        return true;
+      }
+      const ssize_t r = ::send(c.fd, p, c.pending(), MSG_NOSIGNAL);
+      if (r >= 0) {
+        c.out_done += static_cast<std::size_t>(r);
+      } else if (errno != EINTR) {
+        return errno == EAGAIN || errno == EWOULDBLOCK;
+      }
+    }
+    c.out.clear();
+    c.out_done = 0;
+    return true;
+  }
+
+  /// Answers every whole request read (pipelined ones in order), while the answers waiting to
+  /// be written stay under max_pending.
+  void answer(connection& c) const {
+    while (!c.closing && c.unread() > 0 && c.pending() < detail::max_pending) {
+      const std::string_view in(c.in.data() + c.in_used, c.unread());
+      detail::head h;
+      if (detail::parse_head(in, h) == detail::parse_result::incomplete) break;
+      response res;
+      if (h.refused != 0) {
+        srv.h.refuse(h.refused, h.why, res);
+      } else {
+        if (in.size() < h.size + h.body) break;  // its body is still coming
+        try {
+          srv.h.serve(h.req, res);
+        } catch (const std::exception& e) {
+          res = response{};
+          srv.h.refuse(500, std::string("internal error: ") + e.what(), res);
+          h.keep_alive = false;
+        }
+      }
+      const bool keep = h.keep_alive && h.refused == 0 && !draining;
+      detail::write_response(c.out, res, keep, h.http10);
+      c.in_used += h.size + h.body;
+      if (!keep) c.closing = true;
+    }
+    if (c.in_used == c.in.size()) {
+      c.in.clear();
+      c.in_used = 0;
+    } else if (c.in_used > 65536) {
+      c.in.erase(0, c.in_used);
+      c.in_used = 0;
+    }
+  }
+
+  static void drop_fd(connection& c) {
+    if (c.ssl != nullptr) SSL_free(c.ssl);
+    ::close(c.fd);
+  }
+
+  void close(connection& c) {
+    ::epoll_ctl(ep, EPOLL_CTL_DEL, c.fd, nullptr);
+    drop_fd(c);
+    const std::size_t at = c.slot;
+    if (at + 1 != conns.size()) {
+      conns[at] = std::move(conns.back());
+      conns[at]->slot = at;
+    }
+    conns.pop_back();
+    resume_accepting();
+  }
+};
+
+server::impl::~impl() {
+  loops.clear();
+  if (listen_fd >= 0) ::close(listen_fd);
+  if (tls != nullptr) SSL_CTX_free(tls);
+}
+
+server::server(const settings& s, handlers h) : impl_(std::make_unique<impl>()) {
+  impl_->h = std::move(h);
+  impl_->s = s;
+  if (!s.tls_cert.empty() || !s.tls_key.empty()) {
+    SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+    impl_->tls = ctx;
+    if (ctx == nullptr || SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
+        SSL_CTX_use_certificate_chain_file(ctx, s.tls_cert.c_str()) != 1 ||
+        SSL_CTX_use_PrivateKey_file(ctx, s.tls_key.c_str(), SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(ctx) != 1)
+      throw server_error("cannot load the TLS certificate '" + s.tls_cert + "' and key '" +
+                         s.tls_key + "' (" + tls_reason("unknown error") + ")");
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  }
+  impl_->listen_fd = listen_on(s.host, s.port);
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getsockname(impl_->listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  impl_->port = ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port
+                                                 : reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  for (unsigned i = 0; i < std::max(1U, s.loops); ++i)
+    impl_->loops.push_back(std::make_unique<impl::loop>(*impl_));
+}
+
+server::~server() = default;
+
+int server::port() const noexcept { return impl_->port; }
+
+void server::run() {
+  std::vector<std::thread> others;
+  for (std::size_t i = 1; i < impl_->loops.size(); ++i)
+    others.emplace_back([this, i] { impl_->loops[i]->run(); });
+  impl_->loops[0]->run();
+  for (std::thread& t : others) t.join();
+}
+
+void server::stop() noexcept {
+  impl_->stopping.store(true, std::memory_order_release);
+  const std::uint64_t one = 1;
+  for (const auto& l : impl_->loops) (void)!::write(l->wake, &one, sizeof one);
+}
+
+}  // namespace flakeid_serve::http
