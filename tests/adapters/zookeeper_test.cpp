@@ -349,6 +349,60 @@ TEST_F(zookeeper_lease_test, a_renewal_proves_the_holders_token_and_deadline_nod
   EXPECT_EQ(peek.get("/flakeid/" + o.name_space + "/last")->first, "1") << "one deletion";
 }
 
+TEST_F(zookeeper_lease_test, a_holder_whose_deadline_settled_is_taken_over_while_its_session_lives) {
+  // A holder that died (or lost the server) keeps its held node until its session expires;
+  // once its recorded deadline has settled (passed safe_guard ago on the claimer's clock), a
+  // claimer takes the id over without waiting for the session.
+  const auto o = quick_options(unique_ns("stale"));
+  const std::string held = "/flakeid/" + o.name_space + "/held/0";
+  flakeid::detail::zookeeper_lease_store dead{b.address(), o};
+  const flakeid::claim_request q = claim_of_id_0("holder-a");
+  ASSERT_TRUE(dead.claim(q).has_value());
+  flakeid::detail::zookeeper_lease_store next{b.address(), o};
+  flakeid::claim_request early = claim_of_id_0("holder-b");
+  early.settled = q.deadline - 1ms;
+  EXPECT_FALSE(next.claim(early).has_value()) << "the holder's deadline has not settled";
+  flakeid::claim_request late = claim_of_id_0("holder-b");
+  late.settled = q.deadline;
+  const auto c = next.claim(late);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->id, 0U);
+  EXPECT_EQ(c->last, q.deadline) << "the dead holder's recorded deadline";
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
+  EXPECT_EQ(peek.get(held)->first, "holder-b");
+  // The old holder, back, finds the id another's: no renewal, and its release leaves it alone.
+  EXPECT_EQ(dead.renew(0, "holder-a", q.deadline + 100ms), flakeid::renewal::taken);
+  dead.release(0, "holder-a", q.deadline);
+  EXPECT_EQ(peek.get(held)->first, "holder-b");
+  EXPECT_EQ(next.renew(0, "holder-b", late.deadline + 100ms), flakeid::renewal::held);
+}
+
+TEST_F(zookeeper_lease_test, an_instances_own_id_held_by_a_settled_holder_is_taken_over) {
+  auto o = quick_options(unique_ns("stale_own"));
+  const std::string held = "/flakeid/" + o.name_space + "/held/0";
+  flakeid::detail::zookeeper_lease_store dead{b.address(), o};
+  flakeid::claim_request q = claim_of_id_0("holder-a");
+  q.instance = "pod-0";
+  ASSERT_TRUE(dead.claim(q).has_value());
+  flakeid::detail::zookeeper_lease_store next{b.address(), o};
+  flakeid::claim_request early = claim_of_id_0("holder-b");
+  early.instance = "pod-0";
+  early.settled = q.deadline - 1ms;
+  const auto twin = next.claim(early);
+  ASSERT_TRUE(twin.has_value());
+  EXPECT_TRUE(twin->held_by_instance) << "the holder may live: a twin is watched for";
+  flakeid::claim_request late = early;
+  late.settled = q.deadline;
+  const auto c = next.claim(late);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_FALSE(c->held_by_instance);
+  EXPECT_TRUE(c->own_instance);
+  EXPECT_EQ(c->id, 0U);
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
+  EXPECT_EQ(peek.get(held)->first, "holder-b");
+  EXPECT_EQ(dead.renew(0, "holder-a", q.deadline + 100ms), flakeid::renewal::taken);
+}
+
 TEST_F(zookeeper_lease_test, a_claim_reports_a_deleted_deadline_node_as_lost_memory) {
   const auto o = quick_options(unique_ns("noticed"));
   const std::string root = "/flakeid/" + o.name_space;
@@ -510,11 +564,15 @@ TEST_F(zookeeper_lease_test, instances_claim_beside_nodes_of_the_previous_versio
   const std::string ns = unique_ns("instold");
   const std::string root = "/flakeid/" + ns;
   flakeid::detail::zookeeper_session peek{b.address(), std::chrono::seconds{30}};
-  // As the previous version left them: ids 0 and 1 with old deadlines, id 0 held, no instance
-  // nodes at all.
+  // As the previous version left them: id 0 held (its deadline an hour ahead: its holder
+  // lives), id 1 with an old deadline, no instance nodes at all.
   for (const std::string& p : {std::string("/flakeid"), root, root + "/held", root + "/last"})
     (void)peek.create(p, "", 0);
-  ASSERT_TRUE(peek.create(root + "/last/0", "1000", 0));
+  const auto hour_ahead = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              (std::chrono::system_clock::now() + std::chrono::hours{1})
+                                  .time_since_epoch())
+                              .count();
+  ASSERT_TRUE(peek.create(root + "/last/0", std::to_string(hour_ahead), 0));
   ASSERT_TRUE(peek.create(root + "/last/1", "1000", 0));
   ASSERT_TRUE(peek.create(root + "/held/0", "old-holder", ZOO_EPHEMERAL));
   const auto data = [&](const std::string& path) {

@@ -20,8 +20,11 @@
 /// release records the exact last timestamp and deletes `held/<id>`. The generator never mints
 /// past the deadline it recorded, whether or not the session is still alive: a client cut off
 /// from the ensemble stops at its deadline, and the next holder waits for that deadline plus
-/// `safe_guard`, however long the server takes to expire the session. Keep `ttl` at or below
-/// the session timeout so that the id comes back soon after a holder dies.
+/// `safe_guard`, however long the server takes to expire the session: a claim takes an id whose
+/// `held/<id>` is another session's once that holder's recorded deadline has passed by
+/// `safe_guard` (the node deleted at the version read and made again in the claim's `multi`),
+/// so a dead holder's id comes back after `ttl + safe_guard` whatever the session timeout, and
+/// the old session's renewal, checking `held/<id>`'s version in its `multi`, answers `taken`.
 ///
 /// Stable instances (`lease_options::instance`) add two kinds of persistent nodes:
 /// `instance/<id>`, the instance of the id's last claimer (empty data: none; no node: none,
@@ -35,10 +38,9 @@
 /// commits, and the other reads again and finds the id held. A claim for an instance whose
 /// id is below `count` and not held takes it whatever its deadline; held by another session,
 /// it takes nothing and reports the recorded deadline, which the holder's renewals raise.
-/// Renewal and release leave both nodes as they are. A dead holder's `held/<id>` goes when
-/// the server expires its session: the lease watches a held id for `2 * (ttl + safe_guard)`
-/// before it calls the holder alive, so keep the session timeout (as the server grants it)
-/// well below that; with the defaults (6 s against 24 s) it is.
+/// Renewal and release leave both nodes as they are. A dead holder's `held/<id>` is taken over
+/// once its deadline has passed by `safe_guard`, as above, so an instance's own id comes back
+/// after `ttl + safe_guard` too.
 ///
 /// Every renewal proves what the claim recorded: `held/<id>` is this session's and holds the
 /// holder's token, and `last/<id>` is the node the claim wrote (its creation zxid) and no older

@@ -70,9 +70,13 @@ class zookeeper_lease_store final : public lease_store {
     const auto prev = parse_decimal<std::int64_t>(last->first);
     const std::string rec =
         std::to_string(std::max(prev.value_or(INT64_MIN), unix_ms_of(deadline)));
+    // The held node checked in the same `multi`: a claimer that took it over (`stale_held`)
+    // deleted it, so the renewal cannot raise a deadline that is no longer this holder's.
+    const std::string hp = root_ + "/held/" + i;
     Stat written{};
-    std::vector<zoo_op_t> ops(1);
-    zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()),
+    std::vector<zoo_op_t> ops(2);
+    zoo_check_op_init(&ops[0], hp.c_str(), held->second.version);
+    zoo_set_op_init(&ops[1], lp.c_str(), rec.data(), static_cast<int>(rec.size()),
                     last->second.version, &written);
     if (s_.multi(ops) != ZOK) return renewal::taken;
     if (!ours(written)) return lost_record();
@@ -135,11 +139,30 @@ class zookeeper_lease_store final : public lease_store {
     std::uint64_t id;
     std::optional<std::int64_t> last;
     int version;
+    /// The version of a `held/<id>` whose holder's deadline has passed by `safe_guard`
+    /// (`stale_held`); -1: no `held/<id>`.
+    int held_version = -1;
   };
 
-  /// The ids below `q.count` that nobody holds, whose record lies at most `q.skip_above` and
-  /// that are not kept for another instance (`claim_request::kept_after`), in order of preference: settled ones first (by id), then by the earliest record. `next`
-  /// becomes one above the largest id ever recorded.
+  /// The version of `held/<name>` when its holder's recorded deadline `last` is settled
+  /// (`claim_request::settled`: it passed `safe_guard` ago, so the holder's fence is down and
+  /// its clock cannot be behind by more): the holder died or lost the store, and its session,
+  /// which would remove the node, has not expired yet. Such an id is taken as if free (the
+  /// node deleted at that version and made again in one `multi`); the old holder's renewal
+  /// then finds the node another session's and answers `taken`. Nothing when the node is this
+  /// session's or gone, or the deadline has not settled.
+  std::optional<int> stale_held(const std::string& name, std::optional<std::int64_t> last,
+                                const claim_request& q) {
+    if (!last || *last > unix_ms_of(q.settled)) return std::nullopt;
+    const auto held = s_.exists(root_ + "/held/" + name);
+    if (!held || held->ephemeralOwner == s_.session_id()) return std::nullopt;
+    return held->version;
+  }
+
+  /// The ids below `q.count` that nobody holds (or whose holder's deadline has settled:
+  /// `stale_held`), whose record lies at most `q.skip_above` and that are not kept for another
+  /// instance (`claim_request::kept_after`), in order of preference: settled ones first (by
+  /// id), then by the earliest record. `next` becomes one above the largest id ever recorded.
   std::vector<candidate> free_ids(const claim_request& q, std::uint64_t& next) {
     const auto held = s_.children(root_ + "/held");
     std::vector<candidate> free;
@@ -147,16 +170,22 @@ class zookeeper_lease_store final : public lease_store {
       const auto id = parse_decimal<std::uint64_t>(name);
       if (!id) continue;
       next = std::max(next, *id + 1);
-      if (*id >= q.count || std::find(held.begin(), held.end(), name) != held.end()) continue;
+      if (*id >= q.count) continue;
       const auto node = s_.get(root_ + "/last/" + name);
       if (!node) continue;
       const auto last = parse_decimal<std::int64_t>(node->first);
+      int held_version = -1;
+      if (std::find(held.begin(), held.end(), name) != held.end()) {
+        const std::optional<int> stale = stale_held(name, last, q);
+        if (!stale) continue;
+        held_version = *stale;
+      }
       if (last && *last > unix_ms_of(q.skip_above)) continue;
       if (last && *last > unix_ms_of(q.kept_after)) {  // kept for another instance?
         const auto inst = s_.get(instance_path(*id));
         if (inst && kept_for_another(inst->first, lease_time_or_none(*last), q)) continue;
       }
-      free.push_back({*id, last, node->second.version});
+      free.push_back({*id, last, node->second.version, held_version});
     }
     const std::int64_t settled = unix_ms_of(q.settled);
     std::sort(free.begin(), free.end(), [&](const candidate& x, const candidate& y) {
@@ -202,6 +231,7 @@ class zookeeper_lease_store final : public lease_store {
         const std::string rec =
             std::to_string(std::max(c.last.value_or(INT64_MIN), unix_ms_of(q.deadline)));
         zookeeper_ops ops;
+        if (c.held_version >= 0) ops.remove(root_ + "/held/" + id, c.held_version);
         ops.create(root_ + "/held/" + id, q.holder, ZOO_EPHEMERAL);
         ops.set(root_ + "/last/" + id, rec, c.version);
         record_instance(ops, c.id, q.instance, index_path, index);
@@ -253,7 +283,8 @@ class zookeeper_lease_store final : public lease_store {
   }
 
   /// Takes id `id`, whose record `rec` names `q.instance` (and the instance's index `index`
-  /// names `id`), when no other session holds it; else reports it held. Neither when its
+  /// names `id`), when no other session holds it (or its holder's deadline has settled:
+  /// `stale_held`); else reports it held. Neither when its
   /// deadline node is missing.
   own_result claim_own(const claim_request& q, std::uint64_t id, const znode& rec,
                        const std::string& index_path, const znode& index) {
@@ -264,7 +295,9 @@ class zookeeper_lease_store final : public lease_store {
     const auto last_node = s_.get(lp);
     if (!last_node) return {};
     const auto last = parse_decimal<std::int64_t>(last_node->first);
-    if (held && held->ephemeralOwner != s_.session_id()) {
+    // Held by a session whose holder's deadline has settled: taken as if free.
+    const std::optional<int> stale = held ? stale_held(i, last, q) : std::nullopt;
+    if (held && held->ephemeralOwner != s_.session_id() && !stale) {
       // Its holder claimed it for this instance unless the record changed since it was read
       // (a claim for another instance, or for none, rewrites it).
       const auto now = s_.exists(instance_path(id));
@@ -278,10 +311,14 @@ class zookeeper_lease_store final : public lease_store {
     const std::string d =
         std::to_string(std::max(last.value_or(INT64_MIN), unix_ms_of(q.deadline)));
     zookeeper_ops ops;
-    if (held)
-      ops.check(hp, held->version);  // this session's already: a claim whose answer was lost
-    else
+    if (stale) {
+      ops.remove(hp, *stale);
       ops.create(hp, q.holder, ZOO_EPHEMERAL);
+    } else if (held) {
+      ops.check(hp, held->version);  // this session's already: a claim whose answer was lost
+    } else {
+      ops.create(hp, q.holder, ZOO_EPHEMERAL);
+    }
     ops.set(lp, d, last_node->second.version);
     ops.check(instance_path(id), rec.second.version);
     ops.check(index_path, index.second.version);
