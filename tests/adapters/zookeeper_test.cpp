@@ -349,7 +349,8 @@ TEST_F(zookeeper_lease_test, a_renewal_proves_the_holders_token_and_deadline_nod
   EXPECT_EQ(peek.get("/flakeid/" + o.name_space + "/last")->first, "1") << "one deletion";
 }
 
-TEST_F(zookeeper_lease_test, a_holder_whose_deadline_settled_is_taken_over_while_its_session_lives) {
+TEST_F(zookeeper_lease_test,
+       a_holder_whose_deadline_settled_is_taken_over_while_its_session_lives) {
   // A holder that died (or lost the server) keeps its held node until its session expires;
   // once its recorded deadline has settled (passed safe_guard ago on the claimer's clock), a
   // claimer takes the id over without waiting for the session.
@@ -568,10 +569,10 @@ TEST_F(zookeeper_lease_test, instances_claim_beside_nodes_of_the_previous_versio
   // lives), id 1 with an old deadline, no instance nodes at all.
   for (const std::string& p : {std::string("/flakeid"), root, root + "/held", root + "/last"})
     (void)peek.create(p, "", 0);
-  const auto hour_ahead = std::chrono::duration_cast<std::chrono::milliseconds>(
-                              (std::chrono::system_clock::now() + std::chrono::hours{1})
-                                  .time_since_epoch())
-                              .count();
+  const auto hour_ahead =
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          (std::chrono::system_clock::now() + std::chrono::hours{1}).time_since_epoch())
+          .count();
   ASSERT_TRUE(peek.create(root + "/last/0", std::to_string(hour_ahead), 0));
   ASSERT_TRUE(peek.create(root + "/last/1", "1000", 0));
   ASSERT_TRUE(peek.create(root + "/held/0", "old-holder", ZOO_EPHEMERAL));

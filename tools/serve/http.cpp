@@ -320,24 +320,24 @@ struct server::impl::loop {
   void answer(connection& c) const {
     while (!c.closing && c.unread() > 0 && c.pending() < detail::max_pending) {
       const std::string_view in(c.in.data() + c.in_used, c.unread());
-      detail::head h;
-      if (detail::parse_head(in, h) == detail::parse_result::incomplete) break;
+      detail::head req;
+      if (detail::parse_head(in, req) == detail::parse_result::incomplete) break;
       response res;
-      if (h.refused != 0) {
-        srv.h.refuse(h.refused, h.why, res);
+      if (req.refused != 0) {
+        srv.h.refuse(req.refused, req.why, res);
       } else {
-        if (in.size() < h.size + h.body) break;  // its body is still coming
+        if (in.size() < req.size + req.body) break;  // its body is still coming
         try {
-          srv.h.serve(h.req, res);
+          srv.h.serve(req.req, res);
         } catch (const std::exception& e) {
           res = response{};
           srv.h.refuse(500, std::string("internal error: ") + e.what(), res);
-          h.keep_alive = false;
+          req.keep_alive = false;
         }
       }
-      const bool keep = h.keep_alive && h.refused == 0 && !draining;
-      detail::write_response(c.out, res, keep, h.http10);
-      c.in_used += h.size + h.body;
+      const bool keep = req.keep_alive && req.refused == 0 && !draining;
+      detail::write_response(c.out, res, keep, req.http10);
+      c.in_used += req.size + req.body;
       if (!keep) c.closing = true;
     }
     if (c.in_used == c.in.size()) {
