@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "adapters/leaf_step_walk.hpp"
+#include "eventually.hpp"
 #include "temp_dir.hpp"
 
 #include <flakeid/flakeid.hpp>
@@ -113,15 +114,7 @@ static_assert(!noexcept(
 
 using flakeid_test::temp_dir;
 
-template <class Pred>
-bool eventually(Pred pred, milliseconds limit = 30s) {
-  const auto end = steady_clock::now() + limit;
-  while (steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return pred();
-}
+using flakeid_test::eventually;
 
 void expect_strictly_increasing(const std::vector<std::uint64_t>& ids) {
   for (std::size_t i = 1; i < ids.size(); ++i) ASSERT_LT(ids[i - 1], ids[i]) << "at " << i;

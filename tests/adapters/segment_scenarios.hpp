@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "../eventually.hpp"
 #include "../fork_child.hpp"
 #include "server_support.hpp"
 
@@ -46,16 +47,6 @@ inline constexpr std::chrono::milliseconds patient = 30s;
 inline std::string unique_segment_ns(const std::string& stem) {
   return stem + "_" + std::to_string(::getpid()) + "_" +
          std::to_string(steady::now().time_since_epoch().count() % 1000000);
-}
-
-/// Polls `f` every millisecond for up to `limit` (a bound on the wait, not on the result).
-inline bool eventually(const std::function<bool()>& f, std::chrono::milliseconds limit = 30s) {
-  const auto deadline = steady::now() + limit;
-  while (steady::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return f();
 }
 
 inline void expect_strictly_increasing(const std::vector<std::uint64_t>& ids) {

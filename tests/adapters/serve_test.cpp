@@ -19,6 +19,7 @@
 
 #include <flakeid/registry.hpp>
 
+#include "../eventually.hpp"
 #include "../temp_dir.hpp"
 #include "redis_backend.hpp"
 
@@ -79,16 +80,10 @@ answer python_get(const std::string& url) {
   return a;
 }
 
-/// Polls `pred` until it holds or `limit` passes (a bound on a broken run, not a timing
-/// assumption).
+/// Polls `pred` every 50 ms for up to 60 s (a bound on a broken run, not a timing assumption).
 template <class Pred>
-bool eventually(Pred pred, std::chrono::milliseconds limit = 60s) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return pred();
+bool eventually(Pred pred) {
+  return flakeid_test::eventually(pred, 60s, 50ms);
 }
 
 /// A client that writes raw bytes to flakeid-serve and reads its answers one by one (each
