@@ -87,7 +87,7 @@ bool eventually(Pred pred) {
 }
 
 /// A client that writes raw bytes to flakeid-serve and reads its answers one by one (each
-/// read bounded by 20 s, which only ends a broken run).
+/// read and write bounded by 20 s, which only ends a broken run).
 class raw_client {
  public:
   explicit raw_client(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
@@ -97,6 +97,7 @@ class raw_client {
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     const timeval bound{20, 0};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof bound);
     connected_ = ::connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0;
   }
   raw_client(const raw_client&) = delete;
@@ -457,6 +458,9 @@ TEST(serve_http_test, speaks_http_1_1_to_a_raw_socket) {
   EXPECT_EQ(piped.answer(), http_answer("200 OK", "5"));
   piped.send("GET /api/segment/get/inv?count=%32 HTTP/1.1\r\n\r\n");
   EXPECT_EQ(piped.answer(), http_answer("200 OK", R"(["6","7"])", "", "application/json"));
+  // Kept open while idle past the server's sweep of idle connections (once a second; the
+  // idle limit is 60 s): at least 1.5 s pass here, however slow the machine.
+  std::this_thread::sleep_for(1500ms);
   piped.send("GET /api/segment/get/inv HTTP/1.1\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(piped.answer(), http_answer("200 OK", "8", close));
   EXPECT_TRUE(piped.closed());
@@ -495,12 +499,21 @@ TEST(serve_http_test, speaks_http_1_1_to_a_raw_socket) {
         << bytes.substr(0, 40);
     EXPECT_TRUE(c.closed()) << bytes.substr(0, 40);
   }
+  // Refused while its body is still coming: the answer arrives whole (the server reads and
+  // drops the rest before it closes, so no reset overtakes the answer).
+  raw_client flood(s.port());
+  flood.send("GET /healthz HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n");
+  for (int i = 0; i < 60; ++i) flood.send(std::string(10'000, 'x'));
+  EXPECT_EQ(flood.answer(),
+            http_answer("400 Bad Request",
+                        "flakeid-serve: a request body over 1048576 bytes is not read\n", close));
+  EXPECT_TRUE(flood.closed());
   raw_client post(s.port());
   post.send("POST /api/segment/get/inv HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi");
   EXPECT_EQ(post.answer(), http_answer("405 Method Not Allowed",
                                        "flakeid-serve: only GET is served\n", "Allow: GET\r\n"));
   EXPECT_EQ(metric(curl(s.url("/metrics")).body, R"(flakeid_requests_total{code="400"})"),
-            static_cast<double>(refused.size()));
+            static_cast<double>(refused.size() + 1));
 
   // A stop: an idle connection is closed at once; a request under way is answered (and says
   // the connection closes), then the service exits.

@@ -31,6 +31,9 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
+/// How long a closing connection reads what the client still sends (`loop::linger`).
+constexpr std::chrono::seconds linger_time{2};
+
 /// The last OpenSSL error as text, or `fallback`.
 std::string tls_reason(const char* fallback) {
   const unsigned long e = ERR_get_error();
@@ -84,6 +87,7 @@ struct connection {
   bool tls_read_blocked = false;  // SSL_read waits for the socket to take bytes
   bool peer_done = false;         // the client sent its last byte
   bool closing = false;           // close once `out` is written
+  bool lingering = false;         // answered and shut for writing: reading what still comes
   std::uint32_t events = 0;       // what epoll watches for
   steady::time_point last;
 
@@ -221,15 +225,18 @@ struct server::impl::loop {
   void sweep(steady::time_point now) {
     for (std::size_t i = conns.size(); i-- > 0;) {
       connection& c = *conns[i];
-      if (draining && now < drain_end && c.pending() == 0 && c.unread() == 0) {
+      if (c.lingering) {
+        if (now >= c.last + linger_time || (draining && now >= drain_end)) close(c);
+      } else if (draining && now < drain_end && c.pending() == 0 && c.unread() == 0) {
         on_ready(c, EPOLLIN, now);  // reads what came, answers it, or closes the connection
-      } else if (now >= drain_end || now - c.last >= srv.s.idle) {
+      } else if ((draining && now >= drain_end) || now - c.last >= srv.s.idle) {
         close(c);
       }
     }
   }
 
   void on_ready(connection& c, std::uint32_t events, steady::time_point now) {
+    if (c.lingering) return discard(c);
     c.last = now;
     bool ok = (events & EPOLLERR) == 0;
     if (ok && c.pending() > 0) ok = flush(c);
@@ -239,16 +246,45 @@ struct server::impl::loop {
     if (ok) ok = flush(c);
     const bool finished =
         c.pending() == 0 && (c.closing || c.peer_done || (draining && c.unread() == 0));
+    if (ok && finished && c.closing && !c.peer_done) return linger(c);
     if (!ok || finished) return close(c);
-    std::uint32_t want = EPOLLRDHUP;
-    if (!c.closing && c.pending() < detail::max_pending) want |= EPOLLIN;
+    // A client that sent its last byte is not read again (its socket stays readable).
+    std::uint32_t want = c.peer_done ? 0U : std::uint32_t{EPOLLRDHUP};
+    if (!c.closing && !c.peer_done && c.pending() < detail::max_pending) want |= EPOLLIN;
     if (c.pending() > 0 || c.tls_read_blocked) want |= EPOLLOUT;
-    if (want != c.events) {
-      c.events = want;
-      epoll_event ev{};
-      ev.events = want;
-      ev.data.ptr = &c;
-      ::epoll_ctl(ep, EPOLL_CTL_MOD, c.fd, &ev);
+    watch_for(c, want);
+  }
+
+  void watch_for(connection& c, std::uint32_t want) const {
+    if (want == c.events) return;
+    c.events = want;
+    epoll_event ev{};
+    ev.events = want;
+    ev.data.ptr = &c;
+    ::epoll_ctl(ep, EPOLL_CTL_MOD, c.fd, &ev);
+  }
+
+  /// The last answer is written and the server closes: it shuts the socket for writing and
+  /// reads (and drops) what the client still sends, until it closes its side or
+  /// `linger_time` passes. Closing at once with unread bytes would send a reset, which can destroy the
+  /// answer before the client has read it (a request refused with its body on the way).
+  void linger(connection& c) const {
+    if (c.ssl != nullptr) (void)SSL_shutdown(c.ssl);  // close_notify, without waiting for one
+    ::shutdown(c.fd, SHUT_WR);
+    c.lingering = true;
+    c.in.clear();
+    c.in_used = 0;
+    watch_for(c, EPOLLIN | EPOLLRDHUP);
+  }
+
+  void discard(connection& c) {
+    char buf[16384];
+    for (;;) {
+      const ssize_t r = ::recv(c.fd, buf, sizeof buf, 0);
+      if (r > 0) continue;
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      return close(c);  // the client closed its side (or the connection broke)
     }
   }
 
