@@ -19,6 +19,7 @@
 #include <climits>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -111,28 +112,41 @@ struct server::impl {
   ~impl();
 };
 
-/// One epoll loop and the connections it accepted.
+/// One epoll loop and the connections it serves. The first loop also accepts, and hands each
+/// new connection to the loop that serves the fewest (itself included), so that the loops
+/// share the connections evenly whatever order they come in.
 struct server::impl::loop {
   impl& srv;
+  const bool listens;  // the first loop: it accepts
   int ep = -1;
-  int wake = -1;  // an eventfd: stop()
+  int wake = -1;   // an eventfd: stop()
+  int inbox = -1;  // an eventfd: connections handed to this loop
+  std::mutex inbox_m;
+  std::vector<int> inbox_fds;        // guarded by inbox_m
+  std::atomic<std::size_t> live{0};  // connections served or handed to this loop
   std::vector<std::unique_ptr<connection>> conns;
-  bool accepting = true;
+  bool accepting = false;
   bool draining = false;
   steady::time_point drain_end;
 
-  explicit loop(impl& s)
-      : srv(s), ep(::epoll_create1(EPOLL_CLOEXEC)), wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
-    if (ep < 0 || wake < 0)
+  loop(impl& s, bool first)
+      : srv(s),
+        listens(first),
+        ep(::epoll_create1(EPOLL_CLOEXEC)),
+        wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+        inbox(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+    if (ep < 0 || wake < 0 || inbox < 0)
       throw server_error(std::string("cannot start: ") + std::strerror(errno));
     watch(wake, EPOLLIN, &wake);
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
-    ev.data.ptr = nullptr;  // the listening socket
-    ::epoll_ctl(ep, EPOLL_CTL_ADD, srv.listen_fd, &ev);
+    watch(inbox, EPOLLIN, &inbox);
+    resume_accepting();
   }
+  loop(const loop&) = delete;
+  loop& operator=(const loop&) = delete;
   ~loop() {
     for (auto& c : conns) drop_fd(*c);
+    for (const int fd : inbox_fds) ::close(fd);
+    ::close(inbox);
     ::close(wake);
     ::close(ep);
   }
@@ -154,7 +168,9 @@ struct server::impl::loop {
       for (int i = 0; i < n; ++i) {
         void* p = ready[static_cast<std::size_t>(i)].data.ptr;
         if (p == nullptr) {
-          accept_one(now);
+          accept_some(now);
+        } else if (p == &inbox) {
+          take_inbox(now);
         } else if (p == &wake) {
           begin_drain(now);
         } else {
@@ -169,13 +185,55 @@ struct server::impl::loop {
     }
   }
 
-  void accept_one(steady::time_point now) {
-    if (draining) return;
-    const int fd = ::accept4(srv.listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EMFILE || errno == ENFILE) pause_accepting();
-      return;
+  /// Accepts what waits (up to 64 at a time) and hands each connection to the loop that serves
+  /// the fewest.
+  void accept_some(steady::time_point now) {
+    for (int i = 0; i < 64 && !draining; ++i) {
+      const int fd = ::accept4(srv.listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE) pause_accepting();
+        if (errno != EINTR && errno != ECONNABORTED) return;
+        continue;
+      }
+      loop* to = this;
+      for (const auto& l : srv.loops)
+        if (l->live.load(std::memory_order_relaxed) < to->live.load(std::memory_order_relaxed))
+          to = l.get();
+      to->live.fetch_add(1, std::memory_order_relaxed);
+      if (to == this) {
+        adopt(fd, now);
+        continue;
+      }
+      {
+        const std::lock_guard lock(to->inbox_m);
+        to->inbox_fds.push_back(fd);
+      }
+      const std::uint64_t one = 1;
+      (void)!::write(to->inbox, &one, sizeof one);
     }
+  }
+
+  /// Serves the connections handed to this loop (closes them when draining).
+  void take_inbox(steady::time_point now) {
+    std::uint64_t n = 0;
+    (void)!::read(inbox, &n, sizeof n);
+    std::vector<int> fds;
+    {
+      const std::lock_guard lock(inbox_m);
+      fds.swap(inbox_fds);
+    }
+    for (const int fd : fds) {
+      if (draining) {
+        ::close(fd);
+        live.fetch_sub(1, std::memory_order_relaxed);
+      } else {
+        adopt(fd, now);
+      }
+    }
+  }
+
+  /// Serves the accepted connection `fd` (counted in `live` already).
+  void adopt(int fd, steady::time_point now) {
     const int one = 1;
     (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     auto c = std::make_unique<connection>();
@@ -186,6 +244,7 @@ struct server::impl::loop {
       if (c->ssl == nullptr || SSL_set_fd(c->ssl, fd) != 1) {
         if (c->ssl != nullptr) SSL_free(c->ssl);
         ::close(fd);
+        live.fetch_sub(1, std::memory_order_relaxed);
         return;
       }
       SSL_set_accept_state(c->ssl);
@@ -203,9 +262,9 @@ struct server::impl::loop {
     accepting = false;
   }
   void resume_accepting() {
-    if (accepting || draining) return;
+    if (!listens || accepting || draining) return;
     epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+    ev.events = EPOLLIN;
     ev.data.ptr = nullptr;
     if (::epoll_ctl(ep, EPOLL_CTL_ADD, srv.listen_fd, &ev) == 0) accepting = true;
   }
@@ -223,6 +282,7 @@ struct server::impl::loop {
   /// that came but were not read yet are a request under way), and all of them once the drain
   /// time is over.
   void sweep(steady::time_point now) {
+    resume_accepting();  // after running out of descriptors, when another loop closed some
     for (std::size_t i = conns.size(); i-- > 0;) {
       connection& c = *conns[i];
       if (c.lingering) {
@@ -399,6 +459,7 @@ struct server::impl::loop {
       conns[at]->slot = at;
     }
     conns.pop_back();
+    live.fetch_sub(1, std::memory_order_relaxed);
     resume_accepting();
   }
 };
@@ -430,7 +491,7 @@ server::server(const settings& s, handlers h) : impl_(std::make_unique<impl>()) 
   impl_->port = ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port
                                                  : reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
   for (unsigned i = 0; i < std::max(1U, s.loops); ++i)
-    impl_->loops.push_back(std::make_unique<impl::loop>(*impl_));
+    impl_->loops.push_back(std::make_unique<impl::loop>(*impl_, i == 0));
 }
 
 server::~server() = default;

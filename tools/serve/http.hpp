@@ -1,9 +1,10 @@
-// flakeid-serve's HTTP/1.1 server: one epoll loop per thread over one listening socket,
-// keep-alive and pipelined requests, GET without a body, TLS over OpenSSL when asked. A request
-// is answered on the thread that read it, with no hand-off between threads and no thread per
-// connection, so a busy loop takes many requests per wake-up. Handlers run on the loop's thread:
-// one that waits (a plain segment entry calling its store) holds that loop's other connections
-// meanwhile, which is why docs/serve.md recommends chains.
+// flakeid-serve's HTTP/1.1 server: one epoll loop per thread; the first also accepts and hands
+// each connection to the loop that serves the fewest. Keep-alive and pipelined requests, GET
+// without a body, TLS over OpenSSL when asked. A request is answered on the thread of the loop
+// that serves its connection, with no thread per connection, so a busy loop takes many
+// requests per wake-up. Handlers run on the loop's thread: one that waits (a plain segment
+// entry calling its store) holds that loop's other connections meanwhile, which is why
+// docs/serve.md recommends chains.
 #pragma once
 
 #include <chrono>
