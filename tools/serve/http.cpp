@@ -1,8 +1,6 @@
 // flakeid-serve's HTTP/1.1 server (http.hpp): sockets, epoll loops, TLS.
 #include "http.hpp"
 
-#include <arpa/inet.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
@@ -16,7 +14,6 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -25,6 +22,7 @@
 #include <vector>
 
 #include "http_message.hpp"
+#include "http_setup.hpp"
 
 namespace flakeid_serve::http {
 
@@ -34,46 +32,6 @@ using steady = std::chrono::steady_clock;
 
 /// How long a closing connection reads what the client still sends (`loop::linger`).
 constexpr std::chrono::seconds linger_time{2};
-
-/// The last OpenSSL error as text, or `fallback`.
-std::string tls_reason(const char* fallback) {
-  const unsigned long e = ERR_get_error();
-  if (e == 0) return fallback;
-  char text[256];
-  ERR_error_string_n(e, text, sizeof text);
-  return text;
-}
-
-/// A socket listening on `host`:`port`, non-blocking.
-int listen_on(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  const std::string where = host + ":" + std::to_string(port);
-  if (const int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found))
-    throw server_error("cannot listen on " + where + " (" + ::gai_strerror(rc) + ")");
-  int fd = -1;
-  int err = 0;
-  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
-    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) {
-      err = errno;
-      continue;
-    }
-    const int one = 1;
-    (void)::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, 1024) != 0) {
-      err = errno;
-      ::close(fd);
-      fd = -1;
-    }
-  }
-  ::freeaddrinfo(found);
-  if (fd < 0) throw server_error("cannot listen on " + where + " (" + std::strerror(err) + ")");
-  return fd;
-}
 
 /// One client connection.
 struct connection {
@@ -473,23 +431,8 @@ server::impl::~impl() {
 server::server(const settings& s, handlers h) : impl_(std::make_unique<impl>()) {
   impl_->h = std::move(h);
   impl_->s = s;
-  if (!s.tls_cert.empty() || !s.tls_key.empty()) {
-    SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-    impl_->tls = ctx;
-    if (ctx == nullptr || SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
-        SSL_CTX_use_certificate_chain_file(ctx, s.tls_cert.c_str()) != 1 ||
-        SSL_CTX_use_PrivateKey_file(ctx, s.tls_key.c_str(), SSL_FILETYPE_PEM) != 1 ||
-        SSL_CTX_check_private_key(ctx) != 1)
-      throw server_error("cannot load the TLS certificate '" + s.tls_cert + "' and key '" +
-                         s.tls_key + "' (" + tls_reason("unknown error") + ")");
-    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-  }
-  impl_->listen_fd = listen_on(s.host, s.port);
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  ::getsockname(impl_->listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  impl_->port = ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port
-                                                 : reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  impl_->tls = detail::tls_context(s.tls_cert, s.tls_key);
+  impl_->listen_fd = detail::listen_on(s.host, s.port, impl_->port);
   for (unsigned i = 0; i < std::max(1U, s.loops); ++i)
     impl_->loops.push_back(std::make_unique<impl::loop>(*impl_, i == 0));
 }
