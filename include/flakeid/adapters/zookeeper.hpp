@@ -23,8 +23,9 @@
 /// `safe_guard`, however long the server takes to expire the session: a claim takes an id whose
 /// `held/<id>` is another session's once that holder's recorded deadline has passed by
 /// `safe_guard` (the node deleted at the version read and made again in the claim's `multi`),
-/// so a dead holder's id comes back after `ttl + safe_guard` whatever the session timeout, and
-/// the old session's renewal, checking `held/<id>`'s version in its `multi`, answers `taken`.
+/// so a dead holder's id comes back after `ttl + safe_guard` whatever the session timeout. The
+/// old session's renewal then answers `taken`: it finds `held/<id>` another session's, or, had
+/// it read before the takeover, its write of `last/<id>` (at the version it read) fails.
 ///
 /// Stable instances (`lease_options::instance`) add two kinds of persistent nodes:
 /// `instance/<id>`, the instance of the id's last claimer (empty data: none; no node: none,

@@ -70,8 +70,9 @@ class zookeeper_lease_store final : public lease_store {
     const auto prev = parse_decimal<std::int64_t>(last->first);
     const std::string rec =
         std::to_string(std::max(prev.value_or(INT64_MIN), unix_ms_of(deadline)));
-    // The held node checked in the same `multi`: a claimer that took it over (`stale_held`)
-    // deleted it, so the renewal cannot raise a deadline that is no longer this holder's.
+    // `held/<id>` must still be there (one deleted since the read fails the `multi`). A claimer
+    // that took it over (`stale_held`) made it again at the same version, but also wrote
+    // `last/<id>`, so the version check of that write fails a renewal that read before it.
     const std::string hp = root_ + "/held/" + i;
     Stat written{};
     std::vector<zoo_op_t> ops(2);
