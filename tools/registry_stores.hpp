@@ -1,48 +1,13 @@
 // The registry kinds of flakeid's programs (`flakeid gen --config`, flakeid-serve): the standard
-// layouts and stores plus each server store the program was built with (FLAKEID_HAS_REDIS,
-// FLAKEID_HAS_POSTGRES, FLAKEID_HAS_MYSQL, FLAKEID_HAS_ZOOKEEPER), by the schemes of
-// docs/registry.md.
+// layouts and stores plus each server store the programs were built with, by the schemes of
+// docs/registry.md. Defined once, in registry_stores.cpp (the static library
+// flakeid_registry_stores): building every generator kind is the costly part to compile.
 #pragma once
 
-#include <string>
-#include <string_view>
-
 #include <flakeid/registry.hpp>
-#if defined(FLAKEID_HAS_REDIS)
-#include <flakeid/adapters/redis.hpp>
-#endif
-#if defined(FLAKEID_HAS_POSTGRES)
-#include <flakeid/adapters/postgres.hpp>
-#endif
-#if defined(FLAKEID_HAS_MYSQL)
-#include <flakeid/adapters/mysql.hpp>
-#endif
-#if defined(FLAKEID_HAS_ZOOKEEPER)
-#include <flakeid/adapters/zookeeper.hpp>
-#endif
 
 namespace flakeid_tools {
 
-inline flakeid::registry_kinds program_registry_kinds() {
-  flakeid::registry_kinds k = flakeid::registry_kinds::standard();
-#if defined(FLAKEID_HAS_REDIS)
-  k.store<flakeid::redis_store>("redis").store<flakeid::redis_store>("unix");
-#if defined(FLAKEID_REDIS_TLS)
-  k.store<flakeid::redis_store>("rediss");
-#endif
-#endif
-#if defined(FLAKEID_HAS_POSTGRES)
-  k.store<flakeid::postgres_store>("postgresql").store<flakeid::postgres_store>("postgres");
-#endif
-#if defined(FLAKEID_HAS_MYSQL)
-  k.store<flakeid::mysql_store>("mysql");
-#endif
-#if defined(FLAKEID_HAS_ZOOKEEPER)
-  k.store<flakeid::zookeeper_store>("zookeeper", [](std::string_view uri) {
-    return std::string(uri.substr(uri.find("//") + 2));  // the host list
-  });
-#endif
-  return k;
-}
+flakeid::registry_kinds program_registry_kinds();
 
 }  // namespace flakeid_tools

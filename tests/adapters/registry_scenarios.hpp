@@ -2,6 +2,8 @@
 // The registry over a server store, as two services would build it from one configuration:
 // their leased worker ids differ and their chains hand out disjoint numbers.
 
+#include <gtest/gtest.h>
+
 #include <flakeid/registry.hpp>
 
 #include <algorithm>
@@ -64,6 +66,24 @@ inline registry_share two_registries_share_a_store(const std::string& uri,
   r.ready = orders.ready && invoices.ready;
   r.why = orders.reason + invoices.reason;
   return r;
+}
+
+/// Kinds with the one layout of the scenario's configuration (its default, twitter): a store
+/// joins them. (`standard()` would build every generator kind of seven layouts, the costly part
+/// to compile, and the memory and file stores, which registry_test.cpp covers.)
+inline flakeid::registry_kinds twitter_kinds() {
+  return flakeid::registry_kinds{}.layout<flakeid::layouts::twitter>("twitter");
+}
+
+/// Two registries of one configuration on `uri`: different worker ids (the gauge says the
+/// first's), no chain number handed out by both, the chain starting at a segment's first number.
+inline void expect_registries_share(const std::string& uri, const flakeid::registry_kinds& kinds) {
+  const registry_share r = two_registries_share_a_store(uri, kinds);
+  EXPECT_NE(r.worker_a, r.worker_b);
+  EXPECT_EQ(r.gauge_a, static_cast<double>(r.worker_a));
+  EXPECT_EQ(r.repeated, 0U) << "numbers handed out by both registries";
+  EXPECT_EQ(r.first_number % 50, 1U) << "a chain starts at the first number of a segment";
+  EXPECT_TRUE(r.ready) << r.why;
 }
 
 }  // namespace flakeid_test

@@ -112,10 +112,76 @@ inline constexpr bool needs_key = [] {
                              "registry::get of its generator");
 }
 
-/// `{"id":"…"` for `id`, without the closing brace.
-inline std::string describe_open(std::uint64_t id) {
-  return R"({"id":")" + std::to_string(id) + "\"";
+/// `id` as `describe` writes it: `{"id":"…"}`, with `p`'s fields for a snowflake's ID.
+inline std::string describe_id(std::uint64_t id, const id_parts* p) {
+  std::string s = R"({"id":")" + std::to_string(id) + "\"";
+  if (p != nullptr) {
+    s += ",\"unix_ms\":" + std::to_string(p->timestamp.time_since_epoch().count());
+    const auto field = [&](field_kind k, const char* label, std::uint64_t v) {
+      if (p->has(k)) s += std::string(",\"") + label + "\":" + std::to_string(v);
+    };
+    field(field_kind::datacenter, "datacenter", p->datacenter);
+    field(field_kind::worker, "worker", p->worker);
+    field(field_kind::sequence, "sequence", p->sequence);
+  }
+  return s + "}";
 }
+
+/// A lease's part of a source's health: not ready once lost or past its confirmed deadline.
+inline source_health lease_health(const flakeid::lease& l) {
+  if (l.lost())
+    return {false, "the lease on worker id " + std::to_string(l.id()) + " at " + l.where() +
+                       " was lost: the id may be another process's now"};
+  if (!l.valid())
+    return {false, "the lease on worker id " + std::to_string(l.id()) + " at " + l.where() +
+                       " is past its confirmed deadline (renewals fail)"};
+  return {};
+}
+
+using gauge_list = std::vector<std::pair<std::string, double>>;
+
+/// A lease's gauges: `worker_id`, `lease_valid`, `lease_lost`.
+inline void lease_gauges(const flakeid::lease& l, gauge_list& g) {
+  g.emplace_back("worker_id", static_cast<double>(l.id()));
+  g.emplace_back("lease_valid", l.valid() ? 1.0 : 0.0);
+  g.emplace_back("lease_lost", l.lost() ? 1.0 : 0.0);
+}
+
+/// A segment chain's health and gauges from its `stats()`: the store counters at the last
+/// health check that found it ready are kept here.
+class chain_watch {
+ public:
+  template <class Stats>
+  source_health health(const Stats& st) const {
+    return check(st.ahead, st.store_calls, st.store_failures, st.last_error);
+  }
+  template <class Stats>
+  static void gauges(const Stats& st, gauge_list& g) {
+    add(g, st.store_calls, st.store_failures, st.hungry, st.ahead);
+  }
+
+ private:
+  source_health check(std::uint64_t ahead, std::uint64_t calls, std::uint64_t failures,
+                      const std::string& last_error) const {
+    // A chain with nothing prefetched whose store failed more recently than it answered
+    // cannot mint until the store is back.
+    if (ahead == 0 && failures > seen_failures_.load(std::memory_order_relaxed) &&
+        calls == seen_calls_.load(std::memory_order_relaxed))
+      return {false, "the segment store fails and nothing is prefetched: " + last_error};
+    seen_calls_.store(calls, std::memory_order_relaxed);
+    seen_failures_.store(failures, std::memory_order_relaxed);
+    return {};
+  }
+  static void add(gauge_list& g, std::uint64_t calls, std::uint64_t failures, std::uint64_t hungry,
+                  std::uint64_t ahead) {
+    g.emplace_back("segment_store_calls", static_cast<double>(calls));
+    g.emplace_back("segment_store_failures", static_cast<double>(failures));
+    g.emplace_back("segment_hungry", static_cast<double>(hungry));
+    g.emplace_back("segment_ahead", static_cast<double>(ahead));
+  }
+  mutable std::atomic<std::uint64_t> seen_calls_{0};
+  mutable std::atomic<std::uint64_t> seen_failures_{0};
+};
 
 }  // namespace detail
 
@@ -157,58 +223,28 @@ class source_of final : public id_source {
   }
 
   [[nodiscard]] std::string describe(std::uint64_t id) const override {
-    std::string s = detail::describe_open(id);
     if constexpr (requires { G::layout_value; }) {
       const id_parts p = G::layout_value.decompose(id);
-      s += ",\"unix_ms\":" + std::to_string(p.timestamp.time_since_epoch().count());
-      const auto field = [&](field_kind k, const char* label, std::uint64_t v) {
-        if (p.has(k)) s += std::string(",\"") + label + "\":" + std::to_string(v);
-      };
-      field(field_kind::datacenter, "datacenter", p.datacenter);
-      field(field_kind::worker, "worker", p.worker);
-      field(field_kind::sequence, "sequence", p.sequence);
+      return detail::describe_id(id, &p);
+    } else {
+      return detail::describe_id(id, nullptr);
     }
-    return s + "}";
   }
 
   [[nodiscard]] source_health health() const override {
     if (lease_) {
-      const flakeid::lease& l = lease_->lease;
-      if (l.lost())
-        return {false, "the lease on worker id " + std::to_string(l.id()) + " at " + l.where() +
-                           " was lost: the id may be another process's now"};
-      if (!l.valid())
-        return {false, "the lease on worker id " + std::to_string(l.id()) + " at " + l.where() +
-                           " is past its confirmed deadline (renewals fail)"};
+      source_health h = detail::lease_health(lease_->lease);
+      if (!h.ready) return h;
     }
-    if constexpr (requires { gen_.stats().ahead; }) {
-      const auto st = gen_.stats();
-      // A chain with nothing prefetched whose store failed more recently than it answered
-      // cannot mint until the store is back.
-      if (st.ahead == 0 && st.store_failures > seen_failures_.load(std::memory_order_relaxed)) {
-        if (st.store_calls == seen_calls_.load(std::memory_order_relaxed))
-          return {false, "the segment store fails and nothing is prefetched: " + st.last_error};
-      }
-      seen_calls_.store(st.store_calls, std::memory_order_relaxed);
-      seen_failures_.store(st.store_failures, std::memory_order_relaxed);
-    }
+    if constexpr (requires { gen_.stats().ahead; }) return watch_.health(gen_.stats());
     return {};
   }
 
   [[nodiscard]] std::vector<std::pair<std::string, double>> gauges() const override {
-    std::vector<std::pair<std::string, double>> g;
-    if (lease_) {
-      const flakeid::lease& l = lease_->lease;
-      g.emplace_back("worker_id", static_cast<double>(l.id()));
-      g.emplace_back("lease_valid", l.valid() ? 1.0 : 0.0);
-      g.emplace_back("lease_lost", l.lost() ? 1.0 : 0.0);
-    }
+    detail::gauge_list g;
+    if (lease_) detail::lease_gauges(lease_->lease, g);
     if constexpr (requires { gen_.stats().ahead; }) {
-      const auto st = gen_.stats();
-      g.emplace_back("segment_store_calls", static_cast<double>(st.store_calls));
-      g.emplace_back("segment_store_failures", static_cast<double>(st.store_failures));
-      g.emplace_back("segment_hungry", static_cast<double>(st.hungry));
-      g.emplace_back("segment_ahead", static_cast<double>(st.ahead));
+      detail::chain_watch::gauges(gen_.stats(), g);
     } else if constexpr (requires { gen_.store_calls(); }) {
       g.emplace_back("segment_store_calls", static_cast<double>(gen_.store_calls()));
     }
@@ -219,9 +255,7 @@ class source_of final : public id_source {
   std::string_view kind_;  // a literal of the registry's
   std::unique_ptr<detail::lease_box> lease_;
   G gen_;
-  // A chain's store counters at the last health check that found it ready.
-  mutable std::atomic<std::uint64_t> seen_calls_{0};
-  mutable std::atomic<std::uint64_t> seen_failures_{0};
+  detail::chain_watch watch_;  // a chain's store counters at its last ready health check
 };
 
 }  // namespace FLAKEID_ABI_NAMESPACE
