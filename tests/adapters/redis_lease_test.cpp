@@ -1,6 +1,7 @@
 // Redis leases (redis_store.lease()) against a real redis-server started for each test (see redis_server.hpp).
 #include <flakeid/adapters/redis.hpp>
 
+#include <initializer_list>
 #include <mutex>
 
 #include "expect_error.hpp"
@@ -181,6 +182,36 @@ void evict_everything(flakeid::detail::redis_connection& admin, const std::strin
   (void)admin.command({"CONFIG", "SET", "maxmemory", "1"});
   (void)admin.command({"PING"});
   (void)admin.command({"CONFIG", "SET", "maxmemory", "0"});
+}
+
+/// Deletes the one key of each of `patterns` (a clean-up of keys taken for stale), through
+/// `admin`.
+void delete_the_key_of_each(flakeid::detail::redis_connection& admin,
+                            std::initializer_list<const char*> patterns) {
+  for (const char* pattern : patterns) {
+    const auto keys = admin.command({"KEYS", pattern});
+    ASSERT_EQ(keys->elements, 1U) << pattern;
+    (void)admin.command({"DEL", std::string(keys->element[0]->str, keys->element[0]->len)});
+  }
+}
+
+// Someone deletes the holder's two keys, `worker:<id>` and `last:<id>`, and leaves the
+// namespace's epoch: the id must not pass to a claimer at once (the count of ids ever taken,
+// `ids`, says the id had records).
+TEST_F(redis_lease_test, lease_keys_deleted_under_a_holder_no_duplicate) {
+  flakeid::detail::redis_connection admin{b.server.options(), 10s, 10s};
+  store_forgets(b, [&] {
+    delete_the_key_of_each(admin, {"flakeid:*:worker:*", "flakeid:*:last:*"});
+  });
+}
+
+// The same with the count of ids ever taken deleted too: a missing count under an epoch that
+// is not new is a loss.
+TEST_F(redis_lease_test, lease_keys_and_the_id_count_deleted_under_a_holder_no_duplicate) {
+  flakeid::detail::redis_connection admin{b.server.options(), 10s, 10s};
+  store_forgets(b, [&] {
+    delete_the_key_of_each(admin, {"flakeid:*:worker:*", "flakeid:*:last:*", "flakeid:*:ids"});
+  });
 }
 
 // An allkeys-* policy evicted the holder's keys while it minted; the epoch key survived (the

@@ -121,15 +121,23 @@ class redis_server final : public wipeable_server_of<flakeid_test::redis_server>
   explicit redis_server(const std::string& dir) : wipeable_server_of(dir, true) {}
   [[nodiscard]] std::string where() const override { return s_.address(); }
   bool forget() override {
-    // Every lease key of the namespace; the segment counters stay.
-    const std::string lua =
-        "local n = 0 for _, p in ipairs({'*:worker:*', '*:last:*', '*:epoch', '*:inst*'}) do "
-        "for _, k in ipairs(redis.call('KEYS', 'flakeid:*soak*' .. p)) do "
-        "redis.call('DEL', k) n = n + 1 end end return n";
+    // The lease keys of the namespace, in turn: every one; the holders' records (`worker`,
+    // `last`, `inst`), the epoch and the count of ids kept; those and the count. The segment
+    // counters stay.
+    static constexpr const char* kinds[] = {
+        "'*:worker:*', '*:last:*', '*:epoch', '*:ids', '*:inst*'",
+        "'*:worker:*', '*:last:*', '*:inst*'", "'*:worker:*', '*:last:*', '*:ids', '*:inst*'"};
+    const std::string lua = std::string("local n = 0 for _, p in ipairs({") +
+                            kinds[forgets_++ % 3] +
+                            "}) do for _, k in ipairs(redis.call('KEYS', 'flakeid:*soak*' .. p)) "
+                            "do redis.call('DEL', k) n = n + 1 end end return n";
     return run_program({find_program("redis-cli", {"/usr/bin"}), "-p", std::to_string(s_.port()),
                         "EVAL", lua, "0"},
                        log_) == 0;
   }
+
+ private:
+  unsigned forgets_ = 0;
 };
 
 class postgres_server final : public wipeable_server_of<flakeid_test::postgres_cluster> {

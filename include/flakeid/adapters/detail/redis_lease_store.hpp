@@ -57,7 +57,8 @@ end
 /// none), [10] `kept_after` (Unix ms). Answers {id, -1 (none free) or -2 (an allkeys-* policy), the id's previous `last:` or
 /// '' (or the policy), the epoch's start when recent or '', 0 | 1 (the instance's own id) | 2
 /// (the instance's id, held: nothing taken)}. The epoch is "<run_id> <evicted_keys> <Unix ms>":
-/// a restart, a failover or an eviction since starts a new one.
+/// a restart, a failover or an eviction since starts a new one. `ids` counts the ids ever taken,
+/// so that records deleted by hand under a live holder are noticed (the loss is then now).
 inline const std::string redis_claim_script = std::string(redis_state_lua) + R"lua(
 local p = ARGV[1]
 local pol, st = redis_state()
@@ -65,6 +66,23 @@ if string.sub(pol, 1, 8) == 'allkeys-' then return {-2, pol, '', 0} end
 local lost = redis_epoch(p .. 'epoch', st, tonumber(ARGV[8]))
 local count = tonumber(ARGV[2])
 local me = ARGV[9]
+local t = redis.call('TIME')
+local now = tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+-- `ids`: how many ids were ever taken (the highest + 1). An id below it whose `last:` is gone
+-- lost its records under a holder that may still mint; `ids` gone under an epoch that is not
+-- new may mean any id did: either is a loss as of now.
+local ever = tonumber(redis.call('GET', p .. 'ids') or '')
+if not ever then
+  ever = 0
+  if lost == '' then
+    lost = now
+    ever = count
+  end
+  redis.call('SET', p .. 'ids', tostring(ever))
+end
+local function vanished(i, rec)
+  if not rec and i < ever then lost = now end
+end
 local function id_in(v)
   local i = v and string.match(v, '^%d+$') and tonumber(v)
   if i and tostring(i) == v then return i end
@@ -75,6 +93,11 @@ local function take(i)
   redis.call('SET', p .. 'worker:' .. id, ARGV[3], 'PX', ARGV[4])
   local lk = p .. 'last:' .. id
   local rec = redis.call('GET', lk)
+  vanished(i, rec)
+  if i >= ever then
+    ever = i + 1
+    redis.call('SET', p .. 'ids', tostring(ever))
+  end
   if not rec or tonumber(rec) < tonumber(ARGV[5]) then redis.call('SET', lk, ARGV[5]) end
   local ik = p .. 'inst:' .. id
   local old = redis.call('GET', ik)
