@@ -6,9 +6,10 @@
 #
 #   bash bench/serve_bench.sh [path/to/flakeid-serve] [seconds per run, default 10] [baseline]
 #
-# With a baseline (another build of flakeid-serve, started with $BASELINE_ARGS, default
-# "--threads 16"), each row is measured on both, one after the other in the same run, and the
-# last column is the ratio of their requests per second.
+# With a baseline (another build of flakeid-serve, started with the arguments in $BASELINE_ARGS,
+# none by default; docs/serve.md's baseline on cpp-httplib ran with BASELINE_ARGS="--threads 16"),
+# each row is measured on both, one after the other in the same run, and the last column is the
+# ratio of their requests per second.
 #
 # Build flakeid-serve in Release first, e.g.
 #   cmake -S . -B build/rel -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLAKEID_BUILD_TESTS=OFF \
@@ -48,7 +49,7 @@ start() {  # start <variable> <program> <log> [args...]: sets the variable to it
 }
 start port "$serve" "$work/serve.log"
 # shellcheck disable=SC2086
-[[ -z "$baseline" ]] || start base_port "$baseline" "$work/baseline.log" ${BASELINE_ARGS:---threads 16}
+[[ -z "$baseline" ]] || start base_port "$baseline" "$work/baseline.log" ${BASELINE_ARGS:-}
 
 rate() {  # rate <port> <connections> <path>: "requests/s|p50 ... line"
   local out
