@@ -66,6 +66,10 @@ struct soak_config {
   std::vector<std::string> skip{};
   /// Every store at once, each in a process of its own (else one after the other).
   bool parallel = false;
+  /// libfaketime's library (`--faketime`): the minters run with it preloaded, and a clock step
+  /// moves the whole process's wall clock, the store clients' included; empty: the minters'
+  /// clock adds an offset of the soak's own (`map_clock_offset`).
+  std::string faketime{};
   std::string self;  ///< this program, started again as a minter
 };
 
@@ -88,9 +92,13 @@ class minter_pool {
   int restart_exited();
   /// SIGTERM to all (after SIGCONT), then SIGKILL to what is left after `grace_ms`.
   void stop_all(int grace_ms);
-  [[nodiscard]] std::string clock_file(int slot) const;
+  /// Moves the clock of slot `slot` by `by_ms` (the offset file, or libfaketime's file).
+  void step_clock(int slot, std::int64_t by_ms);
 
  private:
+  [[nodiscard]] std::string clock_file(int slot) const;
+  [[nodiscard]] std::string faketime_file(int slot) const;
+
   const soak_config& c_;
   std::string store_, dir_, where_;
   std::vector<minter_proc> procs_;

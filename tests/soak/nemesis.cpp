@@ -171,8 +171,7 @@ double nemesis::step_clock(fault& f) {
   const bool ahead = uniform(0, 1) < 0.4;
   f.offset_ms = ahead ? forward[std::uniform_int_distribution<int>(0, 4)(rng_)]
                       : back[std::uniform_int_distribution<int>(0, 3)(rng_)];
-  const std::string file = pool_.clock_file(f.slot);
-  set_clock_offset(file, clock_offset(file) + f.offset_ms);
+  pool_.step_clock(f.slot, f.offset_ms);
   f.detail = std::to_string(f.offset_ms);
   return ahead ? uniform(1, 20) : uniform(1, 6);
 }
@@ -243,8 +242,7 @@ void nemesis::end(fault& f) {
   } else if (f.kind == "minter_kill") {
     pool_.start(f.slot);
   } else if (f.kind == "clock_step") {
-    const std::string file = pool_.clock_file(f.slot);
-    set_clock_offset(file, clock_offset(file) - f.offset_ms);
+    pool_.step_clock(f.slot, -f.offset_ms);
   } else if (f.kind == "server_kill" || f.kind == "server_wipe") {
     server_.start();
   } else if (f.kind == "server_pause") {

@@ -19,6 +19,21 @@ namespace flakeid_soak {
 
 volatile sig_atomic_t interrupted = 0;
 
+namespace {
+
+/// Writes `text` to `path` whole: a reader sees the old text or the new one.
+void write_text(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    ::chmod(tmp.c_str(), 0644);
+    std::rename(tmp.c_str(), path.c_str());
+  }
+}
+
+}  // namespace
+
 minter_pool::minter_pool(const soak_config& c, std::string store, std::string dir,
                          std::string where)
     : c_(c), store_(std::move(store)), dir_(std::move(dir)), where_(std::move(where)) {
@@ -27,13 +42,27 @@ minter_pool::minter_pool(const soak_config& c, std::string store, std::string di
   for (int s = 0; s < c_.minters; ++s) {
     procs_[static_cast<std::size_t>(s)].slot = s;
     set_clock_offset(clock_file(s), 0);
+    if (!c_.faketime.empty()) write_text(faketime_file(s), "+0\n");
   }
+  if (!c_.faketime.empty()) set_clock_offset(dir_ + "/clock-none", 0);
 }
 
 minter_pool::~minter_pool() { stop_all(0); }
 
 std::string minter_pool::clock_file(int slot) const {
   return dir_ + "/clock-" + std::to_string(slot);
+}
+
+std::string minter_pool::faketime_file(int slot) const { return clock_file(slot) + ".faketime"; }
+
+void minter_pool::step_clock(int slot, std::int64_t by_ms) {
+  const std::string file = clock_file(slot);
+  const std::int64_t offset = clock_offset(file) + by_ms;
+  set_clock_offset(file, offset);  // the nemesis's record (and, without libfaketime, the clock)
+  if (c_.faketime.empty()) return;
+  char spec[32];
+  std::snprintf(spec, sizeof spec, "%+.3f\n", static_cast<double>(offset) / 1000.0);
+  write_text(faketime_file(slot), spec);
 }
 
 void minter_pool::start(int slot) {
@@ -43,17 +72,27 @@ void minter_pool::start(int slot) {
   const std::string name = dir_ + "/m" + std::to_string(slot) + "-" + std::to_string(p.generation);
   const minter_config& m = c_.minter;
   const auto user = minter_user(slot, store_ != "file");
-  p.pid = spawn_program({c_.self,         "--minter",
-                         "--store",       store_,
-                         "--where",       where_,
-                         "--log",         name + ".log",
-                         "--clock",       clock_file(slot),
-                         "--max-ids",     std::to_string(m.max_ids),
-                         "--ttl-ms",      std::to_string(m.ttl_ms),
-                         "--guard-ms",    std::to_string(m.guard_ms),
-                         "--burst",       std::to_string(m.burst),
-                         "--interval-ms", std::to_string(m.interval_ms)},
-                        name + ".out", user.first, user.second);
+  std::vector<std::string> argv;
+  if (!c_.faketime.empty()) {
+    // libfaketime reads the slot's offset from its file at most once a second; the monotonic
+    // clock stays the kernel's. The soak's own offset stays 0 (clock-none).
+    argv = {"/usr/bin/env", "LD_PRELOAD=" + c_.faketime,
+            "FAKETIME_TIMESTAMP_FILE=" + faketime_file(slot), "FAKETIME_CACHE_DURATION=1",
+            "FAKETIME_DONT_FAKE_MONOTONIC=1"};
+  }
+  const std::vector<std::string> minter{
+      c_.self,         "--minter",
+      "--store",       store_,
+      "--where",       where_,
+      "--log",         name + ".log",
+      "--clock",       c_.faketime.empty() ? clock_file(slot) : dir_ + "/clock-none",
+      "--max-ids",     std::to_string(m.max_ids),
+      "--ttl-ms",      std::to_string(m.ttl_ms),
+      "--guard-ms",    std::to_string(m.guard_ms),
+      "--burst",       std::to_string(m.burst),
+      "--interval-ms", std::to_string(m.interval_ms)};
+  argv.insert(argv.end(), minter.begin(), minter.end());
+  p.pid = spawn_program(argv, name + ".out", user.first, user.second);
   p.paused = false;
 }
 

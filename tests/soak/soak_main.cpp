@@ -44,7 +44,7 @@ int usage() {
       "usage: flakeid_soak [--stores file,redis,postgres,mysql,zookeeper] [--minutes M]\n"
       "                    [--seed S] [--out DIR] [--minters N] [--max-ids K] [--ttl-ms T]\n"
       "                    [--guard-ms G] [--fault-every SECONDS] [--skip kind,...] [--parallel]\n"
-      "                    [--no-check]\n",
+      "                    [--no-check] [--faketime]\n",
       stderr);
   return 2;
 }
@@ -64,6 +64,10 @@ bool parse(int argc, char** argv, flakeid_soak::soak_config& c, bool& minter, bo
     }
     if (a == "--no-check") {
       check = false;
+      continue;
+    }
+    if (a == "--faketime") {
+      c.faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1";
       continue;
     }
     if (i + 1 >= argc) return false;
@@ -186,6 +190,12 @@ int main(int argc, char** argv) {
   }
   if (c.minters < 2 || c.minter.max_ids < 1 || c.minter.max_ids >= c.minters) {
     std::fputs("flakeid_soak: --max-ids must lie below --minters (ids change hands)\n", stderr);
+    return 2;
+  }
+  if (!c.faketime.empty() && ::access(c.faketime.c_str(), R_OK) != 0) {
+    std::fprintf(stderr,
+                 "flakeid_soak: --faketime needs libfaketime (Debian: faketime): %s not found\n",
+                 c.faketime.c_str());
     return 2;
   }
   // Without SA_RESTART: a wait for the stores' runs returns to pass the signal on.
