@@ -161,6 +161,19 @@ else()
   message(STATUS "flakeid: nlohmann-json not found; flakeid::registry is not built")
 endif()
 
+# flakeid_link_server_stores(<target> <prefix>): links <target> to each server store built here
+# (flakeid::redis, flakeid::postgres, flakeid::mysql, flakeid::zookeeper) and defines
+# <prefix>_<STORE>=1 for each, for a program that offers the stores it was built with.
+function(flakeid_link_server_stores target prefix)
+  foreach(store IN ITEMS redis postgres mysql zookeeper)
+    string(TOUPPER ${store} upper)
+    if(TARGET flakeid::${store})
+      target_link_libraries(${target} PRIVATE flakeid::${store})
+      target_compile_definitions(${target} PRIVATE ${prefix}_${upper}=1)
+    endif()
+  endforeach()
+endfunction()
+
 # The adapter tests and the lease example need the client libraries. They are read at the end
 # of the top-level CMakeLists.txt, once the core tests (and GoogleTest) are set up.
 if(FLAKEID_BUILD_TESTS AND FLAKEID_BUILD_SERVER_TESTS)
