@@ -1249,6 +1249,51 @@ TEST(file_lease_test, a_clock_stepped_ahead_mints_nothing_past_its_deadline) {
   a_clock_stepped_ahead_mints_nothing_past_its_deadline(b);
 }
 
+// The child of file_lease_test.a_process_whose_clock_an_ld_preload_moves_takes_no_id, run
+// before main when FLAKEID_TEST_FAKETIME_DIR names its lease directory: it exits 0 when its
+// claim is refused for its clock, 1 when it takes an id, 2 on another error.
+[[maybe_unused]] const int faketime_child = [] {
+  const char* dir = std::getenv("FLAKEID_TEST_FAKETIME_DIR");
+  if (dir == nullptr) return 0;
+  const auto o = quick_options("faketime");
+  try {
+    auto l = flakeid::file_store{dir, store_options_of(o)}.lease(o);
+    (void)l.acquire(4);
+    std::_Exit(1);
+  } catch (const flakeid::clock_skew_error&) {
+    std::_Exit(0);
+  } catch (...) {
+    std::_Exit(2);
+  }
+}();
+
+// The file store's clock is the kernel's, read by the system call: a process whose own clock
+// libfaketime (an LD_PRELOAD) moves 30 s ahead is off it and takes no id, as a holder whose
+// clock is off a server store's takes none. Read through the C library, the store's clock moved
+// with the process's, and such a process minted ahead of the others on the same host (the
+// fault soak: duplicates once the lock files were deleted).
+TEST(file_lease_test, a_process_whose_clock_an_ld_preload_moves_takes_no_id) {
+  const std::string lib = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1";
+  FLAKEID_REQUIRE_SERVER(::access(lib.c_str(), R_OK) == 0,
+                         "libfaketime (" + lib + ") is not installed (Debian: faketime)");
+  file_backend b;
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("LD_PRELOAD", lib.c_str(), 1);
+    ::setenv("FAKETIME", "+30s", 1);
+    ::setenv("FAKETIME_DONT_FAKE_MONOTONIC", "1", 1);
+    ::setenv("FLAKEID_TEST_FAKETIME_DIR", b.dir.c_str(), 1);
+    ::execl("/proc/self/exe", "leases_tests", "--gtest_list_tests", static_cast<char*>(nullptr));
+    ::_exit(3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "1: it took an id with its clock 30 s ahead; 2: another error; 3: no exec";
+}
+
 TEST(file_lease_test, an_unusable_directory_is_a_clear_error) {
   const auto o = quick_options("nodir");
   auto l = flakeid::file_store{"/nonexistent/flakeid", store_options_of(o)}.lease(o);

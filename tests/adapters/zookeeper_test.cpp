@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "expect_error.hpp"
@@ -374,6 +375,33 @@ TEST_F(zookeeper_lease_test,
   // The old holder, back, finds the id another's: no renewal, and its release leaves it alone.
   EXPECT_EQ(dead.renew(0, "holder-a", q.deadline + 100ms), flakeid::renewal::taken);
   dead.release(0, "holder-a", q.deadline);
+  EXPECT_EQ(peek.get(held)->first, "holder-b");
+  EXPECT_EQ(next.renew(0, "holder-b", late.deadline + 100ms), flakeid::renewal::held);
+}
+
+TEST_F(zookeeper_lease_test, a_takeover_between_a_renewals_reads_fails_the_renewal) {
+  // A renewal reads two nodes before its `multi`; a claimer takes the id over (the holder's
+  // deadline has settled) between the two reads. Read `held/<id>` first and `last/<id>` second,
+  // the renewal saw its own session in one and a version it could write in the other, and both
+  // held the id (the fault soak: 120 IDs minted twice after a ZooKeeper restart).
+  const auto o = quick_options(unique_ns("between"));
+  const std::string held = "/flakeid/" + o.name_space + "/held/0";
+  flakeid::detail::zookeeper_lease_store holder{b.address(), o};
+  const flakeid::claim_request q = claim_of_id_0("holder-a");
+  ASSERT_TRUE(holder.claim(q).has_value());
+  flakeid::detail::zookeeper_lease_store next{b.address(), o};
+  flakeid::claim_request late = claim_of_id_0("holder-b");
+  late.settled = q.deadline;
+  std::optional<flakeid::lease_claim> taken_over;
+  bool once = false;
+  holder.between_renewal_reads = [&] {
+    if (std::exchange(once, true)) return;
+    taken_over = next.claim(late);
+  };
+  EXPECT_EQ(holder.renew(0, "holder-a", q.deadline + 100ms), flakeid::renewal::taken);
+  ASSERT_TRUE(taken_over.has_value()) << "the takeover between the reads";
+  EXPECT_EQ(taken_over->id, 0U);
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
   EXPECT_EQ(peek.get(held)->first, "holder-b");
   EXPECT_EQ(next.renew(0, "holder-b", late.deadline + 100ms), flakeid::renewal::held);
 }

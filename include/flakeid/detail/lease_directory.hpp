@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -34,6 +36,18 @@
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 namespace detail {
+
+/// The kernel's `CLOCK_REALTIME` in Unix ms: by the system call on Linux (an interposed
+/// `clock_gettime` does not move it), else by `clock_gettime`.
+inline lease_time kernel_lease_time() noexcept {
+  timespec ts{};
+#if defined(__linux__) && defined(SYS_clock_gettime)
+  ::syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts);
+#else
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+#endif
+  return lease_time_of(static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000);
+}
 
 /// Lock files in one directory: `<dir>/flakeid-<namespace>-<id>.lease`.
 class file_lease_store final : public lease_store {
@@ -115,7 +129,11 @@ class file_lease_store final : public lease_store {
 
   /// The host's clock, which every process that shares the directory shares: a lease on
   /// another clock (one it was given) is compared with it.
-  std::optional<lease_time> do_clock() override { return system_lease_time(); }
+  /// The host's clock, every holder's store clock: the kernel's `CLOCK_REALTIME`, read by the
+  /// system call on Linux, so that a process whose own clock an `LD_PRELOAD` moves (libfaketime)
+  /// is seen off it, as a server store sees a clock off its own (the fault soak found such a
+  /// process minting ahead of the others and, once the lock files were deleted, beside them).
+  std::optional<lease_time> do_clock() override { return kernel_lease_time(); }
 
   void abandon_after_fork() noexcept override {
     // Closing the child's copies does not unlock: the parent's descriptors still hold the locks.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,19 +62,23 @@ class zookeeper_lease_store final : public lease_store {
   /// marked as a loss for the next claimers (see `answer`).
   renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     const std::string i = std::to_string(id);
-    const auto held = s_.get(root_ + "/held/" + i);
-    if (!held || held->second.ephemeralOwner != s_.session_id() || held->first != holder)
-      return renewal::taken;
+    // `last/<id>` first, then `held/<id>`: a takeover (`stale_held`) makes `held/<id>` again
+    // and writes `last/<id>` in one `multi`. Read before it, `last/<id>`'s version fails this
+    // renewal's write; read after it, `held/<id>` is another session's. (Read the other way
+    // round, a takeover between the two reads let both hold the id: the fault soak found it.)
     const std::string lp = root_ + "/last/" + i;
     const auto last = s_.get(lp);
+    if (between_renewal_reads) between_renewal_reads();
+    const std::string hp = root_ + "/held/" + i;
+    const auto held = s_.get(hp);
+    if (!held || held->second.ephemeralOwner != s_.session_id() || held->first != holder)
+      return renewal::taken;
     if (!last || !ours(last->second)) return lost_record();
     const auto prev = parse_decimal<std::int64_t>(last->first);
     const std::string rec =
         std::to_string(std::max(prev.value_or(INT64_MIN), unix_ms_of(deadline)));
-    // `held/<id>` must still be there (one deleted since the read fails the `multi`). A claimer
-    // that took it over (`stale_held`) made it again at the same version, but also wrote
-    // `last/<id>`, so the version check of that write fails a renewal that read before it.
-    const std::string hp = root_ + "/held/" + i;
+    // `held/<id>` must still be there (one deleted since the read fails the `multi`), and
+    // `last/<id>` as read: any claim since wrote it.
     Stat written{};
     std::vector<zoo_op_t> ops(2);
     zoo_check_op_init(&ops[0], hp.c_str(), held->second.version);
@@ -96,6 +101,9 @@ class zookeeper_lease_store final : public lease_store {
   }
 
   void abandon_after_fork() noexcept override { s_.abandon(); }
+
+  /// For the tests: called between a renewal's two reads (`last/<id>`, then `held/<id>`).
+  std::function<void()> between_renewal_reads;
 
  private:
   using znode = std::pair<std::string, Stat>;
