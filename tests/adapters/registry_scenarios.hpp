@@ -76,14 +76,22 @@ inline flakeid::registry_kinds twitter_kinds() {
 }
 
 /// Two registries of one configuration on `uri`: different worker ids (the gauge says the
-/// first's), no chain number handed out by both, the chain starting at a segment's first number.
-inline void expect_registries_share(const std::string& uri, const flakeid::registry_kinds& kinds) {
+/// first's), no chain number handed out by both, the chain starting at a segment's first number,
+/// both entries ready. A failure names every check that failed.
+inline ::testing::AssertionResult registries_share(const std::string& uri,
+                                                   const flakeid::registry_kinds& kinds) {
   const registry_share r = two_registries_share_a_store(uri, kinds);
-  EXPECT_NE(r.worker_a, r.worker_b);
-  EXPECT_EQ(r.gauge_a, static_cast<double>(r.worker_a));
-  EXPECT_EQ(r.repeated, 0U) << "numbers handed out by both registries";
-  EXPECT_EQ(r.first_number % 50, 1U) << "a chain starts at the first number of a segment";
-  EXPECT_TRUE(r.ready) << r.why;
+  std::string why;
+  if (r.worker_a == r.worker_b) why += "both leased worker id " + std::to_string(r.worker_a) + "; ";
+  if (r.gauge_a != static_cast<double>(r.worker_a))
+    why += "the gauge says " + std::to_string(r.gauge_a) + ", the lease " +
+           std::to_string(r.worker_a) + "; ";
+  if (r.repeated != 0) why += std::to_string(r.repeated) + " numbers handed out by both; ";
+  if (r.first_number % 50 != 1)
+    why += "the chain starts at " + std::to_string(r.first_number) + ", not a segment's first; ";
+  if (!r.ready) why += "not ready: " + r.why;
+  if (why.empty()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << why;
 }
 
 }  // namespace flakeid_test
