@@ -406,6 +406,65 @@ TEST_F(zookeeper_lease_test, a_takeover_between_a_renewals_reads_fails_the_renew
   EXPECT_EQ(next.renew(0, "holder-b", late.deadline + 100ms), flakeid::renewal::held);
 }
 
+TEST_F(zookeeper_lease_test, a_renewal_in_a_new_session_makes_the_holders_node_again) {
+  // The store gave its session up (cut off for longer than `session_patience`) while the
+  // server kept it: `held/<id>` holds this lease's token in a session that is no longer the
+  // store's. The renewal makes the node again in the store's session, so that the old
+  // session's expiry does not take it; a node with another token is still another's.
+  const auto o = quick_options(unique_ns("adopt"));
+  const std::string held = "/flakeid/" + o.name_space + "/held/0";
+  flakeid::detail::zookeeper_lease_store holder{b.address(), o};
+  const flakeid::claim_request q = claim_of_id_0("holder-a");
+  ASSERT_TRUE(holder.claim(q).has_value());
+  const auto mine = [&] {
+    flakeid::detail::zookeeper_session peek{b.address(), 30s};
+    return peek.exists(held)->ephemeralOwner;
+  }();
+  const auto hand_over = [&](flakeid::detail::zookeeper_session& old, const std::string& token) {
+    flakeid::detail::zookeeper_ops ops;
+    ops.remove(held, -1);
+    ops.create(held, token, ZOO_EPHEMERAL);
+    ASSERT_EQ(ops.run(old), ZOK);
+    ASSERT_NE(old.exists(held)->ephemeralOwner, mine);
+  };
+  {
+    flakeid::detail::zookeeper_session old{b.address(), 30s};
+    hand_over(old, "holder-a");
+    EXPECT_EQ(holder.renew(0, "holder-a", q.deadline + 100ms), flakeid::renewal::held);
+  }  // the old session ends here, and its ephemeral nodes with it
+  flakeid::detail::zookeeper_session peek{b.address(), 30s};
+  const auto now = peek.get(held);
+  ASSERT_TRUE(now.has_value()) << "made again in the store's session";
+  EXPECT_EQ(now->first, "holder-a");
+  EXPECT_EQ(now->second.ephemeralOwner, mine);
+  EXPECT_EQ(holder.renew(0, "holder-a", q.deadline + 200ms), flakeid::renewal::held);
+  {
+    flakeid::detail::zookeeper_session other{b.address(), 30s};
+    hand_over(other, "holder-b");
+    EXPECT_EQ(holder.renew(0, "holder-a", q.deadline + 300ms), flakeid::renewal::taken);
+    EXPECT_EQ(other.get(held)->first, "holder-b");
+  }
+}
+
+TEST_F(zookeeper_lease_test, a_session_cut_off_longer_than_its_patience_is_replaced) {
+  // A server restarted from an empty data directory refuses a session that saw a newer zxid
+  // without saying so; the lease store gives a session cut off for a second up rather than
+  // wait out its timeout (6 s here), and the next request opens a new one.
+  flakeid::detail::zookeeper_session s{{b.server.hosts(), 6s}, 500ms};
+  s.replace_when_cut_for(1s);
+  ASSERT_TRUE(s.exists("/zookeeper").has_value());
+  const std::int64_t first = s.session_id();
+  b.stop();
+  for (int i = 0; i < 3000 && s.connected(); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_FALSE(s.connected()) << "the client saw the server go";
+  std::this_thread::sleep_for(1100ms);
+  EXPECT_THROW((void)s.exists("/zookeeper"), flakeid::detail::store_connection_error)
+      << "the old session given up, and no server for a new one";
+  b.start();
+  ASSERT_TRUE(s.exists("/zookeeper").has_value());
+  EXPECT_NE(s.session_id(), first) << "a new session, though the server still knows the old";
+}
+
 TEST_F(zookeeper_lease_test, an_instances_own_id_held_by_a_settled_holder_is_taken_over) {
   auto o = quick_options(unique_ns("stale_own"));
   const std::string held = "/flakeid/" + o.name_space + "/held/0";

@@ -78,10 +78,10 @@ decltype(auto) zookeeper_retry(std::chrono::milliseconds bound, F&& f) {
 
 /// One ZooKeeper session (opened on first use within `connect_timeout`; a new one after the
 /// server expired it, or once the client has been cut off from every server for longer than
-/// the session timeout the server granted: by then the server expired it, or, restarted from
-/// an empty or older data directory, refuses it without saying so, as a client that saw a
-/// newer zxid than the server's is refused). Calls are synchronous. Not thread-safe: one caller
-/// at a time.
+/// the session timeout the server granted, or the patience set by `replace_when_cut_for` when
+/// shorter: a server restarted from an empty or older data directory refuses the old session
+/// without saying so, as a client that saw a newer zxid than the server's is refused). Calls
+/// are synchronous. Not thread-safe: one caller at a time.
 class zookeeper_session {
  public:
   zookeeper_session(zookeeper_address a, std::chrono::milliseconds connect_timeout)
@@ -110,7 +110,12 @@ class zookeeper_session {
   /// The handle of a connected session. Throws `store_connection_error`.
   zhandle_t* handle() {
     check_fork();
-    if (zh_ != nullptr && state_->gone(granted_)) close();
+    // With a patience, a request waits here for the connection to come back rather than in the
+    // client, which holds a request made while cut off for two thirds of the session timeout.
+    if (zh_ != nullptr &&
+        (replace_after_.count() > 0 ? !state_->connected_within(std::min(granted_, replace_after_))
+                                    : state_->gone(granted_)))
+      close();
     if (zh_ != nullptr) return zh_;
     silence();
     state_ = std::make_shared<watch_state>();
@@ -130,6 +135,19 @@ class zookeeper_session {
     granted_ = std::chrono::milliseconds{zoo_recv_timeout(zh_)};
     return zh_;
   }
+
+  /// Gives the session up once it has been cut off from every server for longer than `after`
+  /// (0, the default: the granted timeout), when that is shorter than the granted timeout: a
+  /// request made while it is cut off waits for the connection to come back until then, and
+  /// then opens a new session (waiting up to `connect_timeout` for it). Otherwise the client
+  /// holds such a request for two thirds of the session timeout, and a server restarted from
+  /// an empty data directory never answers the old session, so a holder would wait out the
+  /// whole timeout. The lease store sets it (`zookeeper_lease_store::patience`), whose renewal
+  /// makes its node again in the new session.
+  void replace_when_cut_for(std::chrono::milliseconds after) noexcept { replace_after_ = after; }
+
+  /// Whether the session is open and connected to a server now.
+  [[nodiscard]] bool connected() const { return zh_ != nullptr && state_->connected(); }
 
   /// This session's id (0 when none is open).
   [[nodiscard]] std::int64_t session_id() const noexcept {
@@ -229,6 +247,21 @@ class zookeeper_session {
       std::unique_lock lk(m);
       return cv.wait_for(lk, t, [&] { return state == ZOO_CONNECTED_STATE; });
     }
+    bool connected() {
+      std::lock_guard lk(m);
+      return state == ZOO_CONNECTED_STATE;
+    }
+    /// Connected now, or again before it has been cut off for `limit` (waits for that); false
+    /// once it has been, or when the session expired or was refused.
+    bool connected_within(std::chrono::milliseconds limit) {
+      std::unique_lock lk(m);
+      const auto settled = [&] {
+        return state == ZOO_CONNECTED_STATE || state == ZOO_EXPIRED_SESSION_STATE ||
+               state == ZOO_AUTH_FAILED_STATE;
+      };
+      if (!settled() && cut_since) (void)cv.wait_until(lk, *cut_since + limit, settled);
+      return state == ZOO_CONNECTED_STATE;
+    }
     /// Expired, refused, or cut off for longer than `timeout`.
     bool gone(std::chrono::milliseconds timeout) {
       std::lock_guard lk(m);
@@ -262,7 +295,8 @@ class zookeeper_session {
 
   zookeeper_address a_;
   std::chrono::milliseconds connect_timeout_;
-  std::chrono::milliseconds granted_{0};  // the session timeout the server granted
+  std::chrono::milliseconds granted_{0};        // the session timeout the server granted
+  std::chrono::milliseconds replace_after_{0};  // 0: the granted timeout
   std::string where_;
   std::shared_ptr<watch_state> state_ = std::make_shared<watch_state>();
   zhandle_t* zh_ = nullptr;

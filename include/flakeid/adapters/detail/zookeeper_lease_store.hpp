@@ -47,7 +47,13 @@ class zookeeper_lease_store final : public lease_store {
         root_("/flakeid/" + o.name_space),
         hold_ms_((o.ttl + o.safe_guard).count()),
         retry_for_(io_timeout_or(o.io_timeout, segment_io_timeout)),
-        s_(std::move(a), o.connect_timeout) {}
+        s_(std::move(a), o.connect_timeout) {
+    s_.replace_when_cut_for(patience);
+  }
+
+  /// How long the store's session may be cut off from every server before its next request
+  /// gives it up and opens a new one (see `zookeeper_session::replace_when_cut_for`).
+  static constexpr std::chrono::milliseconds patience{1'000};
 
   [[nodiscard]] std::string where() const override { return s_.where(); }
 
@@ -71,18 +77,27 @@ class zookeeper_lease_store final : public lease_store {
     if (between_renewal_reads) between_renewal_reads();
     const std::string hp = root_ + "/held/" + i;
     const auto held = s_.get(hp);
-    if (!held || held->second.ephemeralOwner != s_.session_id() || held->first != holder)
-      return renewal::taken;
-    if (!last || !ours(last->second)) return lost_record();
+    if (!held || held->first != holder) return renewal::taken;
+    // `held/<id>` of another session with this lease's holder token: this store's session
+    // before it gave it up (`patience`), which the server has not expired yet.
+    const bool adopt = held->second.ephemeralOwner != s_.session_id();
+    if (!last || !ours(last->second)) return adopt ? renewal::taken : lost_record();
     const auto prev = parse_decimal<std::int64_t>(last->first);
     const std::string rec =
         std::to_string(std::max(prev.value_or(INT64_MIN), unix_ms_of(deadline)));
     // `held/<id>` must still be there (one deleted since the read fails the `multi`), and
-    // `last/<id>` as read: any claim since wrote it.
+    // `last/<id>` as read: any claim since wrote it. An adopted `held/<id>` is made again in
+    // this session, so that the old one's expiry does not take it.
     Stat written{};
-    std::vector<zoo_op_t> ops(2);
-    zoo_check_op_init(&ops[0], hp.c_str(), held->second.version);
-    zoo_set_op_init(&ops[1], lp.c_str(), rec.data(), static_cast<int>(rec.size()),
+    std::vector<zoo_op_t> ops(adopt ? 3 : 2);
+    if (adopt) {
+      zoo_delete_op_init(&ops[0], hp.c_str(), held->second.version);
+      zoo_create_op_init(&ops[1], hp.c_str(), holder.data(), static_cast<int>(holder.size()),
+                         &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, nullptr, 0);
+    } else {
+      zoo_check_op_init(&ops[0], hp.c_str(), held->second.version);
+    }
+    zoo_set_op_init(&ops.back(), lp.c_str(), rec.data(), static_cast<int>(rec.size()),
                     last->second.version, &written);
     if (s_.multi(ops) != ZOK) return renewal::taken;
     if (!ours(written)) return lost_record();
