@@ -86,6 +86,25 @@ void deleted_rows_are_lost_memory(Backend& b) {
       << "an emptied table was taken for one never used";
 }
 
+/// The lease table dropped under a holder (a cleaner, or a server that lost its data
+/// directory and was started empty): the holder's renewal answers `taken` at once, not an
+/// error to try again until its lease runs out, and the claim that makes the table again is
+/// told the store lost memory.
+template <class Backend>
+void a_dropped_table_is_lost_memory(Backend& b) {
+  const std::string ns = unique_ns("dropped");
+  const auto o = quick_options(ns);
+  auto first = b.store(o);
+  const auto a = sql_claim(1, "holder-a", o);
+  ASSERT_TRUE(first->claim(a).has_value());
+  (void)b.value_of("DROP TABLE " + b.table(ns));
+  EXPECT_EQ(first->renew(0, "holder-a", a.deadline), flakeid::renewal::taken)
+      << "a renewal kept a lease whose table is gone";
+  auto second = b.store(o);
+  EXPECT_TRUE(takes_id_0(*second, sql_claim(1, "holder-b", o), true))
+      << "a table made again was taken for one never used";
+}
+
 /// The server killed and started again on its data (`restart`) while a holder holds id 0 of a
 /// table a day old (settled, so that the table itself survives): the holder's next renewal
 /// answers `taken` (its record may be gone with the last commits), and a claim made soon after

@@ -21,6 +21,9 @@ FLAKEID_LEASE_SCENARIOS(mysql_lease_test)
 // A restarted server may have lost its last commits: the holder is lost for good, and a new
 // lease takes over (see a_restarted_server_is_lost_memory).
 TEST_F(mysql_lease_test, refuses_while_server_is_down_and_resumes) { server_outage(b, true, true); }
+TEST_F(mysql_lease_test, a_dropped_table_ends_the_holder_and_makes_the_next_claim_wait) {
+  a_dropped_table_is_lost_memory(b);
+}
 TEST_F(mysql_lease_test, deleted_rows_make_the_next_claim_wait) { deleted_rows_are_lost_memory(b); }
 TEST_F(mysql_lease_test, a_restarted_server_drops_the_holder_and_makes_claims_wait) {
   a_restarted_server_is_lost_memory(b);

@@ -58,6 +58,9 @@ TEST_F(postgres_lease_test, six_claims_of_one_instance_on_an_older_table_add_the
   six_claims_of_one_instance_record_it_on_one_id(b, true);
 }
 
+TEST_F(postgres_lease_test, a_dropped_table_ends_the_holder_and_makes_the_next_claim_wait) {
+  a_dropped_table_is_lost_memory(b);
+}
 TEST_F(postgres_lease_test, deleted_rows_make_the_next_claim_wait) {
   deleted_rows_are_lost_memory(b);
 }

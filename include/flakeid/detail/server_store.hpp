@@ -51,6 +51,13 @@ class store_connection_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The server answered that the store's table does not exist: dropped, or the server lost its
+/// data directory. A lease renewal takes it for a lost record (`renewal::taken`).
+class missing_table_error : public store_connection_error {
+ public:
+  using store_connection_error::store_connection_error;
+};
+
 /// Whether `ns` is a namespace: 1 to 40 of [A-Za-z0-9_-].
 [[nodiscard]] constexpr bool valid_namespace(std::string_view ns) noexcept {
   return !ns.empty() && ns.size() <= 40 && std::all_of(ns.begin(), ns.end(), [](char c) {

@@ -174,7 +174,7 @@ class mysql_connection {
     int err = 0;
     int st = mysql_real_query_start(&err, m, sql.data(), static_cast<unsigned long>(sql.size()));
     while (st != 0) st = mysql_real_query_cont(&err, m, wait_answer(st, deadline));
-    if (err != 0) fail(mysql_error(m));
+    if (err != 0) fail(m);
     for (;;) {
       MYSQL_RES* res = nullptr;
       st = mysql_store_result_start(&res, m);
@@ -203,7 +203,7 @@ class mysql_connection {
       int more = 0;
       st = mysql_next_result_start(&more, m);
       while (st != 0) st = mysql_next_result_cont(&more, m, wait_answer(st, deadline));
-      if (more > 0) fail(mysql_error(m));
+      if (more > 0) fail(m);
     }
     return a;
   }
@@ -233,6 +233,13 @@ class mysql_connection {
   [[noreturn]] void fail(const std::string& why) {
     conn_.reset();  // reconnect next time; the server rolls back an open transaction
     throw store_connection_error(where_ + ": " + redact(why));
+  }
+  /// The error the server answered a statement with (ER_NO_SUCH_TABLE, 1146: `missing_table_error`).
+  [[noreturn]] void fail(MYSQL* m) {
+    if (mysql_errno(m) != 1146) fail(mysql_error(m));
+    std::string why = where_ + ": " + redact(mysql_error(m));
+    conn_.reset();
+    throw missing_table_error(why);
   }
 
   /// The password never appears in a message, even if a server were to echo it.

@@ -228,7 +228,14 @@ class postgres_connection {
         if (!r) break;
         const auto s = PQresultStatus(r.get());
         if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
-          fail(PQresultErrorMessage(r.get()));  // drops the connection: no half-done transaction
+          // Drops the connection: no half-done transaction. SQLSTATE 42P01: no such table.
+          const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
+          if (state != nullptr && std::string_view(state) == "42P01") {
+            std::string why = where_ + ": " + redact(trim(PQresultErrorMessage(r.get())), secrets_);
+            conn_.reset();
+            throw missing_table_error(why);
+          }
+          fail(PQresultErrorMessage(r.get()));
         }
         last = std::move(r);
         continue;
