@@ -693,6 +693,46 @@ TEST(lease_fence_test, a_store_that_lost_its_memory_makes_the_claimer_wait_ttl_p
   EXPECT_EQ(ts_of(gen.next_id()), lost_at + 401);
 }
 
+TEST(lease_fence_test, a_claim_taken_while_it_waits_ends_the_wait_at_the_next_renewal) {
+  // The store lost its memory, so the claim may mint only ttl + safe_guard (400 ms) later, and
+  // waits a renewal period (100 ms on the manual clock) at a time. During the first period the
+  // store forgets the claim as well (the renewal answers taken): acquire says so once that
+  // period is over, and does not sleep out the rest of the wait before a new claim may start.
+  auto store = std::make_unique<scripted_store>();
+  const std::shared_ptr<scripted_store::state> s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  const std::int64_t t0 = ms_of(clk);
+  {
+    std::lock_guard lk(s->m);
+    s->lost_memory_at = t0 - 50;
+  }
+  auto o = engine_options();
+  o.use_clock(clk);
+  std::vector<std::int64_t> slept;
+  const flakeid::lease* seen = nullptr;
+  o.sleep = [&](std::chrono::milliseconds d) {
+    slept.push_back(d.count());
+    if (slept.size() == 1) {
+      {
+        std::lock_guard lk(s->m);
+        s->taken = true;
+      }
+      EXPECT_TRUE(wait_for([&] { return seen->lost(); })) << "the renewer's next renewal";
+    }
+    clk.advance(d);
+  };
+  flakeid::lease l{std::move(store), o};
+  seen = &l;
+  try {
+    (void)l.acquire(1);
+    ADD_FAILURE() << "acquired a claim the store forgot";
+  } catch (const flakeid::worker_id_error& e) {
+    EXPECT_STREQ(e.what(), "flakeid: worker id 3 was lost while waiting (scripted)");
+  }
+  EXPECT_EQ(slept, (std::vector<std::int64_t>{100})) << "one renewal period, not the whole wait";
+  EXPECT_EQ(ms_of(clk), t0 + 100);
+}
+
 TEST(lease_fence_test, a_wait_over_a_second_is_announced_with_its_reason) {
   // The claim may mint only ttl + safe_guard after the store lost its memory: 2,450 ms from now
   // on the manual clock, which only the wait moves. The announcement says how long and why.

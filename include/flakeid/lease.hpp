@@ -444,14 +444,18 @@ class lease {
   }
 
   /// Sleeps until the clock has passed `not_after_` (the renewer keeps the claim alive
-  /// meanwhile); returns whether it slept.
+  /// meanwhile), a renewal period (`ttl / 3`) at a time: a claim that a renewal finds taken
+  /// (the store forgot it while this lease waited) ends the wait, and `confirm_after` says so.
+  /// Returns whether it slept.
   bool wait_for_not_after() {
     bool waited = false;
     if (!not_after_) return waited;
     constexpr std::chrono::milliseconds tick{1};
+    const std::chrono::milliseconds period = std::max(tick, opt_.ttl / 3);
     for (auto left = *not_after_ - opt_.now() + tick; left > std::chrono::milliseconds::zero();
          left = *not_after_ - opt_.now() + tick) {
-      opt_.sleep(left);
+      if (waited && lost()) break;
+      opt_.sleep(std::min(left, period));
       waited = true;
     }
     return waited;
