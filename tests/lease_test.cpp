@@ -138,6 +138,15 @@ struct scripted {
   }
 };
 
+/// A scripted store and a manual clock, for a test that builds its lease itself (with a sleep
+/// of its own): the store's state stays reachable through `s`.
+struct scripted_parts {
+  std::unique_ptr<scripted_store> store = std::make_unique<scripted_store>();
+  std::shared_ptr<scripted_store::state> s = store->s;
+  flakeid::manual_clock clk = clock_at_wall();
+  std::int64_t t0 = ms_of(clk);
+};
+
 TEST(lease_test, records_each_deadline_before_using_it_and_the_last_timestamp_at_release) {
   scripted t;
   manual_gen gen{t.l, t.clk};
@@ -575,17 +584,14 @@ TEST(lease_fence_test, renew_now_sends_a_renewal_and_returns_on_its_confirmation
 TEST(lease_fence_test, a_renewal_asked_for_while_one_is_in_flight_is_sent_after_it) {
   // ttl 300 ms, margin 60 ms: the renewer sends every 100 ms, each deadline 240 ms after the
   // send time. The store holds a record 100 ms ahead, so acquire waits for the clock (to
-  // t0 + 201) and then asks for a renewal. The renewer's periodic renewal, sent at t0 before
+  // p.t0 + 201) and then asks for a renewal. The renewer's periodic renewal, sent at p.t0 before
   // the wait ended, is held in the store until the wait is over: it does not answer the
-  // request (its deadline, t0 + 240, counts from before the wait); the renewer sends another
+  // request (its deadline, p.t0 + 240, counts from before the wait); the renewer sends another
   // after it, and acquire returns on that one's deadline.
-  auto store = std::make_unique<scripted_store>();
-  const std::shared_ptr<scripted_store::state> s = store->s;
-  flakeid::manual_clock clk = clock_at_wall();
-  const std::int64_t t0 = ms_of(clk);
+  scripted_parts p;
   {
-    std::lock_guard lk(s->m);
-    s->recorded = t0 + 100;
+    std::lock_guard lk(p.s->m);
+    p.s->recorded = p.t0 + 100;
   }
   std::mutex m;
   std::condition_variable cv;
@@ -593,10 +599,10 @@ TEST(lease_fence_test, a_renewal_asked_for_while_one_is_in_flight_is_sent_after_
   bool waited = false;                   // acquire's wait is over
   std::vector<std::int64_t> renewed_at;  // the clock when each renewal reached the store
   {
-    std::lock_guard lk(s->m);
-    s->in_renew = [&] {
+    std::lock_guard lk(p.s->m);
+    p.s->in_renew = [&] {
       std::unique_lock hold(m);
-      renewed_at.push_back(ms_of(clk));
+      renewed_at.push_back(ms_of(p.clk));
       if (renewed_at.size() > 1) return;
       in_flight = true;
       cv.notify_all();
@@ -609,25 +615,25 @@ TEST(lease_fence_test, a_renewal_asked_for_while_one_is_in_flight_is_sent_after_
     };
   }
   auto o = engine_options();
-  o.use_clock(clk);
+  o.use_clock(p.clk);
   o.sleep = [&](std::chrono::milliseconds d) {
     // The wait lasts until the periodic renewal is in flight (the renewer sends it 100 ms of
     // steady time after the claim), then moves the clock on.
     std::unique_lock hold(m);
     cv.wait(hold, [&] { return in_flight; });
-    clk.advance(d);
+    p.clk.advance(d);
     waited = true;
     cv.notify_all();
   };
-  flakeid::lease l{std::move(store), o};
+  flakeid::lease l{std::move(p.store), o};
   EXPECT_EQ(l.acquire(1), 3U);
-  EXPECT_EQ(ms_of(clk), t0 + 201);
-  EXPECT_EQ(ms_or_min(l.deadline()), t0 + 201 + 240)
+  EXPECT_EQ(ms_of(p.clk), p.t0 + 201);
+  EXPECT_EQ(ms_or_min(l.deadline()), p.t0 + 201 + 240)
       << "acquire returned on the renewal sent before its request";
   std::lock_guard lk(m);
   ASSERT_GE(renewed_at.size(), 2U);
-  EXPECT_EQ(renewed_at[0], t0);
-  EXPECT_EQ(renewed_at[1], t0 + 201);
+  EXPECT_EQ(renewed_at[0], p.t0);
+  EXPECT_EQ(renewed_at[1], p.t0 + 201);
 }
 
 TEST(lease_fence_test, an_id_let_go_a_moment_ago_is_taken_after_a_guard_longer_than_max_wait) {
@@ -698,30 +704,27 @@ TEST(lease_fence_test, a_claim_taken_while_it_waits_ends_the_wait_at_the_next_re
   // waits a renewal period (100 ms on the manual clock) at a time. During the first period the
   // store forgets the claim as well (the renewal answers taken): acquire says so once that
   // period is over, and does not sleep out the rest of the wait before a new claim may start.
-  auto store = std::make_unique<scripted_store>();
-  const std::shared_ptr<scripted_store::state> s = store->s;
-  flakeid::manual_clock clk = clock_at_wall();
-  const std::int64_t t0 = ms_of(clk);
+  scripted_parts p;
   {
-    std::lock_guard lk(s->m);
-    s->lost_memory_at = t0 - 50;
+    std::lock_guard lk(p.s->m);
+    p.s->lost_memory_at = p.t0 - 50;
   }
   auto o = engine_options();
-  o.use_clock(clk);
+  o.use_clock(p.clk);
   std::vector<std::int64_t> slept;
   const flakeid::lease* seen = nullptr;
   o.sleep = [&](std::chrono::milliseconds d) {
     slept.push_back(d.count());
     if (slept.size() == 1) {
       {
-        std::lock_guard lk(s->m);
-        s->taken = true;
+        std::lock_guard lk(p.s->m);
+        p.s->taken = true;
       }
       EXPECT_TRUE(wait_for([&] { return seen->lost(); })) << "the renewer's next renewal";
     }
-    clk.advance(d);
+    p.clk.advance(d);
   };
-  flakeid::lease l{std::move(store), o};
+  flakeid::lease l{std::move(p.store), o};
   seen = &l;
   try {
     (void)l.acquire(1);
@@ -730,7 +733,7 @@ TEST(lease_fence_test, a_claim_taken_while_it_waits_ends_the_wait_at_the_next_re
     EXPECT_STREQ(e.what(), "flakeid: worker id 3 was lost while waiting (scripted)");
   }
   EXPECT_EQ(slept, (std::vector<std::int64_t>{100})) << "one renewal period, not the whole wait";
-  EXPECT_EQ(ms_of(clk), t0 + 100);
+  EXPECT_EQ(ms_of(p.clk), p.t0 + 100);
 }
 
 TEST(lease_fence_test, a_wait_over_a_second_is_announced_with_its_reason) {

@@ -407,7 +407,7 @@ TEST_F(zookeeper_lease_test, a_takeover_between_a_renewals_reads_fails_the_renew
 }
 
 TEST_F(zookeeper_lease_test, a_renewal_in_a_new_session_makes_the_holders_node_again) {
-  // The store gave its session up (cut off for longer than `session_patience`) while the
+  // The store gave its session up (cut off for longer than its `patience`) while the
   // server kept it: `held/<id>` holds this lease's token in a session that is no longer the
   // store's. The renewal makes the node again in the store's session, so that the old
   // session's expiry does not take it; a node with another token is still another's.
