@@ -263,6 +263,26 @@ TEST_F(redis_segment_test, an_expiring_counter_is_refused_under_a_volatile_polic
           "(expire_after): it needs maxmemory-policy noeviction");
 }
 
+// Redis as a cache beside the counters: a volatile-* policy evicts the cache's keys (they carry
+// a TTL) and never a counter without expire_after, so the evictions leave it counting, in the
+// process that ran across them and in one started afterwards.
+TEST_F(redis_segment_test, evictions_of_a_caches_keys_leave_the_counter_counting) {
+  const std::string ns = unique_segment_ns("cache");
+  flakeid::detail::redis_connection admin{b.server.options(), patient, patient};
+  auto d = b.store(ns, patient).distributor("orders");
+  EXPECT_EQ(d.next_max_id(10), 10U);
+  const std::string before = info_field(admin, "stats", "evicted_keys");
+  const std::string cached = "cache:" + ns;
+  (void)admin.command({"SET", cached, "x", "PX", "600000"});
+  evict_everything(admin, "volatile-lru");
+  EXPECT_EQ(admin.command({"EXISTS", cached})->integer, 0) << "the cache's key was not evicted";
+  EXPECT_GT(std::stoll(info_field(admin, "stats", "evicted_keys")), std::stoll(before));
+  EXPECT_EQ(d.next_max_id(10), 20U);
+  EXPECT_EQ(b.store(ns, patient).distributor("orders").next_max_id(10), 30U);
+  (void)admin.command({"CONFIG", "SET", "maxmemory-policy", "noeviction"});
+  EXPECT_EQ(d.next_max_id(10), 40U);
+}
+
 // A durable server's restart is accepted only when CONFIG GET appendfsync says `always`: for
 // a user denied CONFIG (as where CONFIG is renamed away) it is refused; the policy and the
 // server's memory come from INFO. The user has only the commands leases.md lists.
@@ -300,8 +320,8 @@ TEST_F(redis_segment_test, a_restart_is_refused_when_config_cannot_be_read) {
       "flakeid: segment store " + std::string(d.store_name()) +
           ", key 'orders': the counter was last written at server run " + before +
           ", evicted_keys 0 and the server is now at run " + after +
-          ", evicted_keys 0 (restarted without appendfsync always, failed over or evicted keys "
-          "since): it may have lost ranges it handed out; find the highest number in use and "
+          ", evicted_keys 0 (restarted without appendfsync always or failed over since): "
+          "it may have lost ranges it handed out; find the highest number in use and "
           "call resume_above(it)");
   // A user who may read CONFIG finds appendfsync always: the restart lost nothing.
   EXPECT_EQ(b.store(ns, patient).distributor("orders").next_max_id(100), 200U);
@@ -340,8 +360,8 @@ TEST_F(redis_segment_rollback, a_rollback_to_an_old_snapshot_never_repeats_a_num
   const std::string lost = "the counter was last written at server run " + saved_run +
                            ", evicted_keys 0 and the server is now at run " +
                            info_field(admin, "server", "run_id") +
-                           ", evicted_keys 0 (restarted without appendfsync always, failed "
-                           "over or evicted keys since): it may have lost ranges it handed out; "
+                           ", evicted_keys 0 (restarted without appendfsync always or failed "
+                           "over since): it may have lost ranges it handed out; "
                            "find the highest number in use and call resume_above(it)";
   const auto after = ranges_in_child(b, ns, 10, 100);
   append(all, after.maxes);

@@ -465,6 +465,28 @@ TEST_F(zookeeper_lease_test, a_session_cut_off_longer_than_its_patience_is_repla
   EXPECT_NE(s.session_id(), first) << "a new session, though the server still knows the old";
 }
 
+TEST_F(zookeeper_lease_test, a_request_cut_off_waits_no_longer_than_its_calls_bound) {
+  // A request made while the session is cut off waits in the store, not in the client (which
+  // holds it for two thirds of the session timeout and then answers "operation timeout"), and
+  // no longer than its call's bound: the call fails with "connection loss". The session, cut
+  // off for less than its patience, stays, and is connected again once the server is back.
+  flakeid::detail::zookeeper_session s{{b.server.hosts(), 6s}, 30s};
+  ASSERT_TRUE(s.exists("/zookeeper").has_value());
+  const std::int64_t first = s.session_id();
+  b.stop();
+  for (int i = 0; i < 3000 && s.connected(); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_FALSE(s.connected()) << "the client saw the server go";
+  try {
+    (void)s.retry(200ms, [&] { return s.exists("/zookeeper"); });
+    ADD_FAILURE() << "an answer with the server down";
+  } catch (const flakeid::detail::zookeeper_answer_lost& e) {
+    EXPECT_EQ(std::string(e.what()), "zookeeper " + b.server.hosts() + ": connection loss");
+  }
+  b.start();
+  ASSERT_TRUE(s.exists("/zookeeper").has_value());
+  EXPECT_EQ(s.session_id(), first) << "the session was given up";
+}
+
 TEST_F(zookeeper_lease_test, an_instances_own_id_held_by_a_settled_holder_is_taken_over) {
   auto o = quick_options(unique_ns("stale_own"));
   const std::string held = "/flakeid/" + o.name_space + "/held/0";

@@ -93,14 +93,16 @@
 ///
 /// Each call is one script (one round trip) that refuses, instead of counting, a server that
 /// may evict the counter (an `allkeys-*` policy; `volatile-*` with `expire_after`) or may have
-/// lost ranges: the mark is not the server's present memory (a restart, a failover, evictions),
-/// the counter is gone and its mark is not, the mark is gone since this distributor's last
+/// lost ranges: the mark is of another server run (a restart, a failover), the counter is gone
+/// and its mark is not, the mark is gone since this distributor's last
 /// range, or a counter has no mark on a server that evicted keys, or the counter was made again
 /// since this distributor's last range (its birth differs: the server lost it, and a process
 /// started since counted anew from 0, also past this distributor's ranges). A restart is accepted when the
 /// server cannot have lost a write: `appendonly yes` with `appendfsync always` (CONFIG GET, one
 /// more round trip after a restart) and no takeover (`second_repl_offset:-1`). After a
-/// refusal, `resume_above(n)` raises the counter above every number in use. A server that lost
+/// refusal, `resume_above(n)` raises the counter above every number in use. Evictions alone are
+/// not refused (a `volatile-*` policy evicting a cache's keys beside the counters): one that
+/// took the counter or its mark is one of the cases above. A server that lost
 /// everything looks new to a process started afterwards.
 ///
 /// Failures throw `segment_store_error` naming the server, the namespace and the key.
@@ -138,7 +140,7 @@ namespace detail {
 /// expiry (ms, 0: none), [3] the mark this distributor saw last ('' none), [4] a mark a durable
 /// server may replace ('' none), [5] the birth this distributor saw last ('' none). Answers
 /// {the new max, the mark, the birth, 0}, or {-1 (an allkeys-* policy), -2 (a volatile-* policy
-/// and an expiry), -3 (the mark differs: 1 when the server logs every write and took over from
+/// and an expiry), -3 (the mark is of another server run: 1 when the server logs every write and took over from
 /// no other), -4 (the counter is gone, its mark not), -5 (the mark is gone since this
 /// distributor's last range), -6 (a counter below 0), -7 (no mark, and the server has evicted
 /// keys), -8 (another birth than this distributor's last: the counter was made again), the
@@ -151,7 +153,7 @@ if string.sub(pol, 1, 8) == 'allkeys-' then return {-1, pol, st, 0} end
 if exp > 0 and string.sub(pol, 1, 9) == 'volatile-' then return {-2, pol, st, 0} end
 local function run(s) return string.match(s, '^%S+') end
 local mark = redis.call('GET', KEYS[2])
-if mark and mark ~= st and mark ~= ARGV[4] then
+if mark and run(mark) ~= run(st) and mark ~= ARGV[4] then
   local durable = run(mark) ~= run(st)
     and string.find(redis.call('INFO', 'persistence'), 'aof_enabled:1', 1, true)
     and string.find(redis.call('INFO', 'replication'), 'second_repl_offset:-1', 1, true)
@@ -346,8 +348,8 @@ class redis_distributor
             "(expire_after): it needs maxmemory-policy noeviction";
     } else if (code == -3) {
       why = "the counter was last written at server " + memory_of(seen) + " and the server is " +
-            "now at " + memory_of(now) + " (restarted without appendfsync always, failed over " +
-            "or evicted keys since)" + lost;
+            "now at " + memory_of(now) + " (restarted without appendfsync always or failed " +
+            "over since)" + lost;
     } else if (code == -4) {
       why = "the counter " + redis_key_ + " is gone while its mark " + mark_key_ +
             " remains (evicted or deleted)" + lost;

@@ -83,7 +83,10 @@
 /// (unless it may expire); a process that starts after such a loss cannot tell.
 ///
 /// Every request waits for its answer or for the client to declare the connection lost (two
-/// thirds of the session timeout); connecting is bounded by `connect_timeout`. A segment call,
+/// thirds of the session timeout); connecting is bounded by `connect_timeout`. A request made
+/// while the session is cut off from every server waits for the connection to come back, for
+/// a second at most (then a new session; the Leaf worker's: the session timeout) and never
+/// past its call's `io_timeout`. A segment call,
 /// a lease's claim or its release whose answer was lost (the connection, or the session, went
 /// before it came) is tried again, on a new session when the old one expired, until
 /// `io_timeout` (2 s by default) has passed since the call began: a server that stalls for a
@@ -222,8 +225,9 @@ class zookeeper_distributor
   template <class F>
   std::uint64_t retried(const std::string& what, F&& f) {
     return call(what, [&] {
-      return detail::zookeeper_retry(
-          detail::io_timeout_or(options_.io_timeout, detail::segment_io_timeout), f);
+      s_->conn.replace_when_cut_for(detail::zookeeper_patience);
+      return s_->conn.retry(detail::io_timeout_or(options_.io_timeout, detail::segment_io_timeout),
+                            f);
     });
   }
 

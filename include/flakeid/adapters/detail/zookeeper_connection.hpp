@@ -76,6 +76,11 @@ decltype(auto) zookeeper_retry(std::chrono::milliseconds bound, F&& f) {
   }
 }
 
+/// How long a lease's or a distributor's session may be cut off from every server before it
+/// is given up for a new one (`zookeeper_session::replace_when_cut_for`): both make their nodes
+/// again in a new session, so a session change loses nothing.
+inline constexpr std::chrono::milliseconds zookeeper_patience{1'000};
+
 /// One ZooKeeper session (opened on first use within `connect_timeout`; a new one after the
 /// server expired it, or once the client has been cut off from every server for longer than
 /// the session timeout the server granted, or the patience set by `replace_when_cut_for` when
@@ -107,16 +112,22 @@ class zookeeper_session {
     if (born_.forked()) throw_forked("this session of " + where_);
   }
 
-  /// The handle of a connected session. Throws `store_connection_error`.
+  /// The handle of a connected session. A request made while the session is cut off waits
+  /// here for the connection to come back (the client would hold it for two thirds of the
+  /// session timeout), until the session has been cut off for its patience (then a new one is
+  /// opened) or the call's deadline (`zookeeper_retry` with a session) has come: then
+  /// `zookeeper_answer_lost`, as the client's "connection loss". Throws
+  /// `store_connection_error` when no new session connects within `connect_timeout`.
   zhandle_t* handle() {
     check_fork();
-    // With a patience, a request waits here for the connection to come back rather than in the
-    // client, which holds a request made while cut off for two thirds of the session timeout.
-    if (zh_ != nullptr &&
-        (replace_after_.count() > 0 ? !state_->connected_within(std::min(granted_, replace_after_))
-                                    : state_->gone(granted_)))
+    if (zh_ != nullptr) {
+      const auto patience =
+          replace_after_.count() > 0 ? std::min(granted_, replace_after_) : granted_;
+      const link l = state_->await(patience, deadline_);
+      if (l == link::up) return zh_;
+      if (l == link::cut) throw zookeeper_answer_lost(where_ + ": " + zerror(ZCONNECTIONLOSS));
       close();
-    if (zh_ != nullptr) return zh_;
+    }
     silence();
     state_ = std::make_shared<watch_state>();
     // The watcher context is a raw pointer to a shared state that this object keeps alive for
@@ -127,8 +138,15 @@ class zookeeper_session {
       throw store_connection_error("cannot connect to " + where_ +
                                    ": the client refused the "
                                    "address (want host:port[,host:port...][/chroot])");
-    if (!state_->wait_connected(connect_timeout_)) {
+    auto wait = connect_timeout_;
+    if (deadline_)
+      wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(
+                                std::max(*deadline_ - std::chrono::steady_clock::now(),
+                                         std::chrono::steady_clock::duration::zero())));
+    if (!state_->wait_connected(wait)) {
       close();
+      if (wait < connect_timeout_)  // the call's deadline came first: it may be tried again
+        throw zookeeper_answer_lost(where_ + ": " + zerror(ZCONNECTIONLOSS));
       throw store_connection_error("cannot connect to " + where_ + " within " +
                                    std::to_string(connect_timeout_.count()) + " ms: timed out");
     }
@@ -136,14 +154,29 @@ class zookeeper_session {
     return zh_;
   }
 
+  /// Runs `f` (requests on this session) as `zookeeper_retry(bound, f)` does, with `bound`
+  /// also bounding how long a request waits in `handle()` for a connection.
+  template <class F>
+  decltype(auto) retry(std::chrono::milliseconds bound, F&& f) {
+    const auto before = deadline_;
+    const auto until = std::chrono::steady_clock::now() + bound;
+    deadline_ = before ? std::min(*before, until) : until;
+    struct restore {
+      zookeeper_session& s;
+      std::optional<std::chrono::steady_clock::time_point> before;
+      ~restore() { s.deadline_ = before; }
+    } r{*this, before};
+    return zookeeper_retry(bound, std::forward<F>(f));
+  }
+
   /// Gives the session up once it has been cut off from every server for longer than `after`
   /// (0, the default: the granted timeout), when that is shorter than the granted timeout: a
   /// request made while it is cut off waits for the connection to come back until then, and
-  /// then opens a new session (waiting up to `connect_timeout` for it). Otherwise the client
-  /// holds such a request for two thirds of the session timeout, and a server restarted from
-  /// an empty data directory never answers the old session, so a holder would wait out the
-  /// whole timeout. The lease store sets it (`zookeeper_lease_store::patience`), whose renewal
-  /// makes its node again in the new session.
+  /// then opens a new session (waiting up to `connect_timeout` for it). A server restarted from
+  /// an empty data directory never answers the old session, so a holder would otherwise wait
+  /// out the whole timeout. The lease store, whose renewal makes its node again in the new
+  /// session, and the segment distributor set it (`zookeeper_patience`); the Leaf worker,
+  /// whose ephemeral node is its identity, does not.
   void replace_when_cut_for(std::chrono::milliseconds after) noexcept { replace_after_ = after; }
 
   /// Whether the session is open and connected to a server now.
@@ -238,6 +271,9 @@ class zookeeper_session {
   void abandon() noexcept { zh_ = nullptr; }
 
  private:
+  /// What a session's connection is to a request: connected, given up, or cut off still.
+  enum class link { up, gone, cut };
+
   struct watch_state {
     std::mutex m;
     std::condition_variable cv;
@@ -251,22 +287,21 @@ class zookeeper_session {
       std::lock_guard lk(m);
       return state == ZOO_CONNECTED_STATE;
     }
-    /// Connected now, or again before it has been cut off for `limit` (waits for that); false
-    /// once it has been, or when the session expired or was refused.
-    bool connected_within(std::chrono::milliseconds limit) {
+    /// Connected now, or again before it has been cut off for `limit` (waits for that, but not
+    /// past `deadline`): `up`; `gone` once it has been, or when the session expired or was
+    /// refused; `cut` when the deadline came first.
+    link await(std::chrono::milliseconds limit,
+               std::optional<std::chrono::steady_clock::time_point> deadline) {
       std::unique_lock lk(m);
       const auto settled = [&] {
         return state == ZOO_CONNECTED_STATE || state == ZOO_EXPIRED_SESSION_STATE ||
                state == ZOO_AUTH_FAILED_STATE;
       };
-      if (!settled() && cut_since) (void)cv.wait_until(lk, *cut_since + limit, settled);
-      return state == ZOO_CONNECTED_STATE;
-    }
-    /// Expired, refused, or cut off for longer than `timeout`.
-    bool gone(std::chrono::milliseconds timeout) {
-      std::lock_guard lk(m);
-      return state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE ||
-             (cut_since && std::chrono::steady_clock::now() - *cut_since > timeout);
+      if (settled() || !cut_since) return state == ZOO_CONNECTED_STATE ? link::up : link::gone;
+      const auto given_up = *cut_since + limit;
+      if (!cv.wait_until(lk, deadline ? std::min(given_up, *deadline) : given_up, settled))
+        return std::chrono::steady_clock::now() < given_up ? link::cut : link::gone;
+      return state == ZOO_CONNECTED_STATE ? link::up : link::gone;
     }
   };
 
@@ -297,6 +332,7 @@ class zookeeper_session {
   std::chrono::milliseconds connect_timeout_;
   std::chrono::milliseconds granted_{0};        // the session timeout the server granted
   std::chrono::milliseconds replace_after_{0};  // 0: the granted timeout
+  std::optional<std::chrono::steady_clock::time_point> deadline_;  // of the running `retry`
   std::string where_;
   std::shared_ptr<watch_state> state_ = std::make_shared<watch_state>();
   zhandle_t* zh_ = nullptr;

@@ -40,14 +40,14 @@ class zookeeper_cosid_machine_store final : public lease_store {
     field_ = q.instance.empty() ? q.holder : q.instance;
     me_ = root_ + "/__itc_idx/" + field_;
     pending_.reset();
-    return zookeeper_retry(retry_for_, [&] { return claim_once(q); });
+    return s_.retry(retry_for_, [&] { return claim_once(q); });
   }
 
   /// CosId's guard: the instance's node gets the renewal's send time, while it names this id.
   renewal do_renew(std::uint64_t id, const std::string& /*holder*/, lease_time deadline) override {
     const std::string data =
         std::to_string(id) + "|" + std::to_string(unix_ms_of(deadline) - t_.hold_ms);
-    return zookeeper_retry(retry_for_, [&] {
+    return s_.retry(retry_for_, [&] {
       const auto node = s_.get(me_);
       if (!node) return renewal::taken;
       if (node->first == data) return renewal::held;  // an answer lost on the way
@@ -68,7 +68,7 @@ class zookeeper_cosid_machine_store final : public lease_store {
     const std::string i = std::to_string(id);
     const std::string data = i + "|" + std::to_string(unix_ms_of(last) + 1);
     if (t_.stable) zookeeper_ensure(s_, ns_, {"cosid-stable"});
-    zookeeper_retry(retry_for_, [&] {
+    s_.retry(retry_for_, [&] {
       const auto node = s_.get(me_);
       if (!node) return;
       const auto st = state_of(node->first);
@@ -99,7 +99,7 @@ class zookeeper_cosid_machine_store final : public lease_store {
   }
 
   std::optional<lease_time> do_clock() override {
-    return zookeeper_retry(retry_for_, [&] { return zookeeper_clock(s_, ns_); });
+    return s_.retry(retry_for_, [&] { return zookeeper_clock(s_, ns_); });
   }
 
   void abandon_after_fork() noexcept override { s_.abandon(); }

@@ -48,18 +48,14 @@ class zookeeper_lease_store final : public lease_store {
         hold_ms_((o.ttl + o.safe_guard).count()),
         retry_for_(io_timeout_or(o.io_timeout, segment_io_timeout)),
         s_(std::move(a), o.connect_timeout) {
-    s_.replace_when_cut_for(patience);
+    s_.replace_when_cut_for(zookeeper_patience);
   }
-
-  /// How long the store's session may be cut off from every server before its next request
-  /// gives it up and opens a new one (see `zookeeper_session::replace_when_cut_for`).
-  static constexpr std::chrono::milliseconds patience{1'000};
 
   [[nodiscard]] std::string where() const override { return s_.where(); }
 
   std::optional<lease_claim> do_claim(const claim_request& q) override {
     sent_.clear();
-    return zookeeper_retry(retry_for_, [&] { return claim_once(q); });
+    return s_.retry(retry_for_, [&] { return claim_once(q); });
   }
 
   /// Answers `held` only when `held/<id>` is this session's and holds `holder`, and
@@ -79,7 +75,7 @@ class zookeeper_lease_store final : public lease_store {
     const auto held = s_.get(hp);
     if (!held || held->first != holder) return renewal::taken;
     // `held/<id>` of another session with this lease's holder token: this store's session
-    // before it gave it up (`patience`), which the server has not expired yet.
+    // before it gave it up (`zookeeper_patience`), which the server has not expired yet.
     const bool adopt = held->second.ephemeralOwner != s_.session_id();
     if (!last || !ours(last->second)) return adopt ? renewal::taken : lost_record();
     const auto prev = parse_decimal<std::int64_t>(last->first);
@@ -106,13 +102,13 @@ class zookeeper_lease_store final : public lease_store {
   }
 
   void do_release(std::uint64_t id, const std::string&, lease_time last) override {
-    zookeeper_retry(retry_for_, [&] { release_once(id, last); });
+    s_.retry(retry_for_, [&] { release_once(id, last); });
   }
 
   /// The time the ensemble's leader stamps a write with: the `mtime` of `<root>/clock`,
   /// written for it (an answer lost on the way is asked again: the write changes nothing else).
   std::optional<lease_time> do_clock() override {
-    return zookeeper_retry(retry_for_, [&] { return zookeeper_clock(s_, ns_); });
+    return s_.retry(retry_for_, [&] { return zookeeper_clock(s_, ns_); });
   }
 
   void abandon_after_fork() noexcept override { s_.abandon(); }
