@@ -74,6 +74,10 @@ class mariadb_server {
     return "mariadb-install-db/mariadbd were not found (Debian: apt-get install mariadb-server)";
   }
 
+  /// Whether the next `start` runs durable (see the constructor): the fault soak runs a server
+  /// non-durable for a while and kills it there.
+  void set_durable(bool durable) { durable_ = durable; }
+
   /// Creates the data directory on first use, then starts the server and waits until the user
   /// 'flakeid' can log in.
   void start() {

@@ -69,6 +69,10 @@ class postgres_cluster {
            "install postgresql)";
   }
 
+  /// Whether the next `start` runs durable (see the constructor): the fault soak runs a server
+  /// non-durable for a while and kills it there.
+  void set_durable(bool durable) { durable_ = durable; }
+
   /// Creates the cluster on first use, then starts it (on the same port as before).
   void start() {
     if (dir_.empty()) {

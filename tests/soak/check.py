@@ -314,7 +314,9 @@ def read_run(path):
 
 
 def check_store(d, faults=()):
-    wipes = [(f["start"], f["end"]) for f in faults if f["kind"] == "server_wipe"]
+    # A wipe, or the file store's whole directory removed (its segment counters with it).
+    wipes = [(f["start"], f["end"]) for f in faults
+             if f["kind"] == "server_wipe" or (f["kind"] == "forget" and f.get("detail") == "directory")]
     c = StoreCheck(os.path.basename(d), wipes)
     for path in sorted(glob.glob(os.path.join(d, "m*.log*"))):
         c.read_log(path)

@@ -162,6 +162,11 @@ class CheckerTest(unittest.TestCase):
         self.assertEqual([r[0] for r in c.beyond(c.segment_repeats)], [1])
         # Without the wipe, the same repeat fails.
         self.assertEqual(check.check_store(self.store).problems(), 1)
+        # The file store's whole directory removed is a wipe too; its lock files alone are not.
+        gone = {"kind": "forget", "start": T0 + 6000, "end": T0 + 6000, "detail": "directory"}
+        self.assertEqual(check.check_store(self.store, [gone]).problems(), 0)
+        files = dict(gone, detail="lock_files")
+        self.assertEqual(check.check_store(self.store, [files]).problems(), 1)
 
     def test_a_segment_held_across_a_wipe_repeats_beyond_the_contract_for_the_new_process(self):
         self.clean_logs()

@@ -35,10 +35,23 @@ class soak_server {
   virtual bool wipe() = 0;
   virtual void pause() = 0;
   virtual void resume() = 0;
-  /// Deletes the lease records (rows, keys, lock files) while the server runs; false: none.
-  virtual bool forget() = 0;
+  /// Deletes the lease records (rows, keys, lock files) while the server runs: what it deleted,
+  /// for the fault log (one word; `directory`: the file store's whole directory, its segment
+  /// counters too, which the checker counts as a wipe), or empty when nothing.
+  virtual std::string forget() = 0;
   /// The file store's tmpfs, which `fill` fills; empty: none.
   [[nodiscard]] virtual std::string disk() const { return {}; }
+  /// The fault kinds of this store's own (docs/soak.md): `evict` (Redis), `lossy_kill`
+  /// (PostgreSQL, MariaDB), `foreign_lock` (the file store, as root).
+  [[nodiscard]] virtual std::vector<std::string> own_kinds() const { return {}; }
+  /// Begins fault `kind` of `own_kinds()`: what it did, for the fault log (one word), or empty
+  /// when it could not begin.
+  virtual std::string begin_own(const std::string& kind) {
+    (void)kind;
+    return {};
+  }
+  /// Ends fault `kind` begun by `begin_own`.
+  virtual void end_own(const std::string& kind) { (void)kind; }
 };
 
 /// The server of store `kind` with its data under `dir`. Throws when this build or host has none.

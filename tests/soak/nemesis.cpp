@@ -56,6 +56,8 @@ nemesis::nemesis(const soak_config& c, soak_server& server, minter_pool& pool, s
       continue;
     kinds_.push_back(k);
   }
+  for (const std::string& k : server_.own_kinds())
+    if (std::find(c_.skip.begin(), c_.skip.end(), k) == c_.skip.end()) kinds_.push_back(k);
   const auto drop = [this](const char* k) {
     const auto it = std::find(kinds_.begin(), kinds_.end(), k);
     if (it != kinds_.end()) kinds_.erase(it);
@@ -216,7 +218,9 @@ bool nemesis::begin(fault& f) {
       for_s(uniform(0.5, 2 * guard_s));
     }
   } else if (f.kind == "forget") {
-    if (!on("server") || !server_.forget()) return false;
+    if (!on("server")) return false;
+    f.detail = server_.forget();
+    if (f.detail.empty()) return false;
     for_s(0);
   } else if (f.kind == "partition") {
     if (!on("net")) return false;
@@ -226,6 +230,12 @@ bool nemesis::begin(fault& f) {
     if (!on_slot("slot")) return false;
     cut_minter_off(f.slot);
     for_s(uniform(0.5, 3 * guard_s));
+  } else if (f.kind == "evict" || f.kind == "lossy_kill" || f.kind == "foreign_lock") {
+    if (!on("server")) return false;
+    f.detail = server_.begin_own(f.kind);
+    if (f.detail.empty()) return false;
+    // Memory full, commits not durable, a lock file not the minters': for a while.
+    for_s(f.kind == "lossy_kill" ? uniform(3, 8) : uniform(0.5, 2 * guard_s));
   } else if (f.kind == "disk_full") {
     if (!on("disk")) return false;
     // Fills the tmpfs to the last byte (a file of zeros); the lease files stay.
@@ -252,6 +262,8 @@ void nemesis::end(fault& f) {
   } else if (f.kind == "minter_partition") {
     const std::string chain = "inet " + nft_table_ + " s" + std::to_string(f.slot);
     (void)nft("flush chain " + chain + "; delete chain " + chain, dir_ + "/nft.log");
+  } else if (f.kind == "evict" || f.kind == "lossy_kill" || f.kind == "foreign_lock") {
+    server_.end_own(f.kind);
   } else if (f.kind == "disk_full") {
     std::error_code ec;
     std::filesystem::remove(server_.disk() + "/fill", ec);

@@ -19,6 +19,9 @@ COLOURS = {
     "partition": (144, 164, 174),
     "minter_partition": (96, 125, 139),
     "disk_full": (174, 213, 129),
+    "evict": (240, 98, 146),
+    "lossy_kill": (229, 115, 115),
+    "foreign_lock": (121, 134, 203),
 }
 WIDTH = 1200
 BAND = 48
