@@ -451,7 +451,7 @@ class lease {
     bool waited = false;
     if (!not_after_) return waited;
     constexpr std::chrono::milliseconds tick{1};
-    const std::chrono::milliseconds period = std::max(tick, opt_.ttl / 3);
+    const std::chrono::milliseconds period = std::max(tick, renewal_period());
     for (auto left = *not_after_ - opt_.now() + tick; left > std::chrono::milliseconds::zero();
          left = *not_after_ - opt_.now() + tick) {
       if (waited && lost()) break;
@@ -618,8 +618,11 @@ class lease {
     lk.lock();
   }
 
+  /// How often the renewer renews (`ttl / 3`).
+  [[nodiscard]] std::chrono::milliseconds renewal_period() const { return opt_.ttl / 3; }
+
   void renew_loop() {
-    const auto interval = opt_.ttl / 3;
+    const auto interval = renewal_period();
     const auto retry = std::max(std::chrono::milliseconds{5}, opt_.ttl / 15);
     std::unique_lock lk(m_);
     auto next = steady::now() + interval;

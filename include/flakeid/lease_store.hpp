@@ -219,9 +219,17 @@ class lease_store {
     return detail::lease_call([&] { return do_claim(r); });
   }
   /// Extends `holder`'s lease on `id` and records `max(recorded, deadline)`, before answering
-  /// `held`. Answers `taken` when the id is no longer `holder`'s.
+  /// `held`. Answers `taken` when the id is no longer `holder`'s, also when the store's table
+  /// is gone (`detail::missing_table_error`: dropped, or a server on an empty data directory),
+  /// and the holder's record with it.
   renewal renew(std::uint64_t id, const std::string& holder, lease_time deadline) {
-    return detail::lease_call([&] { return do_renew(id, holder, deadline); });
+    return detail::lease_call([&] {
+      try {
+        return do_renew(id, holder, deadline);
+      } catch (const detail::missing_table_error&) {
+        return renewal::taken;
+      }
+    });
   }
   /// Records `last` (every ID of the holder lies at or below it) and releases the id; it is
   /// handed out again after `safe_guard`.

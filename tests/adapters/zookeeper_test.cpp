@@ -446,6 +446,34 @@ TEST_F(zookeeper_lease_test, a_renewal_in_a_new_session_makes_the_holders_node_a
   }
 }
 
+TEST_F(zookeeper_lease_test, a_release_in_a_new_session_frees_the_holders_node_at_once) {
+  // As above, `held/<id>` holds this lease's token in a session the store gave up and the
+  // server kept: the release knows the node by its token and deletes it, so the id is free at
+  // once rather than when the old session expires. A node with another token stays.
+  const auto o = quick_options(unique_ns("release_adopt"));
+  const std::string held = "/flakeid/" + o.name_space + "/held/0";
+  flakeid::detail::zookeeper_lease_store holder{b.address(), o};
+  const flakeid::claim_request q = claim_of_id_0("holder-a");
+  ASSERT_TRUE(holder.claim(q).has_value());
+  flakeid::detail::zookeeper_session old{b.address(), 30s};
+  const auto hand_over = [&](const std::string& token) {
+    flakeid::detail::zookeeper_ops ops;
+    ops.remove(held, -1);
+    ops.create(held, token, ZOO_EPHEMERAL);
+    ASSERT_EQ(ops.run(old), ZOK);
+  };
+  hand_over("holder-b");
+  holder.release(0, "holder-a", q.deadline);
+  ASSERT_TRUE(old.get(held).has_value()) << "another holder's node was deleted";
+  EXPECT_EQ(old.get(held)->first, "holder-b");
+  hand_over("holder-a");
+  holder.release(0, "holder-a", q.deadline);
+  EXPECT_FALSE(old.exists(held).has_value()) << "the holder's node outlives its release";
+  const auto last = old.get("/flakeid/" + o.name_space + "/last/0");
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->first, std::to_string(q.deadline.time_since_epoch().count()));
+}
+
 TEST_F(zookeeper_lease_test, a_session_cut_off_longer_than_its_patience_is_replaced) {
   // A server restarted from an empty data directory refuses a session that saw a newer zxid
   // without saying so; the lease store gives a session cut off for a second up rather than

@@ -289,10 +289,13 @@ def ids_back(check, fault):
 
 
 def isolated(fault, faults, quiet_ms, run_end):
-    """Whether no other fault runs at `fault`'s end or starts within `quiet_ms` after it, and
-    the run goes on for 10 s after it (time enough to see the store recover)."""
+    """Whether no other fault runs within `quiet_ms` of `fault` (none ends in the `quiet_ms`
+    before it starts, when the store may still be recovering from it, none runs at its end or
+    starts in the `quiet_ms` after it), and the run goes on for 10 s after it (time enough to
+    see the store recover)."""
     return fault["end"] + 10_000 <= run_end and not any(
-        g is not fault and g["start"] <= fault["end"] + quiet_ms and g["end"] >= fault["end"]
+        g is not fault and g["start"] <= fault["end"] + quiet_ms and
+        g["end"] >= fault["start"] - quiet_ms
         for g in faults)
 
 

@@ -186,6 +186,19 @@ class CheckerTest(unittest.TestCase):
                    burst(T0 + 3000, [make_id(T0 + 3000, 1, 0)], T0 + 4200, 1, [4]))
         self.assertEqual(check.check_store(self.store, [wipe]).problems(), 1)
 
+    def test_a_fault_is_alone_with_no_other_within_the_quiet_time_on_either_side(self):
+        f = {"kind": "forget", "start": T0 + 10_000, "end": T0 + 10_050}
+        def alone(*others):
+            return check.isolated(f, [f, *others], 3000, T0 + 60_000)
+        self.assertTrue(alone())
+        self.assertTrue(alone({"kind": "server_wipe", "start": T0, "end": T0 + 6_900}))
+        # A wipe that ended 50 ms before it: the store was still recovering from that one.
+        self.assertFalse(alone({"kind": "server_wipe", "start": T0 + 8_000, "end": T0 + 9_950}))
+        self.assertFalse(alone({"kind": "fork", "start": T0 + 9_000, "end": T0 + 11_000}))
+        self.assertFalse(alone({"kind": "fork", "start": T0 + 13_000, "end": T0 + 14_000}))
+        self.assertTrue(alone({"kind": "fork", "start": T0 + 13_100, "end": T0 + 14_000}))
+        self.assertFalse(check.isolated(f, [f], 3000, T0 + 20_000))  # too near the run's end
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -230,17 +230,17 @@ class mysql_connection {
     }
   };
 
-  [[noreturn]] void fail(const std::string& why) {
-    conn_.reset();  // reconnect next time; the server rolls back an open transaction
-    throw store_connection_error(where_ + ": " + redact(why));
+  /// Drops the connection (the server rolls back an open transaction; the next call
+  /// reconnects) and throws `missing_table_error` when `no_table`, else
+  /// `store_connection_error`.
+  [[noreturn]] void fail(const std::string& why, bool no_table = false) {
+    conn_.reset();
+    std::string what = where_ + ": " + redact(why);
+    if (no_table) throw missing_table_error(what);
+    throw store_connection_error(what);
   }
   /// The error the server answered a statement with (ER_NO_SUCH_TABLE, 1146: `missing_table_error`).
-  [[noreturn]] void fail(MYSQL* m) {
-    if (mysql_errno(m) != 1146) fail(mysql_error(m));
-    std::string why = where_ + ": " + redact(mysql_error(m));
-    conn_.reset();
-    throw missing_table_error(why);
-  }
+  [[noreturn]] void fail(MYSQL* m) { fail(mysql_error(m), mysql_errno(m) == 1146); }
 
   /// The password never appears in a message, even if a server were to echo it.
   [[nodiscard]] std::string redact(std::string text) const {

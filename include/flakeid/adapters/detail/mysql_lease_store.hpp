@@ -131,18 +131,13 @@ class mysql_lease_store final : public lease_store {
   /// Held only while the row is there with `holder`'s token (CLIENT_FOUND_ROWS: the rows
   /// matched), on the server that confirmed it: a server started since (as far as `Uptime`
   /// tells, 2 s either way) may have lost what it confirmed.
-  /// `taken` also when the table is gone (dropped, or a server that lost its data directory).
+  /// A table gone throws `missing_table_error`, which `lease_store::renew` answers `taken`.
   renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     const std::string d = unix_ms_text(deadline);
-    mysql_answer r;
-    try {
-      r = conn_.exec("UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
-                     ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
-                     ") WHERE id = " + std::to_string(id) +
-                     " AND holder = " + mysql_literal(holder));
-    } catch (const missing_table_error&) {
-      return renewal::taken;
-    }
+    const mysql_answer r =
+        conn_.exec("UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
+                   ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
+                   ") WHERE id = " + std::to_string(id) + " AND holder = " + mysql_literal(holder));
     if (r.affected != 1) return renewal::taken;
     const std::int64_t start = server_clock().second;
     return start - started_ms_ <= 2000 && started_ms_ - start <= 2000 ? renewal::held

@@ -230,12 +230,8 @@ class postgres_connection {
         if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
           // Drops the connection: no half-done transaction. SQLSTATE 42P01: no such table.
           const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
-          if (state != nullptr && std::string_view(state) == "42P01") {
-            std::string why = where_ + ": " + redact(trim(PQresultErrorMessage(r.get())), secrets_);
-            conn_.reset();
-            throw missing_table_error(why);
-          }
-          fail(PQresultErrorMessage(r.get()));
+          fail(PQresultErrorMessage(r.get()),
+               state != nullptr && std::string_view(state) == "42P01");
         }
         last = std::move(r);
         continue;
@@ -271,9 +267,13 @@ class postgres_connection {
   };
   using steady = std::chrono::steady_clock;
 
-  [[noreturn]] void fail(const std::string& why) {
-    conn_.reset();  // reconnect next time
-    throw store_connection_error(where_ + ": " + redact(trim(why), secrets_));
+  /// Drops the connection (the next call reconnects) and throws `missing_table_error` when
+  /// `no_table`, else `store_connection_error`.
+  [[noreturn]] void fail(const std::string& why, bool no_table = false) {
+    conn_.reset();
+    std::string what = where_ + ": " + redact(trim(why), secrets_);
+    if (no_table) throw missing_table_error(what);
+    throw store_connection_error(what);
   }
 
   /// Waits until the socket is readable (or writable); false at the deadline.

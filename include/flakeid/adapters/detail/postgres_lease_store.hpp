@@ -46,21 +46,16 @@ class postgres_lease_store final : public lease_store {
     }
   }
 
-  /// `taken` also when the table is gone (dropped, or a server that lost its data directory).
+  /// A table gone throws `missing_table_error`, which `lease_store::renew` answers `taken`.
   renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     const std::string i = std::to_string(id);
     const std::string d = unix_ms_text(deadline);
-    result r;
-    try {
-      r = exec("UPDATE " + table_ +
-                   " SET expires_at = now() + $3::bigint * interval '1 millisecond', "
-                   "last_unix_ms = GREATEST(last_unix_ms, $4::bigint) WHERE id = $1::bigint "
-                   "AND holder = $2 RETURNING " +
-                   std::string(started_ms),
-               {i.c_str(), holder.c_str(), ttl_ms_.c_str(), d.c_str()});
-    } catch (const missing_table_error&) {
-      return renewal::taken;
-    }
+    const result r = exec("UPDATE " + table_ +
+                              " SET expires_at = now() + $3::bigint * interval '1 millisecond', "
+                              "last_unix_ms = GREATEST(last_unix_ms, $4::bigint) WHERE id = "
+                              "$1::bigint AND holder = $2 RETURNING " +
+                              std::string(started_ms),
+                          {i.c_str(), holder.c_str(), ttl_ms_.c_str(), d.c_str()});
     // The row must still be there with this holder's token, on the server that confirmed it:
     // a server started since may have lost what it confirmed.
     if (PQntuples(r.get()) != 1 || number(r, 0) != started_ms_) return renewal::taken;

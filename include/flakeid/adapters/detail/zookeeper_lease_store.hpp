@@ -101,8 +101,8 @@ class zookeeper_lease_store final : public lease_store {
     return renewal::held;
   }
 
-  void do_release(std::uint64_t id, const std::string&, lease_time last) override {
-    s_.retry(retry_for_, [&] { release_once(id, last); });
+  void do_release(std::uint64_t id, const std::string& holder, lease_time last) override {
+    s_.retry(retry_for_, [&] { release_once(id, holder, last); });
   }
 
   /// The time the ensemble's leader stamps a write with: the `mtime` of `<root>/clock`,
@@ -127,17 +127,19 @@ class zookeeper_lease_store final : public lease_store {
     bool own_instance;
   };
 
-  /// One try of `release`: a try after one that was applied finds the id no longer held.
-  void release_once(std::uint64_t id, lease_time last) {
+  /// One try of `release`: a try after one that was applied finds the id no longer held. The
+  /// holder's node is known by its token, also in a session the store has given up (which
+  /// the server may keep until it expires).
+  void release_once(std::uint64_t id, const std::string& holder, lease_time last) {
     const std::string i = std::to_string(id);
     const std::string hp = root_ + "/held/" + i;
     const std::string lp = root_ + "/last/" + i;
-    const auto held = s_.exists(hp);
-    if (!held || held->ephemeralOwner != s_.session_id()) return;
+    const auto held = s_.get(hp);
+    if (!held || held->first != holder) return;
     const std::string rec = std::to_string(unix_ms_of(last));
     std::vector<zoo_op_t> ops(2);
     zoo_set_op_init(&ops[0], lp.c_str(), rec.data(), static_cast<int>(rec.size()), -1, nullptr);
-    zoo_delete_op_init(&ops[1], hp.c_str(), held->version);
+    zoo_delete_op_init(&ops[1], hp.c_str(), held->second.version);
     (void)s_.multi(ops);
   }
 
