@@ -276,6 +276,31 @@ flakeid::claim_request claim_of_id_0(const std::string& holder) {
   return q;
 }
 
+/// A lease store of a new namespace (`quick_options`) holding id 0 for "holder-a" (check
+/// `claimed`), and the path of its `held/0`.
+struct holder_of_id_0 {
+  holder_of_id_0(const flakeid::zookeeper_address& a, const std::string& name)
+      : o(quick_options(unique_ns(name))),
+        held("/flakeid/" + o.name_space + "/held/0"),
+        store(a, o),
+        q(claim_of_id_0("holder-a")),
+        claimed(store.claim(q).has_value()) {}
+  flakeid::lease_options o;
+  std::string held;
+  flakeid::detail::zookeeper_lease_store store;
+  flakeid::claim_request q;
+  bool claimed;
+
+  /// Makes `held/0` an ephemeral node of `session` holding `token` (delete and create in one
+  /// `multi`): the node a session the store gave up may hold.
+  void hold_in(flakeid::detail::zookeeper_session& session, const std::string& token) const {
+    flakeid::detail::zookeeper_ops ops;
+    ops.remove(held, -1);
+    ops.create(held, token, ZOO_EPHEMERAL);
+    ASSERT_EQ(ops.run(session), ZOK);
+  }
+};
+
 TEST_F(zookeeper_lease_test, a_held_node_deleted_under_its_holder_makes_the_next_claimer_wait) {
   flakeid::detail::zookeeper_session peek{b.address(), 30s};
   store_forgets(b, [&] { ASSERT_TRUE(peek.remove(only_namespace(peek) + "/held/0", -1)); });
@@ -384,65 +409,53 @@ TEST_F(zookeeper_lease_test, a_takeover_between_a_renewals_reads_fails_the_renew
   // deadline has settled) between the two reads. Read `held/<id>` first and `last/<id>` second,
   // the renewal saw its own session in one and a version it could write in the other, and both
   // held the id (the fault soak: 120 IDs minted twice after a ZooKeeper restart).
-  const auto o = quick_options(unique_ns("between"));
-  const std::string held = "/flakeid/" + o.name_space + "/held/0";
-  flakeid::detail::zookeeper_lease_store holder{b.address(), o};
-  const flakeid::claim_request q = claim_of_id_0("holder-a");
-  ASSERT_TRUE(holder.claim(q).has_value());
-  flakeid::detail::zookeeper_lease_store next{b.address(), o};
+  holder_of_id_0 h{b.address(), "between"};
+  ASSERT_TRUE(h.claimed);
+  flakeid::detail::zookeeper_lease_store next{b.address(), h.o};
   flakeid::claim_request late = claim_of_id_0("holder-b");
-  late.settled = q.deadline;
+  late.settled = h.q.deadline;
   std::optional<flakeid::lease_claim> taken_over;
   bool once = false;
-  holder.between_renewal_reads = [&] {
+  h.store.between_renewal_reads = [&] {
     if (std::exchange(once, true)) return;
     taken_over = next.claim(late);
   };
-  EXPECT_EQ(holder.renew(0, "holder-a", q.deadline + 100ms), flakeid::renewal::taken);
+  EXPECT_EQ(h.store.renew(0, "holder-a", h.q.deadline + 100ms), flakeid::renewal::taken);
   ASSERT_TRUE(taken_over.has_value()) << "the takeover between the reads";
   EXPECT_EQ(taken_over->id, 0U);
   flakeid::detail::zookeeper_session peek{b.address(), 30s};
-  EXPECT_EQ(peek.get(held)->first, "holder-b");
+  EXPECT_EQ(peek.get(h.held)->first, "holder-b");
   EXPECT_EQ(next.renew(0, "holder-b", late.deadline + 100ms), flakeid::renewal::held);
 }
 
 TEST_F(zookeeper_lease_test, a_renewal_in_a_new_session_makes_the_holders_node_again) {
-  // The store gave its session up (cut off for longer than its `patience`) while the
-  // server kept it: `held/<id>` holds this lease's token in a session that is no longer the
-  // store's. The renewal makes the node again in the store's session, so that the old
-  // session's expiry does not take it; a node with another token is still another's.
-  const auto o = quick_options(unique_ns("adopt"));
-  const std::string held = "/flakeid/" + o.name_space + "/held/0";
-  flakeid::detail::zookeeper_lease_store holder{b.address(), o};
-  const flakeid::claim_request q = claim_of_id_0("holder-a");
-  ASSERT_TRUE(holder.claim(q).has_value());
+  // The store gave its session up (cut off for longer than its patience) while the server
+  // kept it: `held/<id>` holds this lease's token in a session that is no longer the store's.
+  // The renewal makes the node again in the store's session, so that the old session's expiry
+  // does not take it; a node with another token is still another's.
+  holder_of_id_0 h{b.address(), "adopt"};
+  ASSERT_TRUE(h.claimed);
   const auto mine = [&] {
     flakeid::detail::zookeeper_session peek{b.address(), 30s};
-    return peek.exists(held)->ephemeralOwner;
+    return peek.exists(h.held)->ephemeralOwner;
   }();
-  const auto hand_over = [&](flakeid::detail::zookeeper_session& old, const std::string& token) {
-    flakeid::detail::zookeeper_ops ops;
-    ops.remove(held, -1);
-    ops.create(held, token, ZOO_EPHEMERAL);
-    ASSERT_EQ(ops.run(old), ZOK);
-    ASSERT_NE(old.exists(held)->ephemeralOwner, mine);
-  };
   {
     flakeid::detail::zookeeper_session old{b.address(), 30s};
-    hand_over(old, "holder-a");
-    EXPECT_EQ(holder.renew(0, "holder-a", q.deadline + 100ms), flakeid::renewal::held);
+    h.hold_in(old, "holder-a");
+    ASSERT_NE(old.exists(h.held)->ephemeralOwner, mine);
+    EXPECT_EQ(h.store.renew(0, "holder-a", h.q.deadline + 100ms), flakeid::renewal::held);
   }  // the old session ends here, and its ephemeral nodes with it
   flakeid::detail::zookeeper_session peek{b.address(), 30s};
-  const auto now = peek.get(held);
+  const auto now = peek.get(h.held);
   ASSERT_TRUE(now.has_value()) << "made again in the store's session";
   EXPECT_EQ(now->first, "holder-a");
   EXPECT_EQ(now->second.ephemeralOwner, mine);
-  EXPECT_EQ(holder.renew(0, "holder-a", q.deadline + 200ms), flakeid::renewal::held);
+  EXPECT_EQ(h.store.renew(0, "holder-a", h.q.deadline + 200ms), flakeid::renewal::held);
   {
     flakeid::detail::zookeeper_session other{b.address(), 30s};
-    hand_over(other, "holder-b");
-    EXPECT_EQ(holder.renew(0, "holder-a", q.deadline + 300ms), flakeid::renewal::taken);
-    EXPECT_EQ(other.get(held)->first, "holder-b");
+    h.hold_in(other, "holder-b");
+    EXPECT_EQ(h.store.renew(0, "holder-a", h.q.deadline + 300ms), flakeid::renewal::taken);
+    EXPECT_EQ(other.get(h.held)->first, "holder-b");
   }
 }
 
@@ -450,28 +463,19 @@ TEST_F(zookeeper_lease_test, a_release_in_a_new_session_frees_the_holders_node_a
   // As above, `held/<id>` holds this lease's token in a session the store gave up and the
   // server kept: the release knows the node by its token and deletes it, so the id is free at
   // once rather than when the old session expires. A node with another token stays.
-  const auto o = quick_options(unique_ns("release_adopt"));
-  const std::string held = "/flakeid/" + o.name_space + "/held/0";
-  flakeid::detail::zookeeper_lease_store holder{b.address(), o};
-  const flakeid::claim_request q = claim_of_id_0("holder-a");
-  ASSERT_TRUE(holder.claim(q).has_value());
+  holder_of_id_0 h{b.address(), "release_adopt"};
+  ASSERT_TRUE(h.claimed);
   flakeid::detail::zookeeper_session old{b.address(), 30s};
-  const auto hand_over = [&](const std::string& token) {
-    flakeid::detail::zookeeper_ops ops;
-    ops.remove(held, -1);
-    ops.create(held, token, ZOO_EPHEMERAL);
-    ASSERT_EQ(ops.run(old), ZOK);
-  };
-  hand_over("holder-b");
-  holder.release(0, "holder-a", q.deadline);
-  ASSERT_TRUE(old.get(held).has_value()) << "another holder's node was deleted";
-  EXPECT_EQ(old.get(held)->first, "holder-b");
-  hand_over("holder-a");
-  holder.release(0, "holder-a", q.deadline);
-  EXPECT_FALSE(old.exists(held).has_value()) << "the holder's node outlives its release";
-  const auto last = old.get("/flakeid/" + o.name_space + "/last/0");
+  h.hold_in(old, "holder-b");
+  h.store.release(0, "holder-a", h.q.deadline);
+  ASSERT_TRUE(old.get(h.held).has_value()) << "another holder's node was deleted";
+  EXPECT_EQ(old.get(h.held)->first, "holder-b");
+  h.hold_in(old, "holder-a");
+  h.store.release(0, "holder-a", h.q.deadline);
+  EXPECT_FALSE(old.exists(h.held).has_value()) << "the holder's node outlives its release";
+  const auto last = old.get("/flakeid/" + h.o.name_space + "/last/0");
   ASSERT_TRUE(last.has_value());
-  EXPECT_EQ(last->first, std::to_string(q.deadline.time_since_epoch().count()));
+  EXPECT_EQ(last->first, std::to_string(h.q.deadline.time_since_epoch().count()));
 }
 
 TEST_F(zookeeper_lease_test, a_session_cut_off_longer_than_its_patience_is_replaced) {

@@ -95,13 +95,19 @@ class file_server final : public soak_server {
     if (locks.empty()) return {};
     std::sort(locks.begin(), locks.end());
     foreign_ = locks[foreigns_++ % locks.size()].string();
+    const std::string name = fs::path(foreign_).filename().string();
     fs::remove(foreign_, ec);
+    // Left empty (a write may find the disk full: a file made but never owned by the other user
+    // would block its id past the fault's end). Once the holder's file is deleted the fault has
+    // begun, also when no file of the other user takes its place.
     const int fd =
         ::open(foreign_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return {};  // a minter made it again first
-    const bool made = ::fchown(fd, foreign_uid, foreign_uid) == 0 && ::write(fd, "x\n", 2) == 2;
+    if (fd < 0) return name + "_deleted";  // a minter made it again first
+    const bool made = ::fchown(fd, foreign_uid, foreign_uid) == 0;
     ::close(fd);
-    return made ? fs::path(foreign_).filename().string() : std::string();
+    if (made) return name;
+    ::unlink(foreign_.c_str());
+    return name + "_deleted";
   }
   void end_own(const std::string&) override {
     struct stat st {};

@@ -115,7 +115,7 @@ class zookeeper_session {
   /// The handle of a connected session. A request made while the session is cut off waits
   /// here for the connection to come back (the client would hold it for two thirds of the
   /// session timeout), until the session has been cut off for its patience (then a new one is
-  /// opened) or the call's deadline (`zookeeper_retry` with a session) has come: then
+  /// opened) or the deadline of the call (`retry`) has come: then
   /// `zookeeper_answer_lost`, as the client's "connection loss". Throws
   /// `store_connection_error` when no new session connects within `connect_timeout`.
   zhandle_t* handle() {
