@@ -41,7 +41,7 @@ int main() {
     std::puts("");
   }  // each run reserved a segment of 100 on disk; what it did not hand out is skipped
   std::printf("  counter file %s holds %llu\n",
-              files.distributor("invoices").path().filename().c_str(),
+              std::filesystem::path(files.distributor("invoices").path()).filename().c_str(),
               static_cast<unsigned long long>(files.current("invoices")));
   std::filesystem::remove_all(dir);
 }

@@ -264,9 +264,9 @@ TEST(segment_store_test, file_counters_that_may_expire_are_removed_once_idle_too
 TEST(segment_store_test, file_names_cannot_escape_the_directory) {
   temp_dir dir;
   flakeid::file_store store{dir.path};
-  EXPECT_EQ(store.distributor("a/b").path().filename(), "a%2Fb.segment");
-  EXPECT_EQ(store.distributor("..").path().filename(), "%2E..segment");
-  EXPECT_EQ(store.distributor("x y").path().filename(), "x%20y.segment");
+  EXPECT_EQ(std::filesystem::path(store.distributor("a/b").path()).filename(), "a%2Fb.segment");
+  EXPECT_EQ(std::filesystem::path(store.distributor("..").path()).filename(), "%2E..segment");
+  EXPECT_EQ(std::filesystem::path(store.distributor("x y").path()).filename(), "x%20y.segment");
   (void)store.distributor("../up").next_max_id(1);
   EXPECT_TRUE(std::filesystem::exists(dir.path / "%2E.%2Fup.segment"));
 }
@@ -281,9 +281,54 @@ TEST(segment_store_test, file_with_garbage_is_an_error_naming_it) {
     FAIL() << "no throw";
   } catch (const flakeid::segment_store_error& e) {
     EXPECT_EQ(std::string(e.what()), "flakeid: segment store file:" + dir.path.string() +
-                                         ", key 'orders': " + d.path().string() +
+                                         ", key 'orders': " + d.path() +
                                          " does not hold a counter (20 decimal digits)");
   }
+}
+
+TEST(segment_store_test, a_distributor_makes_its_directory_with_every_missing_parent) {
+  temp_dir dir;
+  const std::string deep = dir.path.string() + "/a/b//c/";
+  const flakeid::file_store store{deep};
+  EXPECT_EQ(store.distributor("orders").next_max_id(5), 5U);
+  EXPECT_EQ(store.distributor("orders").path(), deep + "orders.segment");
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir.path / "a" / "b" / "c" / "orders.segment"));
+  EXPECT_EQ(store.current("orders"), 5U);
+}
+
+TEST(segment_store_test, a_directory_under_a_plain_file_is_an_error_naming_the_errno) {
+  temp_dir dir;
+  std::ofstream(dir.path / "plain") << "not a directory\n";
+  const std::string under = (dir.path / "plain" / "sub").string();
+  const flakeid::file_store store{under};
+  try {
+    (void)store.distributor("orders");
+    FAIL() << "no throw";
+  } catch (const flakeid::segment_store_error& e) {
+    EXPECT_EQ(std::string(e.what()), "flakeid: segment store file:" + under +
+                                         ", key 'orders': cannot create the directory: Not "
+                                         "a directory");
+  }
+}
+
+TEST(segment_store_test, paths_are_joined_and_split_as_the_file_store_names_its_files) {
+  using flakeid::detail::absolute_path;
+  using flakeid::detail::file_name_of;
+  using flakeid::detail::join_path;
+  using flakeid::detail::parent_directory;
+  EXPECT_EQ(join_path("", "x.lease"), "x.lease");
+  EXPECT_EQ(join_path("d", "x.lease"), "d/x.lease");
+  EXPECT_EQ(join_path("d/", "x.lease"), "d/x.lease");
+  EXPECT_EQ(join_path("/", "x.lease"), "/x.lease");
+  EXPECT_EQ(parent_directory("state"), ".");
+  EXPECT_EQ(parent_directory("/state"), "/");
+  EXPECT_EQ(parent_directory("var/lib/state"), "var/lib");
+  EXPECT_EQ(parent_directory("var//lib//state/"), "var//lib");
+  EXPECT_EQ(file_name_of("var/lib/state"), "state");
+  EXPECT_EQ(file_name_of("state"), "state");
+  EXPECT_EQ(file_name_of("var/state/"), "state");
+  EXPECT_EQ(absolute_path("/var/lib"), "/var/lib");
+  EXPECT_EQ(absolute_path("leases"), std::filesystem::current_path().string() + "/leases");
 }
 
 TEST(segment_store_test, file_in_a_missing_directory_names_the_errno) {
@@ -293,8 +338,7 @@ TEST(segment_store_test, file_in_a_missing_directory_names_the_errno) {
     (void)d.next_max_id(1);
     FAIL() << "no throw";
   } catch (const flakeid::segment_store_error& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot open " + d.path().string() +
-                                         ": No such file or directory"),
+    EXPECT_NE(std::string(e.what()).find("cannot open " + d.path() + ": No such file or directory"),
               std::string::npos)
         << e.what();
   }

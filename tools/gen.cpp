@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
@@ -130,10 +129,9 @@ default_node default_worker(const context& c, const flakeid::layout& l) {
     if (e == flakeid::lease_event::waiting) c.note(detail);
   };
   try {
-    const flakeid::file_store store{(dir != nullptr && *dir != '\0')
-                                        ? std::filesystem::path(dir)
-                                        : flakeid::default_lease_directory(),
-                                    where};
+    const flakeid::file_store store{
+        (dir != nullptr && *dir != '\0') ? std::string(dir) : flakeid::default_lease_directory(),
+        where};
     // A lease does not move: the prvalue initializes the shared one in place.
     std::shared_ptr<flakeid::lease> lease{new flakeid::lease(store.lease(options))};
     default_node d{lease->assign(l), nullptr};

@@ -47,10 +47,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "detail/posix_file.hpp"
@@ -79,11 +79,11 @@ class clock_guard_file {
   /// The guard `file`: one id of namespace `guard-<file name>` in the file store of `file`'s
   /// directory (made, like every file store's, when missing). The guard sets
   /// `options.name_space` and `options.max_ids`.
-  clock_guard_file(const std::filesystem::path& file, fixed_node node,
+  clock_guard_file(const std::string& file, fixed_node node,
                    const lease_options& options = default_options())
       : node_(node.node),
         file_(file),
-        store_(directory_of(file), {.name_space = namespace_of(file)}),
+        store_(detail::parent_directory(file), {.name_space = namespace_of(file)}),
         lease_(store_.lease(ahead_clock(one_id(options, store_.options().name_space), lead_))) {}
 
   clock_guard_file(const clock_guard_file&) = delete;
@@ -106,14 +106,14 @@ class clock_guard_file {
     a.node = node_;
     a.not_after_unix_ms = detail::unix_ms_or_min(lease_.not_after());
     a.fence = lease_.fence();
-    a.source = "fixed, clock guard " + file_.string();
+    a.source = "fixed, clock guard " + file_;
     return a;
   }
 
   /// The file that holds the guard's state: `<dir>/flakeid-guard-<name>-0.lease`.
-  [[nodiscard]] std::filesystem::path state_file() const {
-    return store_.directory() /
-           detail::file_lease_store::lock_file_name(store_.options().name_space, 0);
+  [[nodiscard]] std::string state_file() const {
+    return detail::join_path(store_.directory(), detail::file_lease_store::lock_file_name(
+                                                     store_.options().name_space, 0));
   }
   /// The timestamp the state held at start; empty: a new guard.
   [[nodiscard]] std::optional<lease_time> recorded() const { return lease_.previous_last(); }
@@ -127,14 +127,10 @@ class clock_guard_file {
   [[nodiscard]] const lease& guard_lease() const noexcept { return lease_; }
 
  private:
-  static std::filesystem::path directory_of(const std::filesystem::path& file) {
-    return file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
-  }
-
   /// `guard-` and the file name, each character outside [A-Za-z0-9_-] as '_', at most 40 in all.
-  static std::string namespace_of(const std::filesystem::path& file) {
+  static std::string namespace_of(std::string_view file) {
     std::string ns = "guard-";
-    for (const char c : file.filename().string()) {
+    for (const char c : detail::file_name_of(file)) {
       if (ns.size() == 40) break;
       const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                          (c >= '0' && c <= '9') || c == '_' || c == '-';
@@ -174,13 +170,13 @@ class clock_guard_file {
     const detail::unique_fd old{::open(file_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)};
     if (old.get() < 0) return;  // none (or not ours to read): nothing to adopt
     if (!detail::lock_file(old.get(), LOCK_SH | LOCK_NB))
-      throw worker_id_error("flakeid: clock guard file " + file_.string() +
+      throw worker_id_error("flakeid: clock guard file " + file_ +
                             " is locked by another process using the same worker id");
     const std::int64_t last = detail::file_lease_store::read_number(old.get());
     if (last == INT64_MIN) return;
     struct stat dir {};
     if (::stat(store_.directory().c_str(), &dir) != 0) return;  // the lease reports it
-    const std::string state = state_file().string();
+    const std::string state = state_file();
     const detail::unique_fd fd{::open(state.c_str(),
                                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                                       detail::file_lease_store::lock_file_mode(dir))};
@@ -207,7 +203,7 @@ class clock_guard_file {
   }
 
   node_id node_;
-  std::filesystem::path file_;
+  std::string file_;
   std::shared_ptr<lead_source> lead_ = std::make_shared<lead_source>();
   file_store store_;
   lease lease_;

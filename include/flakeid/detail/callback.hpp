@@ -9,7 +9,6 @@
 /// layer's standard headers together.
 
 #include <cstddef>
-#include <memory>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -25,60 +24,76 @@ class callback;
 
 template <class R, class... Args>
 class callback<R(Args...)> {
-  struct holder_base {
-    virtual ~holder_base() = default;
-    virtual R call(Args... args) const = 0;
-    [[nodiscard]] virtual std::unique_ptr<holder_base> clone() const = 0;
+  /// What the held callable's type knows: how to call, copy and delete it. One constant table
+  /// per type, in place of a virtual base and a `std::unique_ptr` (each of which is another
+  /// template to instantiate in every unit that includes a lease).
+  struct ops {
+    R (*call)(void* f, Args... args);
+    void* (*copy)(const void* f);
+    void (*destroy)(void* f) noexcept;
   };
   template <class F>
-  struct holder final : holder_base {
-    explicit holder(F g) : f(std::move(g)) {}
-    R call(Args... args) const override {
-      if constexpr (std::is_void_v<R>) {
-        f(std::forward<Args>(args)...);
-      } else {
-        return f(std::forward<Args>(args)...);
-      }
+  static R call_as(void* f, Args... args) {
+    if constexpr (std::is_void_v<R>) {
+      (*static_cast<F*>(f))(std::forward<Args>(args)...);
+    } else {
+      return (*static_cast<F*>(f))(std::forward<Args>(args)...);
     }
-    [[nodiscard]] std::unique_ptr<holder_base> clone() const override {
-      return std::make_unique<holder>(f);
-    }
-    mutable F f;  // called as `std::function` calls it: a mutable lambda may change its state
-  };
+  }
+  template <class F>
+  static constexpr ops ops_of{
+      &call_as<F>, [](const void* f) -> void* { return new F(*static_cast<const F*>(f)); },
+      [](void* f) noexcept { delete static_cast<F*>(f); }};
 
  public:
   callback() noexcept = default;
   callback(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor): as std::function
-  /// Holds a copy of `f`. A null function pointer makes an empty callback.
+  /// Holds a copy of `f`, called as `std::function` calls it (a mutable lambda may change its
+  /// state). A null function pointer makes an empty callback.
   template <class F>
   requires(!std::is_same_v<std::remove_cvref_t<F>, callback> &&
            std::is_copy_constructible_v<std::decay_t<F>> &&
            std::is_invocable_r_v<R, std::decay_t<F>&, Args...>)
       callback(F&& f) {  // NOLINT(google-explicit-constructor): assigned from lambdas
-    if constexpr (std::is_pointer_v<std::decay_t<F>>) {
+    using held = std::decay_t<F>;
+    if constexpr (std::is_pointer_v<held>) {
       if (f == nullptr) return;
     }
-    p_ = std::make_unique<holder<std::decay_t<F>>>(std::forward<F>(f));
+    f_ = new held(std::forward<F>(f));
+    ops_ = &ops_of<held>;
   }
-  callback(const callback& o) : p_(o.p_ ? o.p_->clone() : nullptr) {}
-  callback(callback&&) noexcept = default;
+  callback(const callback& o) : f_(o.f_ != nullptr ? o.ops_->copy(o.f_) : nullptr), ops_(o.ops_) {}
+  callback(callback&& o) noexcept : f_(std::exchange(o.f_, nullptr)), ops_(o.ops_) {}
   callback& operator=(const callback& o) {
-    if (this != &o) p_ = o.p_ ? o.p_->clone() : nullptr;
+    if (this != &o) *this = callback(o);
     return *this;
   }
-  callback& operator=(callback&&) noexcept = default;
-  ~callback() = default;
+  callback& operator=(callback&& o) noexcept {
+    if (this != &o) {
+      reset();
+      f_ = std::exchange(o.f_, nullptr);
+      ops_ = o.ops_;
+    }
+    return *this;
+  }
+  ~callback() { reset(); }
 
   /// Whether it holds a callable.
-  explicit operator bool() const noexcept { return p_ != nullptr; }
+  explicit operator bool() const noexcept { return f_ != nullptr; }
   /// Calls the callable; an empty callback throws `std::logic_error`.
   R operator()(Args... args) const {
-    if (!p_) throw std::logic_error("flakeid: an empty callback was called");
-    return p_->call(std::forward<Args>(args)...);
+    if (f_ == nullptr) throw std::logic_error("flakeid: an empty callback was called");
+    return ops_->call(f_, std::forward<Args>(args)...);
   }
 
  private:
-  std::unique_ptr<holder_base> p_;
+  void reset() noexcept {
+    if (f_ != nullptr) ops_->destroy(f_);
+    f_ = nullptr;
+  }
+
+  void* f_ = nullptr;
+  const ops* ops_ = nullptr;
 };
 
 }  // namespace detail

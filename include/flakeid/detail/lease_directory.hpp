@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,14 +51,14 @@ inline lease_time kernel_lease_time() noexcept {
 /// Lock files in one directory: `<dir>/flakeid-<namespace>-<id>.lease`.
 class file_lease_store final : public lease_store {
  public:
-  file_lease_store(std::filesystem::path dir, const lease_options& o)
+  file_lease_store(std::string dir, const lease_options& o)
       : dir_(std::move(dir)), ns_(o.name_space) {}
 
   ~file_lease_store() override = default;
   file_lease_store(const file_lease_store&) = delete;
   file_lease_store& operator=(const file_lease_store&) = delete;
 
-  [[nodiscard]] std::string where() const override { return "file lease " + dir_.string(); }
+  [[nodiscard]] std::string where() const override { return "file lease " + dir_; }
 
   std::optional<lease_claim> do_claim(const claim_request& r) override {
     open_dir();
@@ -151,9 +150,7 @@ class file_lease_store final : public lease_store {
   };
 
   [[nodiscard]] std::string name_of(std::uint64_t id) const { return lock_file_name(ns_, id); }
-  [[nodiscard]] std::string path_of(std::uint64_t id) const {
-    return (dir_ / name_of(id)).string();
-  }
+  [[nodiscard]] std::string path_of(std::uint64_t id) const { return join_path(dir_, name_of(id)); }
 
   [[noreturn]] static void fail(const std::string& what) {
     throw lease_store_error("flakeid: " + what + ": " + std::strerror(errno));
@@ -167,16 +164,16 @@ class file_lease_store final : public lease_store {
       if (::mkdir(dir_.c_str(), 01777) == 0) {
         (void)::chmod(dir_.c_str(), 01777);  // past the umask
       } else if (errno != EEXIST) {
-        fail("cannot create the lease directory " + dir_.string());
+        fail("cannot create the lease directory " + dir_);
       }
       fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
-    if (fd < 0) fail("cannot open the lease directory " + dir_.string());
+    if (fd < 0) fail("cannot open the lease directory " + dir_);
     unique_fd d(fd);
     struct stat st {};
-    if (::fstat(d.get(), &st) != 0) fail("cannot stat " + dir_.string());
+    if (::fstat(d.get(), &st) != 0) fail("cannot stat " + dir_);
     if ((st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0)
-      throw lease_store_error("flakeid: lease directory " + dir_.string() +
+      throw lease_store_error("flakeid: lease directory " + dir_ +
                               " is writable by everyone without the sticky bit: anyone could "
                               "replace a lock file; use chmod 1777 or a private directory");
     // Lock files are as open as their directory: every user may lock them in a directory that
@@ -184,9 +181,8 @@ class file_lease_store final : public lease_store {
     // owner elsewhere (a private directory, the clock guard's).
     file_mode_ = lock_file_mode(st);
     shared_ = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
-    std::error_code ec;  // the path renewals check, whatever the working directory then
-    dir_path_ = std::filesystem::absolute(dir_, ec);
-    if (ec) dir_path_ = dir_;
+    dir_path_ =
+        absolute_path(dir_);  // the path renewals check, whatever the working directory then
     dir_fd_ = std::move(d);
   }
 
@@ -206,9 +202,9 @@ class file_lease_store final : public lease_store {
       else if (errno == EEXIST)
         fd = ::openat(dir_fd_.get(), name.c_str(), flags);
     }
-    if (fd < 0) fail("cannot open " + (dir_ / name).string());
+    if (fd < 0) fail("cannot open " + join_path(dir_, name));
     unique_fd f(fd);
-    if (!lock_file(fd, LOCK_EX)) fail("cannot lock " + (dir_ / name).string());
+    if (!lock_file(fd, LOCK_EX)) fail("cannot lock " + join_path(dir_, name));
     return f;
   }
 
@@ -308,7 +304,7 @@ class file_lease_store final : public lease_store {
     c.last = rec;
     if (note_made(id) && (f.created || !rec)) c.lost_memory_at = r.now;
     write(f.fd.get(), later(rec, r.deadline), id, r.instance);
-    if (f.created && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_.string());
+    if (f.created && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_);
     held_[id] = held_file{std::move(f.fd), r.instance};
     return c;
   }
@@ -328,15 +324,15 @@ class file_lease_store final : public lease_store {
     }
     if (fd < 0) {
       if (errno == EACCES || errno == EPERM) return true;  // another user's: cannot tell
-      fail("cannot open " + (dir_ / name).string());
+      fail("cannot open " + join_path(dir_, name));
     }
     unique_fd m(fd);
-    if (!lock_file(fd, LOCK_EX)) fail("cannot lock " + (dir_ / name).string());
+    if (!lock_file(fd, LOCK_EX)) fail("cannot lock " + join_path(dir_, name));
     const std::int64_t made = read_number(fd);
     const bool counted = made != INT64_MIN && id < static_cast<std::uint64_t>(made);
     if (!counted) {
-      write_raw(fd, static_cast<std::int64_t>(id + 1), (dir_ / name).string());
-      if (fresh && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_.string());
+      write_raw(fd, static_cast<std::int64_t>(id + 1), join_path(dir_, name));
+      if (fresh && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_);
     }
     return shared_ || counted;
   }
@@ -417,11 +413,11 @@ class file_lease_store final : public lease_store {
     write_raw(fd, unix_ms_of(value), path_of(id), instance);
   }
 
-  std::filesystem::path dir_;
+  std::string dir_;
   std::string ns_;
   ::mode_t file_mode_ = 0600;
   bool shared_ = false;  // others may add and delete files in the directory
-  std::filesystem::path dir_path_;
+  std::string dir_path_;
   unique_fd dir_fd_;
   std::map<std::uint64_t, held_file> held_;
 };

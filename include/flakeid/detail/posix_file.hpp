@@ -2,14 +2,18 @@
 // Copyright (c) 2026 The flakeid authors
 #pragma once
 /// \file detail/posix_file.hpp
-/// Internal: the one owner of a POSIX file descriptor, and the file operations the file
-/// stores need, each retried when a signal interrupts it (`EINTR`).
+/// Internal: the one owner of a POSIX file descriptor, the file operations the file stores
+/// need, each retried when a signal interrupts it (`EINTR`), and the few path operations they
+/// do on `std::string` paths (`<filesystem>` would cost every unit of the umbrella header more
+/// than the file store and the clock guard together).
 
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include "../version.hpp"
 
@@ -95,6 +99,62 @@ inline bool sync_fd(int fd) noexcept {
     if (errno != EINTR) return false;
   }
   return true;
+}
+
+/// `dir/name`; `name` alone when `dir` is empty, one separator when `dir` ends with one.
+inline std::string join_path(std::string_view dir, std::string_view name) {
+  std::string out(dir);
+  if (!out.empty() && out.back() != '/') out += '/';
+  out += name;
+  return out;
+}
+
+/// The directory part of `file`: `a/b` -> `a`, `/b` -> `/`, `b` -> `.`.
+inline std::string parent_directory(std::string_view file) {
+  while (file.size() > 1 && file.back() == '/') file.remove_suffix(1);
+  const std::size_t slash = file.rfind('/');
+  if (slash == std::string_view::npos) return ".";
+  std::string_view dir = file.substr(0, slash);
+  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+  return dir.empty() ? std::string("/") : std::string(dir);
+}
+
+/// The last part of `file`: `a/b` -> `b`.
+inline std::string_view file_name_of(std::string_view file) noexcept {
+  while (file.size() > 1 && file.back() == '/') file.remove_suffix(1);
+  const std::size_t slash = file.rfind('/');
+  return slash == std::string_view::npos ? file : file.substr(slash + 1);
+}
+
+/// `path` from the root: the working directory is put before a relative one (no link is
+/// resolved); `path` itself when the working directory cannot be read.
+inline std::string absolute_path(const std::string& path) {
+  if (!path.empty() && path.front() == '/') return path;
+  std::string cwd(256, '\0');
+  while (::getcwd(cwd.data(), cwd.size()) == nullptr) {
+    if (errno != ERANGE) return path;
+    cwd.resize(cwd.size() * 2);
+  }
+  cwd.resize(cwd.find('\0'));
+  return join_path(cwd, path);
+}
+
+/// Makes directory `dir` and its missing parents (mode 0777 less the umask); 0, or the `errno`
+/// of the step that failed (`ENOTDIR` when a part exists and is no directory).
+inline int make_directories(const std::string& dir) {
+  if (dir.empty()) return ENOENT;
+  for (std::size_t end = 0; end != std::string::npos;) {
+    end = dir.find('/', end + 1);
+    const std::string part = dir.substr(0, end);
+    if (part.empty() || part.back() == '/') continue;  // the root, or a doubled separator
+    if (::mkdir(part.c_str(), 0777) == 0) continue;
+    const int e = errno;
+    struct stat st {};
+    if (e != EEXIST) return e;
+    if (::stat(part.c_str(), &st) != 0) return errno;
+    if (!S_ISDIR(st.st_mode)) return ENOTDIR;
+  }
+  return 0;
 }
 
 }  // namespace detail

@@ -45,6 +45,7 @@
 /// Requirements: a local file system with working `flock` (not NFS). Thread-safety: a store and
 /// its distributors may be used from any thread; a lease as `lease`.
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -58,13 +59,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 
 #include "../detail/fork_guard.hpp"
@@ -85,9 +84,7 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 /// of the host whatever their environment (see the file comment).
 ///
 ///     auto lease = flakeid::file_store{flakeid::default_lease_directory()}.lease();
-[[nodiscard]] inline std::filesystem::path default_lease_directory() {
-  return {"/dev/shm/flakeid"};
-}
+[[nodiscard]] inline std::string default_lease_directory() { return "/dev/shm/flakeid"; }
 
 namespace detail {
 
@@ -150,14 +147,21 @@ inline bool parse_segment_file(std::string_view text, std::uint64_t& value,
 /// longer than they may be, on this host's clock. A file another process has locked is left
 /// for a later sweep; a file is removed only while locked, and only when it is still the one
 /// at its path.
-inline void sweep_expired_segments(const std::filesystem::path& dir) noexcept {
-  std::error_code ec;
-  std::filesystem::directory_iterator it(dir, ec);
+inline void sweep_expired_segments(const std::string& dir) noexcept {
+  unique_fd opened{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (opened.get() < 0) return;
+  DIR* const listing = ::fdopendir(opened.get());
+  if (listing == nullptr) return;
+  (void)opened.release();  // the listing owns it now
+  const int dir_fd = ::dirfd(listing);
   const auto now = std::chrono::system_clock::now();
-  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-    const std::filesystem::path& path = it->path();
-    if (path.extension() != ".segment") continue;
-    unique_fd f{::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC)};
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string_view name(entry->d_name);
+    constexpr std::string_view suffix = ".segment";
+    if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix ||
+        name.front() == '.')
+      continue;
+    unique_fd f{::openat(dir_fd, entry->d_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)};
     if (f.get() < 0 || ::flock(f.get(), LOCK_EX | LOCK_NB) != 0) continue;
     char buf[64];
     const ssize_t n = read_head(f.get(), buf, sizeof buf);
@@ -168,15 +172,17 @@ inline void sweep_expired_segments(const std::filesystem::path& dir) noexcept {
     if (n <= 0 ||
         !parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), value, &idle_ms) ||
         idle_ms == 0 || ::fstat(f.get(), &held) != 0 || held.st_nlink == 0 ||
-        ::lstat(path.c_str(), &named) != 0 || named.st_ino != held.st_ino ||
-        named.st_dev != held.st_dev)
+        ::fstatat(dir_fd, entry->d_name, &named, AT_SYMLINK_NOFOLLOW) != 0 ||
+        named.st_ino != held.st_ino || named.st_dev != held.st_dev)
       continue;
     const auto written = std::chrono::system_clock::time_point{
         std::chrono::duration_cast<std::chrono::system_clock::duration>(
             std::chrono::seconds{held.st_mtim.tv_sec} +
             std::chrono::nanoseconds{held.st_mtim.tv_nsec})};
-    if (written + std::chrono::milliseconds{idle_ms} < now) (void)::unlink(path.c_str());
+    if (written + std::chrono::milliseconds{idle_ms} < now)
+      (void)::unlinkat(dir_fd, entry->d_name, 0);
   }
+  ::closedir(listing);
 }
 
 }  // namespace detail
@@ -194,11 +200,11 @@ class file_distributor {
  public:
   /// Counter `key` in `directory` (which must exist). Throws `invalid_option_error` for an
   /// empty key.
-  file_distributor(std::filesystem::path directory, std::string key)
+  file_distributor(std::string directory, std::string key)
       : dir_(std::move(directory)),
         key_(std::move(key)),
-        name_("file:" + dir_.string()),
-        path_(dir_ / detail::segment_file_name(key_)) {
+        name_("file:" + dir_),
+        path_(detail::join_path(dir_, detail::segment_file_name(key_))) {
     detail::check_segment_key(key_);
   }
 
@@ -223,7 +229,7 @@ class file_distributor {
     std::uint64_t cur = 0;
     if (!detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), cur))
       throw segment_store_error(name_, key_,
-                                path_.string() + " does not hold a counter (20 decimal digits)");
+                                path_ + " does not hold a counter (20 decimal digits)");
     if (cur > std::numeric_limits<std::uint64_t>::max() - step)
       detail::throw_store_overflow(name_, key_, cur, step);
     const std::uint64_t next = cur + step;
@@ -256,7 +262,7 @@ class file_distributor {
   /// The counter's key.
   [[nodiscard]] std::string_view key() const noexcept { return key_; }
   /// The counter file.
-  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
   /// A distributor for counter `key` in the same directory.
   [[nodiscard]] file_distributor with_key(const std::string& key) const { return {dir_, key}; }
 
@@ -264,7 +270,7 @@ class file_distributor {
   [[noreturn]] void fail(const char* what) const {
     const int e = errno;
     throw segment_store_error(name_, key_,
-                              std::string(what) + " " + path_.string() + ": " + std::strerror(e));
+                              std::string(what) + " " + path_ + ": " + std::strerror(e));
   }
 
   void sync_directory() const {
@@ -273,10 +279,10 @@ class file_distributor {
     if (!detail::sync_fd(d.get())) fail("cannot fsync the directory of");
   }
 
-  std::filesystem::path dir_;
+  std::string dir_;
   std::string key_;
   std::string name_;
-  std::filesystem::path path_;
+  std::string path_;
   std::uint64_t idle_ms_ = 0;  // 0: the counter never expires
 };
 
@@ -286,7 +292,7 @@ class file_store {
  public:
   /// Leases and counters in `directory`. Throws `invalid_option_error` for a bad namespace or
   /// timeout.
-  explicit file_store(std::filesystem::path directory, store_options options = {})
+  explicit file_store(std::string directory, store_options options = {})
       : dir_(std::move(directory)), options_(std::move(options)) {
     detail::check_store_options(options_, "file store");
   }
@@ -306,7 +312,7 @@ class file_store {
   /// `segment_store_error` when the directory cannot be made.
   [[nodiscard]] file_distributor distributor(const std::string& key) const {
     detail::check_segment_key(key);
-    make_directory();
+    make_directory(key);
     return {dir_, key};
   }
 
@@ -317,34 +323,32 @@ class file_store {
     detail::unique_fd f{::open(d.path().c_str(), O_RDONLY | O_CLOEXEC)};
     if (f.get() < 0) {
       if (errno == ENOENT) return 0;
-      throw segment_store_error(std::string(d.store_name()), key,
-                                "cannot open " + d.path().string());
+      throw segment_store_error(std::string(d.store_name()), key, "cannot open " + d.path());
     }
     char buf[64];
     const ssize_t n = detail::read_head(f.get(), buf, sizeof buf);
     std::uint64_t v = 0;
     if (n < 0 || !detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), v))
       throw segment_store_error(std::string(d.store_name()), key,
-                                d.path().string() + " does not hold a counter");
+                                d.path() + " does not hold a counter");
     return v;
   }
 
   /// The directory.
-  [[nodiscard]] const std::filesystem::path& directory() const noexcept { return dir_; }
+  [[nodiscard]] const std::string& directory() const noexcept { return dir_; }
   /// The options.
   [[nodiscard]] const store_options& options() const noexcept { return options_; }
 
  private:
-  /// Makes the directory with its parents; `segment_store_error` when it cannot.
-  void make_directory() const {
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
-    if (ec)
-      throw segment_store_error("file:" + dir_.string(), "",
-                                "cannot create the directory: " + ec.message());
+  /// Makes the directory with its parents; `segment_store_error` (for counter `key`) when it
+  /// cannot.
+  void make_directory(const std::string& key) const {
+    if (const int e = detail::make_directories(dir_); e != 0)
+      throw segment_store_error("file:" + dir_, key,
+                                std::string("cannot create the directory: ") + std::strerror(e));
   }
 
-  std::filesystem::path dir_;
+  std::string dir_;
   store_options options_;
 };
 
