@@ -852,7 +852,7 @@ class zookeeper_ensemble_lease_test : public ::testing::Test {
   /// `f()`, tried again while the ensemble does not answer (60 s at most).
   template <class F>
   static auto retried(F f) {
-    return flakeid::detail::zookeeper_retry(60s, f);
+    return flakeid::detail::zookeeper_retry(std::chrono::steady_clock::now() + 60s, f);
   }
   /// The nodes of `o`'s namespace, made through `peek` and then left to age ttl + safe_guard
   /// (the namespace's age makes no loss by itself); its root node.

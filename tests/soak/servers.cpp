@@ -175,11 +175,7 @@ class redis_server final : public wipeable_server_of<flakeid_test::redis_server>
     const std::string lua = std::string("local n = 0 for _, p in ipairs({") + kinds[k] +
                             "}) do for _, k in ipairs(redis.call('KEYS', 'flakeid:*soak*' .. p)) "
                             "do redis.call('DEL', k) n = n + 1 end end return n";
-    return run_program({find_program("redis-cli", {"/usr/bin"}), "-p", std::to_string(s_.port()),
-                        "EVAL", lua, "0"},
-                       log_) == 0
-               ? names[k]
-               : "";
+    return cli({"EVAL", lua, "0"}) ? names[k] : "";
   }
 
  private:
@@ -204,7 +200,6 @@ class redis_server final : public wipeable_server_of<flakeid_test::redis_server>
                "0"});
   }
 
- private:
   bool cli(std::vector<std::string> args) {
     args.insert(args.begin(),
                 {find_program("redis-cli", {"/usr/bin"}), "-p", std::to_string(s_.port())});

@@ -59,13 +59,11 @@ class zookeeper_answer_lost : public store_connection_error {
 };
 
 /// Runs `f` until it answers; a request whose answer was lost is tried again (after 20 ms,
-/// doubling up to 500 ms) until `bound` has passed since the call began, then the loss is
-/// thrown. `f` must be safe to repeat.
+/// doubling up to 500 ms) until `until`, then the loss is thrown. `f` must be safe to repeat.
 template <class F>
-decltype(auto) zookeeper_retry(std::chrono::milliseconds bound, F&& f) {
+decltype(auto) zookeeper_retry(std::chrono::steady_clock::time_point until, F&& f) {
   using clock = std::chrono::steady_clock;
   constexpr std::chrono::milliseconds max_pause{500};
-  const auto until = clock::now() + bound;
   for (std::chrono::milliseconds pause{20};; pause = std::min(pause * 2, max_pause)) {
     try {
       return f();
@@ -154,8 +152,8 @@ class zookeeper_session {
     return zh_;
   }
 
-  /// Runs `f` (requests on this session) as `zookeeper_retry(bound, f)` does, with `bound`
-  /// also bounding how long a request waits in `handle()` for a connection.
+  /// Runs `f` (requests on this session) as `zookeeper_retry` does until `bound` has passed,
+  /// which also bounds how long a request waits in `handle()` for a connection.
   template <class F>
   decltype(auto) retry(std::chrono::milliseconds bound, F&& f) {
     const auto before = deadline_;
@@ -166,7 +164,7 @@ class zookeeper_session {
       std::optional<std::chrono::steady_clock::time_point> before;
       ~restore() { s.deadline_ = before; }
     } r{*this, before};
-    return zookeeper_retry(bound, std::forward<F>(f));
+    return zookeeper_retry(until, std::forward<F>(f));
   }
 
   /// Gives the session up once it has been cut off from every server for longer than `after`
