@@ -181,8 +181,8 @@ class file_lease_store final : public lease_store {
     // owner elsewhere (a private directory, the clock guard's).
     file_mode_ = lock_file_mode(st);
     shared_ = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
-    dir_path_ =
-        absolute_path(dir_);  // the path renewals check, whatever the working directory then
+    // The path renewals check, whatever the working directory is then.
+    dir_path_ = absolute_path(dir_);
     dir_fd_ = std::move(d);
   }
 
