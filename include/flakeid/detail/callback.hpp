@@ -40,10 +40,18 @@ class callback<R(Args...)> {
       return (*static_cast<F*>(f))(std::forward<Args>(args)...);
     }
   }
+  // The callback owns `f_` (made by `new` here and in its constructor, deleted by `reset()`):
+  // a smart pointer would bring back the instantiations this table replaces.
   template <class F>
-  static constexpr ops ops_of{
-      &call_as<F>, [](const void* f) -> void* { return new F(*static_cast<const F*>(f)); },
-      [](void* f) noexcept { delete static_cast<F*>(f); }};
+  static void* copy_as(const void* f) {
+    return new F(*static_cast<const F*>(f));  // NOLINT(cppcoreguidelines-owning-memory)
+  }
+  template <class F>
+  static void delete_as(void* f) noexcept {
+    delete static_cast<F*>(f);  // NOLINT(cppcoreguidelines-owning-memory)
+  }
+  template <class F>
+  static constexpr ops ops_of{&call_as<F>, &copy_as<F>, &delete_as<F>};
 
  public:
   callback() noexcept = default;
@@ -59,7 +67,7 @@ class callback<R(Args...)> {
     if constexpr (std::is_pointer_v<held>) {
       if (f == nullptr) return;
     }
-    f_ = new held(std::forward<F>(f));
+    f_ = new held(std::forward<F>(f));  // NOLINT(cppcoreguidelines-owning-memory): see ops_of
     ops_ = &ops_of<held>;
   }
   callback(const callback& o) : f_(o.f_ != nullptr ? o.ops_->copy(o.f_) : nullptr), ops_(o.ops_) {}
