@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <flakeid/flakeid.hpp>
 
@@ -86,4 +88,29 @@ TEST(options_init_test, lease_hooks_copy_call_and_test_as_std_function_does) {
   } catch (const std::logic_error& e) {
     EXPECT_STREQ(e.what(), "flakeid: an empty callback was called");
   }
+}
+
+TEST(options_init_test, a_lease_hook_frees_what_it_holds_when_replaced_moved_or_destroyed) {
+  const auto token = std::make_shared<int>(7);
+  {
+    flakeid::lease_options o;
+    o.now = [token] { return flakeid::lease_time{std::chrono::milliseconds{*token}}; };
+    EXPECT_EQ(token.use_count(), 2);
+    flakeid::lease_options copy = o;  // the lambda copied
+    EXPECT_EQ(token.use_count(), 3);
+    flakeid::lease_options moved = std::move(copy);  // taken over, not copied
+    EXPECT_EQ(token.use_count(), 3);
+    EXPECT_EQ(moved.now().time_since_epoch(), 7ms);
+    const auto& same = o.now;
+    o.now = same;  // assigned to itself: kept
+    EXPECT_EQ(token.use_count(), 3);
+    EXPECT_EQ(o.now().time_since_epoch(), 7ms);
+    moved.now = &fixed_time;  // replaced: its copy freed
+    EXPECT_EQ(token.use_count(), 2);
+    EXPECT_EQ(moved.now().time_since_epoch(), 42ms);
+    o.now = std::move(moved.now);
+    EXPECT_EQ(token.use_count(), 1);  // o's lambda freed, the function pointer moved in
+    EXPECT_EQ(o.now().time_since_epoch(), 42ms);
+  }
+  EXPECT_EQ(token.use_count(), 1);
 }
