@@ -161,7 +161,9 @@ class zookeeper_distributor
       }
       // The counter, and the ms it may stay idle on a second line when it may expire.
       const auto text = [&](std::uint64_t n) {
-        return std::to_string(n) + (idle_ms_ > 0 ? "\n" + std::to_string(idle_ms_) : "");
+        std::string t = std::to_string(n);
+        if (idle_ms_ > 0) (t += '\n') += std::to_string(idle_ms_);
+        return t;
       };
       for (;;) {
         const auto node = s_->conn.get(path_);
