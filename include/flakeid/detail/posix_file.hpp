@@ -109,19 +109,24 @@ inline std::string join_path(std::string_view dir, std::string_view name) {
   return out;
 }
 
+/// `path` without the separators it ends with (the root `/` stays).
+inline std::string_view without_trailing_slashes(std::string_view path) noexcept {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  return path;
+}
+
 /// The directory part of `file`: `a/b` -> `a`, `/b` -> `/`, `b` -> `.`.
 inline std::string parent_directory(std::string_view file) {
-  while (file.size() > 1 && file.back() == '/') file.remove_suffix(1);
+  file = without_trailing_slashes(file);
   const std::size_t slash = file.rfind('/');
   if (slash == std::string_view::npos) return ".";
-  std::string_view dir = file.substr(0, slash);
-  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+  const std::string_view dir = without_trailing_slashes(file.substr(0, slash));
   return dir.empty() ? std::string("/") : std::string(dir);
 }
 
 /// The last part of `file`: `a/b` -> `b`.
 inline std::string_view file_name_of(std::string_view file) noexcept {
-  while (file.size() > 1 && file.back() == '/') file.remove_suffix(1);
+  file = without_trailing_slashes(file);
   const std::size_t slash = file.rfind('/');
   return slash == std::string_view::npos ? file : file.substr(slash + 1);
 }

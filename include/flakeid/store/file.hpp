@@ -156,11 +156,9 @@ inline void sweep_expired_segments(const std::string& dir) noexcept {
   const int dir_fd = ::dirfd(listing);
   const auto now = std::chrono::system_clock::now();
   while (const dirent* entry = ::readdir(listing)) {
+    // Counter files only: a key's leading dot is written `%2E`, so none starts with one.
     const std::string_view name(entry->d_name);
-    constexpr std::string_view suffix = ".segment";
-    if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix ||
-        name.front() == '.')
-      continue;
+    if (!name.ends_with(".segment") || name.front() == '.') continue;
     unique_fd f{::openat(dir_fd, entry->d_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)};
     if (f.get() < 0 || ::flock(f.get(), LOCK_EX | LOCK_NB) != 0) continue;
     char buf[64];
