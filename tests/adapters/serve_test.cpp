@@ -232,10 +232,13 @@ double metric(const std::string& text, const std::string& line_start) {
 
 json leased(const std::string& redis, const std::string& ns, int ttl_ms, int extra_max_ids = 0,
             int wait_ms = 0, int safe_guard_ms = 2000) {
+  // Each Redis request may take 3 s: the default bound (ttl / 5, 300 ms at the 1.5 s ttl of
+  // most tests here) is missed on a loaded machine, and the service then fails to start.
   json lease = {{"store", "redis://" + redis},
                 {"namespace", ns},
                 {"ttl_ms", ttl_ms},
-                {"safe_guard_ms", safe_guard_ms}};
+                {"safe_guard_ms", safe_guard_ms},
+                {"io_timeout_ms", 3000}};
   if (extra_max_ids > 0) lease["max_ids"] = extra_max_ids;
   if (wait_ms > 0) lease["wait_for_id_ms"] = wait_ms;
   return {{"generators", {{"orders", {{"kind", "snowflake"}, {"lease", lease}}}}}};
