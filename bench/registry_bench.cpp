@@ -16,10 +16,11 @@ inline constexpr flakeid::layout wide{
     {flakeid::fields::timestamp(41), flakeid::fields::sequence(22)}, 1288834974657};
 
 flakeid::registry& ids() {
-  static flakeid::registry r(nlohmann::json::parse(R"({"generators": {
+  static flakeid::registry r = flakeid::registry::from_text(
+      R"({"generators": {
         "chain": {"kind": "chain", "store": "memory:", "key": "bench", "step": 100000},
-        "wide": {"kind": "snowflake", "layout": "wide", "worker": 0}}})"),
-                             flakeid::registry_kinds::standard().layout<wide>("wide"));
+        "wide": {"kind": "snowflake", "layout": "wide", "worker": 0}}})",
+      flakeid::registry_kinds::standard().layout<wide>("wide"));
   return r;
 }
 

@@ -142,23 +142,19 @@ else()
   message(STATUS "flakeid: the ZooKeeper C client not found; flakeid::zookeeper is not built")
 endif()
 
-# The registry (<flakeid/registry.hpp>: generators by name from JSON configuration) needs
-# nlohmann-json (Debian: nlohmann-json3-dev); it knows the memory and file stores, and each server
-# store a program adds (linking that adapter too).
-set(flakeid_find_json "find_package(nlohmann_json 3.9 QUIET)")
-cmake_language(EVAL CODE "${flakeid_find_json}")
-set(FLAKEID_REGISTRY_FOUND ${nlohmann_json_FOUND})
-if(FLAKEID_REGISTRY_FOUND)
+# The registry (<flakeid/registry.hpp>: generators by name from JSON configuration, read by its
+# own parser) links no client library; it knows the memory and file stores, and each server store
+# a program adds (linking that adapter too). Its leases and file store need POSIX.
+if(NOT WIN32)
   flakeid_adapter(registry
-    NEEDS "nlohmann-json (Debian: nlohmann-json3-dev)"
-    FIND "${flakeid_find_json}"
-    READY "TARGET nlohmann_json::nlohmann_json"
-    PC_REQUIRES nlohmann_json
-    LINK flakeid::flakeid nlohmann_json::nlohmann_json
+    NEEDS "a POSIX system"
+    FIND ""
+    READY "TRUE"
+    LINK flakeid::flakeid
     TOP
-    HEADERS registry.hpp registry/config.hpp registry/source.hpp)
+    HEADERS registry.hpp registry/config.hpp registry/json.hpp registry/source.hpp)
 else()
-  message(STATUS "flakeid: nlohmann-json not found; flakeid::registry is not built")
+  message(STATUS "flakeid: flakeid::registry needs POSIX; not built on Windows")
 endif()
 
 # flakeid_link_server_stores(<target> <prefix>): links <target> to each server store built here

@@ -76,8 +76,8 @@ int run_gen_config(const context& c, const arguments& a, gen_request& r) {
 #else
 int run_gen_config(const context&, const arguments&, gen_request&) {
   fail(
-      "flakeid gen: this flakeid was built without the registry (nlohmann-json was not found), "
-      "so --config is not available");
+      "flakeid gen: this flakeid was built without the registry (it needs POSIX), so --config "
+      "is not available");
 }
 #endif
 

@@ -24,7 +24,7 @@ const std::string_view serve_help =
     "Runs flakeid-serve, the HTTP ID service over a registry configuration (Leaf's API,\n"
     "batches, health and Prometheus metrics): the program next to flakeid, else the one on\n"
     "PATH, with these arguments. 'flakeid serve --help' prints its options; docs/serve.md\n"
-    "has the rest. It is built on Linux where OpenSSL and nlohmann-json are found.\n";
+    "has the rest. It is built on Linux where OpenSSL is found.\n";
 
 int run_serve(context& c, std::span<const std::string> argv) {
   if (c.io.sandbox) fail("flakeid serve: this run may not start a service");
@@ -49,7 +49,7 @@ int run_serve(context& c, std::span<const std::string> argv) {
   throw std::runtime_error(
       "flakeid serve: flakeid-serve was found neither next to flakeid nor on PATH (" +
       std::string(std::strerror(e)) +
-      "); it is built on Linux where OpenSSL and nlohmann-json are found (docs/serve.md)");
+      "); it is built on Linux where OpenSSL is found (docs/serve.md)");
 #endif
 }
 

@@ -27,23 +27,23 @@
 /// Thread-safety: lookups may run from any thread at any time, also while `emplace` adds an
 /// entry; the generators are thread-safe.
 
+#include <algorithm>
+#include <cerrno>
+#include <concepts>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "detail/posix_file.hpp"
 #include "layouts.hpp"
 #include "lease.hpp"
 #include "registry/config.hpp"
@@ -234,48 +234,36 @@ class registry {
   /// An empty registry, to fill with `emplace`.
   registry() : s_(std::make_unique<state>()) {}
 
-  /// The generators of `config` (`{"generators": {"<name>": {…}, …}}`), their leases taken.
-  /// Throws `registry_error` naming the entry and the field; an entry whose store or lease
-  /// fails nests the store's error in it.
+  /// The generators of the JSON text `config` (`{"generators": {"<name>": {…}, …}}`), their
+  /// leases taken. Throws `registry_error` naming the entry and the field (text that is not
+  /// JSON: the byte where it stops being JSON); an entry whose store or lease fails nests the
+  /// store's error in it.
   /// With `only`: that entry alone (a `registry_error` when the configuration has no such
   /// entry), for a program that mints with one and should not take the others' leases.
-  explicit registry(const nlohmann::json& config,
-                    const registry_kinds& kinds = registry_kinds::standard(),
-                    std::string_view only = {})
-      : registry() {
-    if (!config.is_object() || !config.contains("generators"))
-      throw registry_error("", "generators",
-                           "the configuration must be a JSON object with a \"generators\" object");
-    for (const auto& [key, value] : config.items())
-      if (key != "generators")
-        throw registry_error("", key, "unknown top-level field (allowed: generators)");
-    const nlohmann::json& gens = config.at("generators");
-    if (!gens.is_object())
-      throw registry_error(
-          "", "generators",
-          "must be a JSON object of named entries, not " + std::string(gens.type_name()));
-    if (only.empty()) {
-      for (const auto& [name, entry] : gens.items()) add(build(name, entry, kinds));
-      return;
-    }
-    const auto it = gens.find(std::string(only));
-    if (it == gens.end()) {
-      std::vector<std::string> have;
-      for (const auto& [name, entry] : gens.items()) have.push_back(name);
-      throw registry_error(std::string(only), "", "no such generator (have: " + joined(have) + ")");
-    }
-    add(build(it.key(), it.value(), kinds));
+  [[nodiscard]] static registry from_text(std::string_view config,
+                                          const registry_kinds& kinds = registry_kinds::standard(),
+                                          std::string_view only = {}) {
+    return {parse(config, "the configuration"), kinds, only};
   }
 
+  /// The generators of a JSON value of a library you already use: any type whose `dump()`
+  /// writes it as JSON text (nlohmann::json, for one). As `from_text(config.dump(), …)`.
+  template <class Json>
+  requires requires(const Json& j) {
+    { j.dump() } -> std::convertible_to<std::string>;
+  }
+  explicit registry(const Json& config, const registry_kinds& kinds = registry_kinds::standard(),
+                    std::string_view only = {})
+      : registry(parse(std::string(config.dump()), "the configuration"), kinds, only) {}
+
   /// The generators of the JSON file `file` (with `only`: that one).
-  static registry from_file(const std::filesystem::path& file,
-                            const registry_kinds& kinds = registry_kinds::standard(),
-                            std::string_view only = {}) {
-    std::ifstream in(file);
-    if (!in) throw registry_error("", "", "cannot read " + file.string());
-    std::stringstream text;
-    text << in.rdbuf();
-    return registry(parse(text.str(), file.string()), kinds, only);
+  [[nodiscard]] static registry from_file(const std::string& file,
+                                          const registry_kinds& kinds = registry_kinds::standard(),
+                                          std::string_view only = {}) {
+    std::string text;
+    if (!detail::read_whole_file(file, text))
+      throw registry_error("", "", "cannot read " + file + " (" + std::strerror(errno) + ")");
+    return {parse(text, file), kinds, only};
   }
 
   /// The generators of the JSON text in the environment variable `variable`.
@@ -349,16 +337,41 @@ class registry {
       throw registry_error(name, "", "the name is taken");
   }
 
-  static nlohmann::json parse(const std::string& text, const std::string& where) {
-    try {
-      return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-      // The byte offset, not the text: a configuration may hold a password.
-      throw registry_error("", "", where + " is not JSON (at byte " + std::to_string(e.byte) + ")");
+  registry(const detail::json_value& config, const registry_kinds& kinds, std::string_view only)
+      : registry() {
+    if (!config.is_object() || config.find("generators") == nullptr)
+      throw registry_error("", "generators",
+                           "the configuration must be a JSON object with a \"generators\" object");
+    for (const std::string& key : config.keys())
+      if (key != "generators")
+        throw registry_error("", key, "unknown top-level field (allowed: generators)");
+    const detail::json_value& gens = *config.find("generators");
+    if (!gens.is_object())
+      throw registry_error(
+          "", "generators",
+          "must be a JSON object of named entries, not " + std::string(gens.type_name()));
+    const std::vector<std::string>& names = gens.keys();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (only.empty() || names[i] == only) add(build(names[i], gens.values()[i], kinds));
+    if (!only.empty() && gens.find(only) == nullptr) {
+      std::vector<std::string> have = names;
+      std::sort(have.begin(), have.end());
+      throw registry_error(std::string(only), "", "no such generator (have: " + joined(have) + ")");
     }
   }
 
-  static std::unique_ptr<id_source> build(const std::string& name, const nlohmann::json& j,
+  static detail::json_value parse(std::string_view text, const std::string& where) {
+    try {
+      return detail::json_value::parse(text);
+    } catch (const detail::json_parse_error& e) {
+      // Where and why, not the text: a configuration may hold a password.
+      throw registry_error(
+          "", "",
+          where + " is not JSON (at byte " + std::to_string(e.byte()) + ": " + e.reason() + ")");
+    }
+  }
+
+  static std::unique_ptr<id_source> build(const std::string& name, const detail::json_value& j,
                                           const registry_kinds& kinds) {
     if (!detail::valid_entry_name(name))
       throw registry_error(name, "", "not a name (1 to 64 letters, digits, '_', '.' or '-')");

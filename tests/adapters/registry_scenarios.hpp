@@ -15,13 +15,13 @@
 namespace flakeid_test {
 
 /// The configuration of the scenario: a leased snowflake and a chain, both on `uri`.
-inline nlohmann::json registry_config(const std::string& uri, const std::string& ns) {
-  nlohmann::json c;
-  c["generators"]["orders"] = {{"kind", "snowflake"},
-                               {"lease", {{"store", uri}, {"namespace", ns}, {"ttl_ms", 3000}}}};
-  c["generators"]["invoices"] = {
-      {"kind", "chain"}, {"store", uri}, {"namespace", ns}, {"key", "invoice"}, {"step", 50}};
-  return c;
+inline std::string registry_config(const std::string& uri, const std::string& ns) {
+  return R"({"generators": {
+      "orders": {"kind": "snowflake",
+                 "lease": {"store": ")" +
+         uri + R"(", "namespace": ")" + ns + R"(", "ttl_ms": 3000}},
+      "invoices": {"kind": "chain", "store": ")" +
+         uri + R"(", "namespace": ")" + ns + R"(", "key": "invoice", "step": 50}}})";
 }
 
 /// What two registries on one store did: the worker ids their snowflakes leased (and what the
@@ -42,8 +42,8 @@ struct registry_share {
 inline registry_share two_registries_share_a_store(const std::string& uri,
                                                    const flakeid::registry_kinds& kinds,
                                                    const std::string& ns = "registry") {
-  const flakeid::registry a(registry_config(uri, ns), kinds);
-  const flakeid::registry b(registry_config(uri, ns), kinds);
+  const auto a = flakeid::registry::from_text(registry_config(uri, ns), kinds);
+  const auto b = flakeid::registry::from_text(registry_config(uri, ns), kinds);
   const auto worker = [](const flakeid::registry& r) {
     return flakeid::layouts::twitter.decompose(r.source("orders").next_id()).worker;
   };

@@ -31,7 +31,7 @@ namespace {
 
 using namespace flakeid_test;
 using namespace std::chrono_literals;
-using json = nlohmann::json;
+using flakeid::detail::json_value;
 
 /// What a client got: the status (0: no answer) and the body.
 struct answer {
@@ -151,11 +151,11 @@ std::string http_answer(const std::string& status, const std::string& body,
 /// One flakeid-serve process on a free loopback port, with configuration `config`.
 class serve_process {
  public:
-  serve_process(const std::filesystem::path& dir, const std::string& name, const json& config,
-                std::vector<std::string> args = {})
+  serve_process(const std::filesystem::path& dir, const std::string& name,
+                const std::string& config, std::vector<std::string> args = {})
       : log_(dir / (name + ".log")) {
     const auto file = dir / (name + ".json");
-    std::ofstream(file) << config.dump();
+    std::ofstream(file) << config;
     args.insert(args.begin(), {FLAKEID_SERVE_PROGRAM, "--config", file.string(), "--listen",
                                "127.0.0.1:0", "--threads", "4"});
     pid_ = ::fork();
@@ -220,7 +220,8 @@ class serve_process {
 /// The IDs of a JSON array of strings.
 std::vector<std::uint64_t> ids_of(const std::string& body) {
   std::vector<std::uint64_t> v;
-  for (const auto& s : json::parse(body)) v.push_back(std::stoull(s.get<std::string>()));
+  const json_value array = json_value::parse(body);
+  for (const json_value& s : array.values()) v.push_back(std::stoull(s.text()));
   return v;
 }
 
@@ -230,18 +231,16 @@ double metric(const std::string& text, const std::string& line_start) {
   return at == std::string::npos ? -1 : std::stod(text.substr(at + line_start.size() + 2));
 }
 
-json leased(const std::string& redis, const std::string& ns, int ttl_ms, int extra_max_ids = 0,
-            int wait_ms = 0, int safe_guard_ms = 2000) {
+std::string leased(const std::string& redis, const std::string& ns, int ttl_ms,
+                   int extra_max_ids = 0, int wait_ms = 0, int safe_guard_ms = 2000) {
   // Each Redis request may take 3 s: the default bound (ttl / 5, 300 ms at the 1.5 s ttl of
   // most tests here) is missed on a loaded machine, and the service then fails to start.
-  json lease = {{"store", "redis://" + redis},
-                {"namespace", ns},
-                {"ttl_ms", ttl_ms},
-                {"safe_guard_ms", safe_guard_ms},
-                {"io_timeout_ms", 3000}};
-  if (extra_max_ids > 0) lease["max_ids"] = extra_max_ids;
-  if (wait_ms > 0) lease["wait_for_id_ms"] = wait_ms;
-  return {{"generators", {{"orders", {{"kind", "snowflake"}, {"lease", lease}}}}}};
+  std::string lease = R"({"store": "redis://)" + redis + R"(", "namespace": ")" + ns +
+                      R"(", "ttl_ms": )" + std::to_string(ttl_ms) + R"(, "safe_guard_ms": )" +
+                      std::to_string(safe_guard_ms) + R"(, "io_timeout_ms": 3000)";
+  if (extra_max_ids > 0) lease += R"(, "max_ids": )" + std::to_string(extra_max_ids);
+  if (wait_ms > 0) lease += R"(, "wait_for_id_ms": )" + std::to_string(wait_ms);
+  return R"({"generators": {"orders": {"kind": "snowflake", "lease": )" + lease + "}}}}";
 }
 
 using serve_test = redis_test;
@@ -249,14 +248,12 @@ using serve_test = redis_test;
 TEST_F(serve_test, serves_leafs_paths_batches_text_and_decoding) {
   const temp_dir dir("serve");
   std::filesystem::create_directories(dir.path / "ids");
-  const json config = {
-      {"generators",
-       {{"orders", {{"kind", "snowflake"}, {"worker", 7}}},
-        {"inv",
-         {{"kind", "chain"},
-          {"store", "file://" + (dir.path / "ids").string()},
-          {"key", "invoice"},
-          {"text", {{"form", "decimal"}, {"pad", true}, {"width", 7}, {"prefix", "INV-"}}}}}}}};
+  const std::string config = R"({"generators": {
+      "orders": {"kind": "snowflake", "worker": 7},
+      "inv": {"kind": "chain", "store": "file://)" +
+                             (dir.path / "ids").string() +
+                             R"(", "key": "invoice",
+              "text": {"form": "decimal", "pad": true, "width": 7, "prefix": "INV-"}}}})";
   serve_process s(dir.path, "a", config);
   EXPECT_EQ(curl(s.url("/api/segment/get/inv")).body, "1");
   const answer batch = curl(s.url("/api/segment/get/inv?count=3"));
@@ -272,8 +269,9 @@ TEST_F(serve_test, serves_leafs_paths_batches_text_and_decoding) {
   const std::uint64_t id = std::stoull(py.body);
   EXPECT_EQ(flakeid::layouts::twitter.decompose(id).worker, 7U);
   const answer decoded = curl(s.url("/api/decode/orders/" + py.body));
-  EXPECT_EQ(json::parse(decoded.body)["worker"], 7);
-  EXPECT_EQ(json::parse(decoded.body)["id"], py.body);
+  const json_value fields = json_value::parse(decoded.body);
+  EXPECT_EQ(fields.find("worker")->whole<std::uint64_t>(), 7U);
+  EXPECT_EQ(fields.find("id")->text(), py.body);
 
   // Bad requests: one line naming what is wrong.
   const answer bad_count = curl(s.url("/api/segment/get/inv?count=0"));
@@ -317,7 +315,7 @@ TEST_F(serve_test, asks_for_its_token_and_serves_tls) {
                          key + " -out " + cert + " >/dev/null 2>&1")
                             .c_str()),
             0);
-  const json config = {{"generators", {{"orders", {{"kind", "snowflake"}, {"worker", 3}}}}}};
+  const std::string config = R"({"generators": {"orders": {"kind": "snowflake", "worker": 3}}})";
   serve_process s(
       dir.path, "tls", config,
       {"--token-file", (dir.path / "token").string(), "--tls-cert", cert, "--tls-key", key});
@@ -342,7 +340,7 @@ TEST_F(serve_test, asks_for_its_token_and_serves_tls) {
 
 TEST_F(serve_test, two_services_over_one_redis_hand_out_disjoint_ids) {
   const temp_dir dir("serve_two");
-  const json config = leased(b.server.address(), "two", 10'000);
+  const std::string config = leased(b.server.address(), "two", 10'000);
   serve_process a(dir.path, "a", config);
   serve_process c(dir.path, "c", config);
   std::set<std::uint64_t> seen;
@@ -439,8 +437,8 @@ TEST_F(serve_test, a_stopped_services_worker_id_is_taken_at_once) {
 
 TEST(serve_http_test, speaks_http_1_1_to_a_raw_socket) {
   const temp_dir dir("serve_http");
-  const json config = {
-      {"generators", {{"inv", {{"kind", "chain"}, {"store", "memory:"}, {"key", "invoice"}}}}}};
+  const std::string config =
+      R"({"generators": {"inv": {"kind": "chain", "store": "memory:", "key": "invoice"}}})";
   serve_process s(dir.path, "a", config);
   const std::string close = "Connection: close\r\n";
 
@@ -537,9 +535,9 @@ TEST(serve_http_test, speaks_http_1_1_to_a_raw_socket) {
 
 TEST(serve_http_test, names_a_port_it_cannot_listen_on_and_tls_files_it_cannot_load) {
   const temp_dir dir("serve_listen");
-  const json config = {{"generators", {{"a", {{"kind", "snowflake"}, {"worker", 1}}}}}};
+  const std::string config = R"({"generators": {"a": {"kind": "snowflake", "worker": 1}}})";
   serve_process first(dir.path, "first", config);
-  const std::string env = "FLAKEID_GENERATORS='" + config.dump() + "' " + FLAKEID_SERVE_PROGRAM;
+  const std::string env = "FLAKEID_GENERATORS='" + config + "' " + FLAKEID_SERVE_PROGRAM;
   const std::string port = std::to_string(first.port());
   EXPECT_EQ(run(env + " --listen 127.0.0.1:" + port + " 2>&1; echo $?"),
             "flakeid-serve: cannot listen on 127.0.0.1:" + port + " (Address already in use)\n1\n");

@@ -133,6 +133,6 @@ if(CLI_REGISTRY)
   expect_bad(gen_config_typo
              "registry entry 'x', field 'wroker': unknown field \\(allowed: kind, text, layout, worker, datacenter, lease\\)\n$"
              gen --config ${reg}/typo.json --name x)
-  expect_bad(gen_config_missing "registry: cannot read ${reg}/none.json\n$"
+  expect_bad(gen_config_missing "registry: cannot read ${reg}/none.json \\(No such file or directory\\)\n$"
              gen --config ${reg}/none.json --name x)
 endif()

@@ -156,9 +156,13 @@ void service::text(std::string_view name, const http::request& req, http::respon
     s->next_ids(v);
     st.served.fetch_add(v.size(), std::memory_order_relaxed);
     if (count == 0) return reply(res, 200, s->to_text(v.front()), "text/plain");
-    nlohmann::json out = nlohmann::json::array();
-    for (const std::uint64_t id : v) out.push_back(s->to_text(id));
-    reply(res, 200, out.dump(), "application/json");
+    std::string body = "[";
+    for (const std::uint64_t id : v) {
+      if (body.size() > 1) body += ',';
+      flakeid::detail::append_json_string(body, s->to_text(id));
+    }
+    body += ']';
+    reply(res, 200, std::move(body), "application/json");
   } catch (const std::exception& e) {
     st.errors.fetch_add(1, std::memory_order_relaxed);
     refuse(res, 503, std::string(name) + " cannot mint now: " + std::string(plain(e.what())));

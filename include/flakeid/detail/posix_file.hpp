@@ -7,6 +7,7 @@
 /// do on `std::string` paths (`<filesystem>` would cost every unit of the umbrella header more
 /// than the file store and the clock guard together).
 
+#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -71,6 +72,22 @@ inline ssize_t read_head(int fd, char* buf, std::size_t size) noexcept {
     n = ::pread(fd, buf, size, 0);
   } while (n < 0 && errno == EINTR);
   return n;
+}
+
+/// The whole content of the file `path` into `out`; false (with `errno` set) when it cannot
+/// be opened or read.
+inline bool read_whole_file(const std::string& path, std::string& out) {
+  const unique_fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (!f) return false;
+  out.clear();
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(f.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
 }
 
 /// Writes all of `text` at offset 0 and `fsync`s the file; false (with `errno` set) on

@@ -17,11 +17,10 @@
 #include <string_view>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "../errors.hpp"
 #include "../text_converter.hpp"
 #include "../version.hpp"
+#include "json.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
@@ -80,7 +79,7 @@ namespace detail {
 /// (`lease.` for the fields of an entry's lease).
 class entry_reader {
  public:
-  entry_reader(const nlohmann::json& object, std::string entry, std::string path = {})
+  entry_reader(const json_value& object, std::string entry, std::string path = {})
       : j_(object), entry_(std::move(entry)), path_(std::move(path)) {
     if (!j_.is_object())
       throw registry_error(entry_, path_.empty() ? "" : path_.substr(0, path_.size() - 1),
@@ -89,7 +88,7 @@ class entry_reader {
 
   /// Throws for a field not in `known`.
   void only(std::initializer_list<std::string_view> known) const {
-    for (const auto& [key, value] : j_.items()) {
+    for (const std::string& key : j_.keys()) {
       bool ok = false;
       for (const std::string_view k : known) ok = ok || k == key;
       if (ok) continue;
@@ -99,14 +98,15 @@ class entry_reader {
     }
   }
 
-  [[nodiscard]] bool has(const char* key) const { return j_.contains(key); }
-  [[nodiscard]] const nlohmann::json& at(const char* key) const { return j_.at(key); }
+  [[nodiscard]] bool has(const char* key) const { return j_.find(key) != nullptr; }
+  /// The field `key`, which `has`.
+  [[nodiscard]] const json_value& at(const char* key) const { return *j_.find(key); }
 
   [[nodiscard]] std::optional<std::string> text(const char* key) const {
-    if (!j_.contains(key)) return std::nullopt;
-    const nlohmann::json& v = j_.at(key);
-    if (!v.is_string()) fail(key, "must be a string, not " + std::string(v.type_name()));
-    return v.get<std::string>();
+    const json_value* v = j_.find(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_string()) fail(key, "must be a string, not " + std::string(v->type_name()));
+    return v->text();
   }
   [[nodiscard]] std::string required_text(const char* key) const {
     auto v = text(key);
@@ -116,13 +116,12 @@ class entry_reader {
   [[nodiscard]] std::optional<std::uint64_t> number(
       const char* key, std::uint64_t lo = 0,
       std::uint64_t hi = std::numeric_limits<std::uint64_t>::max()) const {
-    if (!j_.contains(key)) return std::nullopt;
-    const nlohmann::json& v = j_.at(key);
+    const json_value* v = j_.find(key);
+    if (v == nullptr) return std::nullopt;
     const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-    if (!v.is_number_integer() ||
-        (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0))
-      fail(key, "must be a whole number in " + range + ", not " + v.dump());
-    const auto n = v.get<std::uint64_t>();
+    const auto whole = v->whole<std::uint64_t>();
+    if (!whole) fail(key, "must be a whole number in " + range + ", not " + v->dump());
+    const std::uint64_t n = *whole;
     if (n < lo || n > hi) fail(key, std::to_string(n) + " is out of range " + range);
     return n;
   }
@@ -133,10 +132,10 @@ class entry_reader {
     return std::chrono::milliseconds{static_cast<std::int64_t>(*n)};
   }
   [[nodiscard]] std::optional<bool> flag(const char* key) const {
-    if (!j_.contains(key)) return std::nullopt;
-    const nlohmann::json& v = j_.at(key);
-    if (!v.is_boolean()) fail(key, "must be true or false, not " + v.dump());
-    return v.get<bool>();
+    const json_value* v = j_.find(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_boolean()) fail(key, "must be true or false, not " + v->dump());
+    return v->boolean();
   }
 
   [[noreturn]] void fail(const char* key, const std::string& what) const {
@@ -145,14 +144,14 @@ class entry_reader {
   [[nodiscard]] const std::string& entry() const noexcept { return entry_; }
 
  private:
-  const nlohmann::json& j_;
+  const json_value& j_;
   std::string entry_;
   std::string path_;
 };
 
 /// An entry's `"text"` object: the settings of its `text_converter` (CosId's converter
 /// settings); the friendly form's layout is the entry's, filled in by the caller.
-inline text_converter_options read_converter(const nlohmann::json& j, const std::string& entry) {
+inline text_converter_options read_converter(const json_value& j, const std::string& entry) {
   const entry_reader r(j, entry, "text.");
   r.only({"form", "pad", "width", "prefix", "suffix", "utc_offset_minutes"});
   text_converter_options o;
@@ -173,10 +172,11 @@ inline text_converter_options read_converter(const nlohmann::json& j, const std:
   o.prefix = r.text("prefix").value_or("");
   o.suffix = r.text("suffix").value_or("");
   if (r.has("utc_offset_minutes")) {
-    const nlohmann::json& v = r.at("utc_offset_minutes");
-    if (!v.is_number_integer() || v.get<std::int64_t>() < -1080 || v.get<std::int64_t>() > 1080)
+    const json_value& v = r.at("utc_offset_minutes");
+    const auto minutes = v.whole<std::int64_t>();
+    if (!minutes || *minutes < -1080 || *minutes > 1080)
       r.fail("utc_offset_minutes", "must be a whole number in [-1080, 1080], not " + v.dump());
-    o.utc_offset = std::chrono::minutes{v.get<std::int64_t>()};
+    o.utc_offset = std::chrono::minutes{*minutes};
   }
   return o;
 }
