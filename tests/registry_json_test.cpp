@@ -22,16 +22,16 @@ std::pair<std::size_t, std::string> error_of(const std::string& text) {
   try {
     (void)json_value::parse(text);
   } catch (const json_parse_error& e) {
-    EXPECT_EQ(std::string(e.what()), e.reason() + std::string(" at byte ") +
-                                         std::to_string(e.byte()));
+    EXPECT_EQ(std::string(e.what()),
+              e.reason() + std::string(" at byte ") + std::to_string(e.byte()));
     return {e.byte(), e.reason()};
   }
   return {0, ""};
 }
 
 TEST(registry_json_test, reads_every_kind_of_value_with_keys_in_the_order_written) {
-  const json_value v = json_value::parse(
-      " {\"z\": null, \"a\": [true, false, 12, \"s\"], \"m\": {}, \"e\": []}\n");
+  const json_value v =
+      json_value::parse(" {\"z\": null, \"a\": [true, false, 12, \"s\"], \"m\": {}, \"e\": []}\n");
   ASSERT_TRUE(v.is_object());
   EXPECT_EQ(v.keys(), (std::vector<std::string>{"z", "a", "m", "e"}));
   EXPECT_EQ(v.find("z")->type(), json_value::kind::null);
@@ -51,8 +51,7 @@ TEST(registry_json_test, reads_every_kind_of_value_with_keys_in_the_order_writte
 TEST(registry_json_test, resolves_escapes_and_writes_them_back) {
   const json_value v =
       json_value::parse(R"("q\" b\\ s\/ \b\f\n\r\t \u00e9 \u20ac \ud83d\ude00 \u0001")");
-  EXPECT_EQ(v.text(),
-            "q\" b\\ s/ \b\f\n\r\t \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \x01");
+  EXPECT_EQ(v.text(), "q\" b\\ s/ \b\f\n\r\t \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \x01");
   EXPECT_EQ(v.dump(),
             "\"q\\\" b\\\\ s/ \\u0008\\u000c\\n\\r\\t \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 "
             "\\u0001\"");
@@ -109,7 +108,8 @@ TEST(registry_json_test, names_the_byte_and_the_reason_where_text_stops_being_js
       {R"("\ud800\u0041")", 14, "a high surrogate without its low half"},
       {R"("\udc00")", 8, "a lone low surrogate"},
   };
-  for (const bad& c : cases) EXPECT_EQ(error_of(c.text), std::make_pair(c.byte, c.reason)) << c.text;
+  for (const bad& c : cases)
+    EXPECT_EQ(error_of(c.text), std::make_pair(c.byte, c.reason)) << c.text;
 }
 
 TEST(registry_json_test, refuses_nesting_past_its_depth_without_running_out_of_stack) {
@@ -148,8 +148,7 @@ struct other_json {
 };
 
 TEST(registry_json_test, takes_a_json_value_of_another_library_by_its_text) {
-  const flakeid::registry ids(
-      other_json{R"({"generators": {"b": {"kind": "snowflake", "worker": 2},
+  const flakeid::registry ids(other_json{R"({"generators": {"b": {"kind": "snowflake", "worker": 2},
                                      "a": {"kind": "cosid", "worker": 5}}})"});
   EXPECT_EQ(ids.names(), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(flakeid::layouts::twitter.decompose(ids.source("b").next_id()).worker, 2U);

@@ -7,7 +7,8 @@
 /// the order written). Strict: a key given twice, a trailing comma, a comment, a control
 /// character inside a string or text after the value is an error at the byte where it is met,
 /// and the error never quotes the text (a configuration may hold a password). Nesting deeper
-/// than `json_value::max_depth` is refused, so no input can exhaust the stack.
+/// than `json_value::max_depth` is refused, so no input can exhaust the stack. Bytes from 0x80
+/// up are taken as they are (a string's UTF-8 is not checked).
 
 #include <charconv>
 #include <cstddef>
@@ -93,8 +94,9 @@ class json_value {
   [[nodiscard]] bool is_string() const noexcept { return kind_ == kind::string; }
   [[nodiscard]] bool is_boolean() const noexcept { return kind_ == kind::boolean; }
 
-  /// A string's text; a boolean's value.
+  /// A string's text; any other value but an array or object as written (`12`, `true`, `null`).
   [[nodiscard]] const std::string& text() const noexcept { return text_; }
+  /// Whether the value is the boolean `true`.
   [[nodiscard]] bool boolean() const noexcept { return kind_ == kind::boolean && text_ == "true"; }
   /// A number written without fraction or exponent that fits `T`; otherwise nothing.
   template <class T>
@@ -126,9 +128,7 @@ class json_value {
  private:
   void dump_to(std::string& out) const {
     switch (kind_) {
-      case kind::string:
-        append_json_string(out, text_);
-        return;
+      case kind::string: append_json_string(out, text_); return;
       case kind::array:
       case kind::object: {
         const bool object = kind_ == kind::object;
@@ -144,8 +144,7 @@ class json_value {
         out += object ? '}' : ']';
         return;
       }
-      default:
-        out += text_;
+      default: out += text_;
     }
   }
 
@@ -197,6 +196,7 @@ class json_value {
       const bool object = s[i] == '{';
       const char close = object ? '}' : ']';
       v.kind_ = object ? kind::object : kind::array;
+      v.text_.clear();
       ++i;
       skip_space();
       if (!at_end() && s[i] == close) {
@@ -310,24 +310,12 @@ class json_value {
         switch (e) {
           case '"':
           case '\\':
-          case '/':
-            out += e;
-            break;
-          case 'b':
-            out += '\b';
-            break;
-          case 'f':
-            out += '\f';
-            break;
-          case 'n':
-            out += '\n';
-            break;
-          case 'r':
-            out += '\r';
-            break;
-          case 't':
-            out += '\t';
-            break;
+          case '/': out += e; break;
+          case 'b': out += '\b'; break;
+          case 'f': out += '\f'; break;
+          case 'n': out += '\n'; break;
+          case 'r': out += '\r'; break;
+          case 't': out += '\t'; break;
           case 'u': {
             unsigned cp = hex4();
             if (cp >= 0xdc00 && cp <= 0xdfff) fail("a lone low surrogate");
@@ -341,16 +329,15 @@ class json_value {
             append_utf8(out, cp);
             break;
           }
-          default:
-            --i;
-            fail(R"(not an escape (\" \\ \/ \b \f \n \r \t \uXXXX))");
+          default: --i; fail(R"(not an escape (\" \\ \/ \b \f \n \r \t \uXXXX))");
         }
       }
     }
   };
 
   kind kind_ = kind::null;
-  std::string text_ = "null";  // a string's text; a number, boolean or null as written
+  std::string text_ = "null";  // a string's text; a number, boolean or null as written; empty for
+                               // an array or object
   std::vector<std::string> keys_;
   std::vector<json_value> values_;
 };
