@@ -1,21 +1,18 @@
 // The JSON a registry configuration is written in: what it reads (values, escapes, numbers as
-// written, keys in their order), every way text fails to be JSON with its exact byte and
-// reason, and how the registry reports such text without quoting it.
+// written, keys in their order) and every way text fails to be JSON, with its exact byte and
+// reason. (How the registry reports such text: registry_test.cpp.)
 #include <gtest/gtest.h>
-#include <flakeid/registry.hpp>
+#include <flakeid/registry/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "adapters/expect_error.hpp"
-
 namespace {
 
 using flakeid::detail::json_parse_error;
 using flakeid::detail::json_value;
-using flakeid_test::expect_error;
 
 // The byte and reason of the error `text` raises ("" and 0 when it parses).
 std::pair<std::size_t, std::string> error_of(const std::string& text) {
@@ -121,42 +118,6 @@ TEST(registry_json_test, refuses_nesting_past_its_depth_without_running_out_of_s
             std::make_pair(std::size_t{json_value::max_depth + 1},
                            std::string("arrays and objects nested too deep")));
   EXPECT_EQ(error_of(std::string(1'000'000, '[')).second, "arrays and objects nested too deep");
-}
-
-TEST(registry_json_test, the_registry_reports_text_that_is_not_json_without_quoting_it) {
-  // A store URI with a password, cut short: the message says where, never what.
-  const std::string config =
-      R"({"generators": {"a": {"kind": "snowflake", "lease": {"store": "redis://:hunter2@db)";
-  expect_error<flakeid::registry_error>(
-      [&] { (void)flakeid::registry::from_text(config); },
-      "flakeid: registry: the configuration is not JSON (at byte 83: the text ends inside a "
-      "string)");
-  expect_error<flakeid::registry_error>(
-      [] {
-        (void)flakeid::registry::from_text(R"({"generators": {
-            "a": {"kind": "snowflake", "worker": 1},
-            "a": {"kind": "snowflake", "worker": 2}}})");
-      },
-      "flakeid: registry: the configuration is not JSON (at byte 85: a key given twice in one "
-      "object)");
-}
-
-// A JSON value of another library: all the registry asks of it is `dump()`.
-struct other_json {
-  std::string text;
-  [[nodiscard]] std::string dump() const { return text; }
-};
-
-TEST(registry_json_test, takes_a_json_value_of_another_library_by_its_text) {
-  const flakeid::registry ids(other_json{R"({"generators": {"b": {"kind": "snowflake", "worker": 2},
-                                     "a": {"kind": "cosid", "worker": 5}}})"});
-  EXPECT_EQ(ids.names(), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(flakeid::layouts::twitter.decompose(ids.source("b").next_id()).worker, 2U);
-  EXPECT_EQ(ids.source("a").kind(), "cosid");
-  expect_error<flakeid::registry_error>(
-      [] { (void)flakeid::registry(other_json{"[]"}); },
-      "flakeid: registry, field 'generators': the configuration must be a JSON object with a "
-      "\"generators\" object");
 }
 
 }  // namespace

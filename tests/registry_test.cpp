@@ -358,4 +358,50 @@ TEST(registry_test, an_error_of_the_store_is_nested_in_the_registry_error) {
   }
 }
 
+TEST(registry_test, the_registry_reports_text_that_is_not_json_without_quoting_it) {
+  // A store URI with a password, cut short: the message says where, never what.
+  const std::string config =
+      R"({"generators": {"a": {"kind": "snowflake", "lease": {"store": "redis://:hunter2@db)";
+  expect_error<flakeid::registry_error>(
+      [&] { (void)flakeid::registry::from_text(config); },
+      "flakeid: registry: the configuration is not JSON (at byte 83: the text ends inside a "
+      "string)");
+  expect_error<flakeid::registry_error>(
+      [] {
+        (void)flakeid::registry::from_text(R"({"generators": {
+            "a": {"kind": "snowflake", "worker": 1},
+            "a": {"kind": "snowflake", "worker": 2}}})");
+      },
+      "flakeid: registry: the configuration is not JSON (at byte 85: a key given twice in one "
+      "object)");
+}
+
+// A JSON value of another library: all the registry asks of it is `dump()`.
+struct other_json {
+  std::string text;
+  [[nodiscard]] std::string dump() const { return text; }
+};
+
+TEST(registry_test, takes_a_json_value_of_another_library_by_its_text) {
+  const flakeid::registry ids(other_json{R"({"generators": {"b": {"kind": "snowflake", "worker": 2},
+                                     "a": {"kind": "cosid", "worker": 5}}})"});
+  EXPECT_EQ(ids.names(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(flakeid::layouts::twitter.decompose(ids.source("b").next_id()).worker, 2U);
+  EXPECT_EQ(ids.source("a").kind(), "cosid");
+  expect_error<flakeid::registry_error>(
+      [] { (void)flakeid::registry(other_json{"[]"}); },
+      "flakeid: registry, field 'generators': the configuration must be a JSON object with a "
+      "\"generators\" object");
+}
+
+TEST(registry_test, builds_entries_in_the_order_written) {
+  // Each lease takes the lowest free worker id, so the ids show which entry was built first.
+  const auto ids = flakeid::registry::from_text(R"({"generators": {
+      "b": {"kind": "snowflake", "lease": {"store": "memory:", "namespace": "written"}},
+      "a": {"kind": "snowflake", "lease": {"store": "memory:", "namespace": "written"}}}})");
+  EXPECT_EQ(ids.source("b").gauges().at(0), (std::pair<std::string, double>{"worker_id", 0.0}));
+  EXPECT_EQ(ids.source("a").gauges().at(0), (std::pair<std::string, double>{"worker_id", 1.0}));
+  EXPECT_EQ(ids.names(), (std::vector<std::string>{"a", "b"}));
+}
+
 }  // namespace
