@@ -99,7 +99,10 @@ class registry_kinds {
   /// (`file:///absolute/directory`, `file:relative/directory`) and the preset layouts by their
   /// names in `flakeid::layouts`: twitter, discord, sonyflake, instagram, cosid, cosid_js,
   /// seed_classic.
-  static registry_kinds standard() {
+  /// (A template only so that a unit that includes this header and never calls it does not
+  /// compile every preset's generators: call it as `standard()`.)
+  template <class = void>
+  [[nodiscard]] static registry_kinds standard() {
     registry_kinds k;
     k.memory_store_for_leases();
     k.store<file_store>("file", [](std::string_view uri) { return file_path_of(uri); });
@@ -188,6 +191,7 @@ class registry_kinds {
   }
 
   // One memory store per namespace, shared by the copies of these kinds.
+  template <class = void>
   void memory_store_for_leases() {
     struct shared {
       std::mutex mutex;
@@ -240,25 +244,27 @@ class registry {
   /// store's error in it.
   /// With `only`: that entry alone (a `registry_error` when the configuration has no such
   /// entry), for a program that mints with one and should not take the others' leases.
+  template <std::derived_from<registry_kinds> Kinds = registry_kinds>
   [[nodiscard]] static registry from_text(std::string_view config,
-                                          const registry_kinds& kinds = registry_kinds::standard(),
+                                          const Kinds& kinds = Kinds::standard(),
                                           std::string_view only = {}) {
     return {parse(config, "the configuration"), kinds, only};
   }
 
   /// The generators of a JSON value of a library you already use: any type whose `dump()`
   /// writes it as JSON text (nlohmann::json, for one). As `from_text(config.dump(), …)`.
-  template <class Json>
+  template <class Json, std::derived_from<registry_kinds> Kinds = registry_kinds>
   requires requires(const Json& j) {
     { j.dump() } -> std::convertible_to<std::string>;
   }
-  explicit registry(const Json& config, const registry_kinds& kinds = registry_kinds::standard(),
+  explicit registry(const Json& config, const Kinds& kinds = Kinds::standard(),
                     std::string_view only = {})
       : registry(parse(std::string(config.dump()), "the configuration"), kinds, only) {}
 
   /// The generators of the JSON file `file` (with `only`: that one).
+  template <std::derived_from<registry_kinds> Kinds = registry_kinds>
   [[nodiscard]] static registry from_file(const std::string& file,
-                                          const registry_kinds& kinds = registry_kinds::standard(),
+                                          const Kinds& kinds = Kinds::standard(),
                                           std::string_view only = {}) {
     std::string text;
     if (!detail::read_whole_file(file, text))
@@ -267,7 +273,8 @@ class registry {
   }
 
   /// The generators of the JSON text in the environment variable `variable`.
-  static registry from_env(const registry_kinds& kinds = registry_kinds::standard(),
+  template <std::derived_from<registry_kinds> Kinds = registry_kinds>
+  static registry from_env(const Kinds& kinds = Kinds::standard(),
                            const char* variable = "FLAKEID_GENERATORS") {
     const char* text = std::getenv(variable);
     if (text == nullptr || *text == '\0')
