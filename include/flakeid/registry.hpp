@@ -267,8 +267,10 @@ class registry {
                                           const Kinds& kinds = Kinds::standard(),
                                           std::string_view only = {}) {
     std::string text;
-    if (!detail::read_whole_file(file, text))
-      throw registry_error("", "", "cannot read " + file + " (" + std::strerror(errno) + ")");
+    if (!detail::read_whole_file(file, text)) {
+      const int e = errno;
+      throw registry_error("", "", "cannot read " + file + " (" + std::strerror(e) + ")");
+    }
     return {parse(text, file), kinds, only};
   }
 
