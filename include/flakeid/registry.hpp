@@ -281,7 +281,7 @@ class registry {
     const char* text = std::getenv(variable);
     if (text == nullptr || *text == '\0')
       throw registry_error("", "", std::string(variable) + " is not set");
-    return registry(parse(text, variable), kinds);
+    return {parse(text, variable), kinds, {}};
   }
 
   /// The entry `name`; throws `registry_error` for a name it does not have.

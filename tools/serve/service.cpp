@@ -38,6 +38,20 @@ std::string label(std::string_view v) {
   return out;
 }
 
+// A JSON array of the strings `write(out, id)` appends for the IDs of `v`.
+template <class Write>
+std::string json_array(std::span<const std::uint64_t> v, Write write) {
+  std::string body;
+  body.reserve(v.size() * 23 + 2);
+  body += '[';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i != 0) body += ',';
+    write(body, v[i]);
+  }
+  body += ']';
+  return body;
+}
+
 }  // namespace
 
 service::service(const flakeid::registry& ids, std::string token, std::uint64_t max_count)
@@ -127,18 +141,15 @@ void service::mint(std::string_view name, std::string_view want, const http::req
     std::vector<std::uint64_t> v(static_cast<std::size_t>(count));
     s->next_ids(v);
     st.served.fetch_add(count, std::memory_order_relaxed);
-    std::string body;
-    body.reserve(v.size() * 23 + 2);
-    body += '[';
-    char digits[24];
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (i != 0) body += ',';
-      body += '"';
-      body.append(digits, std::to_chars(digits, digits + sizeof digits, v[i]).ptr);
-      body += '"';
-    }
-    body += ']';
-    reply(res, 200, std::move(body), "application/json");
+    reply(res, 200,
+          json_array(v,
+                     [](std::string& out, std::uint64_t id) {
+                       char digits[24];
+                       out += '"';
+                       out.append(digits, std::to_chars(digits, digits + sizeof digits, id).ptr);
+                       out += '"';
+                     }),
+          "application/json");
   } catch (const std::exception& e) {
     st.errors.fetch_add(1, std::memory_order_relaxed);
     refuse(res, 503, std::string(name) + " cannot mint now: " + std::string(plain(e.what())));
@@ -156,13 +167,12 @@ void service::text(std::string_view name, const http::request& req, http::respon
     s->next_ids(v);
     st.served.fetch_add(v.size(), std::memory_order_relaxed);
     if (count == 0) return reply(res, 200, s->to_text(v.front()), "text/plain");
-    std::string body = "[";
-    for (const std::uint64_t id : v) {
-      if (body.size() > 1) body += ',';
-      flakeid::detail::append_json_string(body, s->to_text(id));
-    }
-    body += ']';
-    reply(res, 200, std::move(body), "application/json");
+    reply(res, 200,
+          json_array(v,
+                     [s](std::string& out, std::uint64_t id) {
+                       flakeid::detail::append_json_string(out, s->to_text(id));
+                     }),
+          "application/json");
   } catch (const std::exception& e) {
     st.errors.fetch_add(1, std::memory_order_relaxed);
     refuse(res, 503, std::string(name) + " cannot mint now: " + std::string(plain(e.what())));
