@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <flakeid/store/file.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,99 +44,80 @@ struct shared_dir {
   }
 };
 
-/// A holder in its own process: takes an id of `o` (`count` to choose from) in `dir`, sends
-/// the id as one byte on `ready` once it has minted 1,000 IDs, and mints into `out` (raw
-/// words, 16 per write, about 16 per ms) until the lease is lost (exit 0) or `stop[0]` reaches
-/// EOF (exit 1); exit 3 on any other error.
-pid_t spawn_holder(const std::string& dir, const flakeid::lease_options& o, std::uint64_t count,
-                   int out, int ready, const int (&stop)[2]) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  ::close(stop[1]);  // only the parent holds the write end: its close is the EOF
-  int code = 3;
-  try {
-    auto l = flakeid::file_store{dir, store_options_of(o)}.lease(o);
-    const auto id = static_cast<unsigned char>(l.acquire(count));
-    wall_gen gen{held(l)};
-    for (std::uint64_t n = 0;; n += 16) {
-      pollfd p{stop[0], POLLIN, 0};
-      if (::poll(&p, 1, 0) == 1) {
-        code = 1;
-        break;
-      }
-      std::uint64_t ids[16];
-      try {
-        for (std::uint64_t& i : ids) i = gen.next_id();
-      } catch (const flakeid::lease_lost_error&) {
-        if (l.lost()) {
-          code = 0;
-          break;
-        }
-        std::this_thread::sleep_for(1ms);  // a renewal came late: it is confirmed again soon
-        continue;
-      }
-      if (::write(out, ids, sizeof ids) != static_cast<ssize_t>(sizeof ids)) break;
-      if (n == 1008) (void)!::write(ready, &id, 1);
-      std::this_thread::sleep_for(1ms);
-    }
-  } catch (...) {
-  }
-  ::_exit(code);
-}
-
-/// A holder's process with the pipes and the file of its IDs; kills it if the test ends first.
-struct holder_process {
-  std::string ids_file;
-  int out = -1;
-  int ready[2] = {-1, -1};
-  int stop[2] = {-1, -1};
-  pid_t pid = -1;
-  int id = -1;
-
+/// A holder in its own process: takes an id of `o` (`count` to choose from) in `dir`, says the
+/// id as one byte once it has minted 1,000 IDs, and mints into `file` (raw words, 16 per write,
+/// about 16 per ms) until the lease is lost (exit 0) or `finish` tells it to stop (exit 1);
+/// exit 3 on any other error. Killed and reaped if the test ends first.
+class holder_process {
+ public:
   holder_process(const std::string& dir, const flakeid::lease_options& o, std::uint64_t count,
                  const std::string& file)
-      : ids_file(file) {
-    out = ::open(ids_file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (out < 0 || ::pipe(ready) != 0 || ::pipe(stop) != 0) return;
-    pid = spawn_holder(dir, o, count, out, ready[1], stop);
-    ::close(ready[1]);
-    ::close(stop[0]);
-    unsigned char c = 0;
-    if (::read(ready[0], &c, 1) == 1) id = c;
+      : out_(::open(file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)),
+        child_([&](child_pipe ready) { return hold(dir, o, count, ready); }) {
+    const std::string said = child_.read_exactly(1);
+    if (said.size() == 1) id = static_cast<unsigned char>(said[0]);
   }
   holder_process(const holder_process&) = delete;
   holder_process& operator=(const holder_process&) = delete;
   ~holder_process() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-    ::close(out);
-    ::close(ready[0]);
-    if (stop[1] >= 0) ::close(stop[1]);
+    child_.kill();
+    if (out_ >= 0) ::close(out_);
   }
+
+  int id = -1;  ///< the id it holds, -1 when it never started minting
+
   /// Waits up to `limit` for the holder to end on its own (the limit only ends a broken run),
   /// then tells it to stop; its exit code.
   int finish(std::chrono::milliseconds limit) {
-    int status = 0;
+    std::optional<int> status;
     const auto end = steady::now() + limit;
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
+    while (!(status = child_.poll_exit())) {
       if (steady::now() > end) {
-        ::close(stop[1]);
-        stop[1] = -1;
-        ::waitpid(pid, &status, 0);
+        stop_.open();
+        status = child_.wait();
         break;
       }
       std::this_thread::sleep_for(5ms);
     }
-    pid = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return WIFEXITED(*status) ? WEXITSTATUS(*status) : 128 + WTERMSIG(*status);
   }
   /// The IDs it minted.
   std::vector<std::uint64_t> ids() const {
-    ::lseek(out, 0, SEEK_SET);
-    return read_ids(out);
+    ::lseek(out_, 0, SEEK_SET);
+    return read_ids(out_);
   }
+
+ private:
+  // In the child: the holder's run (above).
+  int hold(const std::string& dir, const flakeid::lease_options& o, std::uint64_t count,
+           child_pipe& ready) {
+    if (out_ < 0) return 3;
+    try {
+      auto l = flakeid::file_store{dir, store_options_of(o)}.lease(o);
+      const auto held_id = static_cast<unsigned char>(l.acquire(count));
+      wall_gen gen{held(l)};
+      for (std::uint64_t n = 0;; n += 16) {
+        if (stop_.is_open()) return 1;
+        std::uint64_t ids[16];
+        try {
+          for (std::uint64_t& i : ids) i = gen.next_id();
+        } catch (const flakeid::lease_lost_error&) {
+          if (l.lost()) return 0;
+          std::this_thread::sleep_for(1ms);  // a renewal came late: it is confirmed again soon
+          continue;
+        }
+        if (!write_all(out_, {reinterpret_cast<const char*>(ids), sizeof ids})) return 3;
+        if (n == 1008) (void)ready.say_value(held_id);
+        std::this_thread::sleep_for(1ms);
+      }
+    } catch (...) {
+      return 3;
+    }
+  }
+
+  int out_;
+  gate stop_;
+  child_process child_;
 };
 
 /// Claims an id below `count` for `o` in `d`, trying until one is had (null after 60 s).

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The flakeid authors
 #pragma once
-// The one helper for tests that fork: runs a function in a forked child, which reports back
-// through a pipe and leaves with _exit (no static destructors, no gtest teardown).
+// The one helper for tests that fork: a child runs a function, reports back through a pipe
+// and leaves with _exit (no static destructors, no gtest teardown).
 //
 //     const forked_child_result r = run_in_forked_child([&] { return std::string("ok"); });
 //     EXPECT_EQ(r.text, "ok");
 //     EXPECT_TRUE(r.exited_with(0));
+//
+// A child that runs beside the test (holds a lease while the parent looks, waits to be told to
+// go on, is killed mid-run) is a `child_process`, which kills and reaps it when the test ends
+// first; children that must start or stop together wait at a `gate`.
 //
 // Tests that fork have `forked_child` in their name: the sanitizer presets skip them.
 
@@ -15,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -24,8 +29,176 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
+
+/// Writes all of `bytes` to `fd`; false when the reader has gone.
+inline bool write_all(int fd, std::string_view bytes) {
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+/// Reads `fd` until EOF, or until `limit` bytes (0: no limit) have come.
+inline std::string read_until_eof(int fd, std::size_t limit = 0) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const std::size_t want = limit == 0 ? sizeof buf : std::min(sizeof buf, limit - out.size());
+    if (want == 0) break;
+    const ssize_t n = ::read(fd, buf, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+/// The child's end of a `child_process`'s pipe to its parent.
+class child_pipe {
+ public:
+  explicit child_pipe(int fd) : fd_(fd) {}
+  /// Writes `bytes` to the parent; false when it has gone.
+  bool say(std::string_view bytes) const { return write_all(fd_, bytes); }
+  /// Writes the bytes of `value` (a trivially copyable value, or an array of them).
+  template <class T>
+  bool say_value(const T& value) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    return say({reinterpret_cast<const char*>(&value), sizeof value});
+  }
+  /// Closes this end: the parent's `read_all` returns (the child may go on).
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+/// A child process forked to run beside the test. `body(child_pipe)` runs in the child, which
+/// leaves with `_exit` of what the body returns (0 for a body that returns nothing, 99 after an
+/// exception); the parent reads what it said with `read_all` and `read_exactly`. A child that
+/// still runs when the object goes (a failed assertion ended the test) is killed with SIGKILL
+/// and reaped, so that it never outlives its test nor holds what it made.
+class child_process {
+ public:
+  template <class F>
+  explicit child_process(F&& body) {
+    int fds[2];
+    if (::pipe(fds) != 0) {
+      ADD_FAILURE() << "pipe: " << std::strerror(errno);
+      return;
+    }
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(fds[0]);
+      int code = 99;
+      try {
+        if constexpr (std::is_void_v<decltype(body(child_pipe{fds[1]}))>) {
+          body(child_pipe{fds[1]});
+          code = 0;
+        } else {
+          code = body(child_pipe{fds[1]});
+        }
+      } catch (...) {
+      }
+      ::_exit(code);
+    }
+    ::close(fds[1]);
+    in_ = fds[0];
+    if (pid_ < 0) ADD_FAILURE() << "fork: " << std::strerror(errno);
+  }
+  child_process(const child_process&) = delete;
+  child_process& operator=(const child_process&) = delete;
+  ~child_process() {
+    kill();
+    if (in_ >= 0) ::close(in_);
+  }
+
+  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+  /// Everything the child says, until it closes its end (or ends).
+  std::string read_all() { return read_until_eof(in_); }
+  /// The next `n` bytes the child says; fewer when it closes its end (or ends) first.
+  std::string read_exactly(std::size_t n) { return read_until_eof(in_, n); }
+  /// Sends `sig` to the child.
+  void signal(int sig) const {
+    if (pid_ > 0) ::kill(pid_, sig);
+  }
+  /// Waits for the child to end; its wait status (-1 when there is no child).
+  int wait() {
+    int status = -1;
+    if (pid_ > 0) {
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    pid_ = -1;
+    return status;
+  }
+  /// The child's wait status when it has ended, without waiting.
+  std::optional<int> poll_exit() {
+    int status = 0;
+    if (pid_ <= 0 || ::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
+    pid_ = -1;
+    return status;
+  }
+  /// Kills the child with SIGKILL and reaps it.
+  void kill() {
+    signal(SIGKILL);
+    (void)wait();
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1;
+};
+
+/// A gate that children wait at until the parent opens it: a pipe whose write end every child
+/// closes as it waits, so that the parent's close reaches every waiter at once, as EOF. Made by
+/// the parent before it forks the children.
+class gate {
+ public:
+  gate() {
+    if (::pipe(fds_) != 0) ADD_FAILURE() << "pipe: " << std::strerror(errno);
+  }
+  gate(const gate&) = delete;
+  gate& operator=(const gate&) = delete;
+  ~gate() {
+    for (int fd : fds_)
+      if (fd >= 0) ::close(fd);
+  }
+  /// In a child: waits until the parent opens the gate (or ends).
+  void wait() {
+    close_write_end();
+    char c = 0;
+    while (::read(fds_[0], &c, 1) < 0 && errno == EINTR) {
+    }
+  }
+  /// In a child: whether the parent has opened the gate (or ended), without waiting.
+  [[nodiscard]] bool is_open() {
+    close_write_end();
+    pollfd p{fds_[0], POLLIN, 0};
+    return ::poll(&p, 1, 0) == 1;
+  }
+  /// In the parent: every child waiting at the gate goes on, and any that comes to it later.
+  void open() { close_write_end(); }
+
+ private:
+  // This process's copy of the write end: the gate opens once every copy is closed.
+  void close_write_end() {
+    if (fds_[1] >= 0) ::close(fds_[1]);
+    fds_[1] = -1;
+  }
+
+  int fds_[2] = {-1, -1};
+};
 
 struct forked_child_result {
   std::string text;   // what the child's function returned
@@ -88,11 +261,7 @@ forked_child_result run_in_forked_child(F&& body,
       out = "exception of an unknown type";
       code = 99;
     }
-    for (std::size_t done = 0; done < out.size();) {
-      const ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
+    (void)write_all(fds[1], out);
     ::_exit(code);
   }
   ::close(fds[1]);
@@ -129,46 +298,16 @@ forked_child_result run_in_forked_child(F&& body,
 /// SIGKILL. A child whose body throws or returns reports nothing. Returns the report.
 template <class F>
 std::string report_then_sigkill(F&& body) {
-  int fds[2];
-  if (::pipe(fds) != 0) {
-    ADD_FAILURE() << "pipe: " << std::strerror(errno);
-    return {};
-  }
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    const auto report = [&](const std::string& out) {
-      for (std::size_t done = 0; done < out.size();) {
-        const ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);
-        if (n <= 0) break;
-        done += static_cast<std::size_t>(n);
-      }
-      ::close(fds[1]);
+  child_process child([&](child_pipe out) {
+    const auto report = [&](const std::string& text) {
+      (void)out.say(text);
+      out.close();
       for (;;) ::pause();  // until the parent's SIGKILL
     };
-    try {
-      body(report);
-    } catch (...) {
-    }
-    ::_exit(99);
-  }
-  ::close(fds[1]);
-  EXPECT_GE(pid, 0) << "fork: " << std::strerror(errno);
-  std::string said;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    said.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fds[0]);
-  if (pid > 0) {
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
-  }
-  return said;
+    body(report);
+    return 99;
+  });
+  return child.read_all();  // then `child` goes: killed and reaped
 }
 
 /// Forks `n` children that run at once: child `p` runs `body(p)` and leaves with _exit, with 0,

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <flakeid/clock_guard.hpp>
 #include <flakeid/flakeid.hpp>
@@ -207,12 +208,11 @@ TEST(lease_skew_test, max_skew_is_half_the_safe_guard_unless_set) {
   o.max_skew = 40ms;
   EXPECT_EQ(flakeid::detail::max_skew_of(o), 40ms);
   o.max_skew = -1ms;
-  try {
-    flakeid::lease l{std::make_unique<scripted_store>(), o};
-    ADD_FAILURE() << "a negative max_skew was taken";
-  } catch (const flakeid::invalid_option_error& e) {
-    EXPECT_STREQ(e.what(), "flakeid: lease max_skew of -1 ms is negative: use 0 or more");
-  }
+  expect_error<flakeid::invalid_option_error>(
+      [&] {
+        flakeid::lease l{std::make_unique<scripted_store>(), o};
+      },
+      "flakeid: lease max_skew of -1 ms is negative: use 0 or more");
 }
 
 /// The store's clock reads the manual clock `clk` less `behind`.
@@ -304,13 +304,7 @@ TEST(lease_skew_test, a_claim_asking_the_stores_clock_again_lets_go_of_the_lease
   flakeid::lease l{std::move(store), o.use_clock(clk)};
   std::uint64_t id = 0;
   std::string error;
-  std::thread claimer([&] {
-    try {
-      id = l.acquire(4);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  });
+  std::thread claimer([&] { error = message_of([&] { id = l.acquire(4); }); });
   // From the third slow answer on, the claim waits between tries; the lease's lock must be free
   // meanwhile, so `lost()` answers while the claim goes on (else it would wait for the claim to
   // give up, ten minutes on).
@@ -1085,57 +1079,29 @@ TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
   const std::string ns = unique_ns("race");
   auto o = quick_options(ns);
   o.ttl = 5000ms;
-  // Closing `go` starts every child at once; closing `hold` lets them release and exit.
-  int go[2];
-  int hold[2];
-  ASSERT_EQ(::pipe(go), 0);
-  ASSERT_EQ(::pipe(hold), 0);
-  struct child {
-    pid_t pid;
-    int out;
-  };
-  std::vector<child> children;
-  for (int i = 0; i < 40; ++i) {
-    int out[2];
-    ASSERT_EQ(::pipe(out), 0);
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(go[1]);
-      ::close(hold[1]);
-      ::close(out[0]);
-      char c = 0;
-      (void)!::read(go[0], &c, 1);  // EOF: start
-      std::string r;
-      {
-        auto l = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
-        try {
-          r = "id " + std::to_string(l.acquire(32));
-        } catch (const std::exception& e) {
-          r = e.what();
-        }
-        (void)!::write(out[1], r.data(), r.size());
-        ::close(out[1]);
-        (void)!::read(hold[0], &c, 1);  // EOF: the parent has every answer
+  // Opening `go` starts every child at once; opening `hold` lets them release and exit.
+  gate go;
+  gate hold;
+  std::deque<child_process> children;
+  for (int i = 0; i < 40; ++i)
+    children.emplace_back([&](child_pipe out) {
+      go.wait();
+      auto l = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
+      try {
+        (void)out.say("id " + std::to_string(l.acquire(32)));
+      } catch (const std::exception& e) {
+        (void)out.say(e.what());
       }
-      ::_exit(0);
-    }
-    ::close(out[1]);
-    children.push_back({pid, out[0]});
-  }
-  ::close(go[0]);
-  ::close(hold[0]);
-  ::close(go[1]);
+      out.close();
+      hold.wait();  // the parent has every answer
+    });
+  go.open();
   std::set<std::string> ids;
   int refused = 0;
   const std::string expected =
       "flakeid: no free worker id in namespace " + ns + ": all 32 ids are leased";
   for (auto& c : children) {
-    std::string r;
-    char buf[512];
-    for (ssize_t n; (n = ::read(c.out, buf, sizeof buf)) > 0;)
-      r.append(buf, static_cast<std::size_t>(n));
-    ::close(c.out);
+    const std::string r = c.read_all();
     if (r.rfind("id ", 0) == 0) {
       ids.insert(r);
     } else {
@@ -1143,8 +1109,8 @@ TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
       ++refused;
     }
   }
-  ::close(hold[1]);  // releases every child
-  for (auto& c : children) ::waitpid(c.pid, nullptr, 0);
+  hold.open();  // releases every child
+  for (auto& c : children) EXPECT_EQ(c.wait(), 0);
   EXPECT_EQ(ids.size(), 32U);
   EXPECT_EQ(refused, 8);
 }
@@ -1209,12 +1175,11 @@ TEST(lease_instance_test, kept_after_is_now_less_instance_idle_saturating) {
   EXPECT_EQ(flakeid::detail::kept_after(lease_time::min() + 5ms, 6ms), lease_time::min());
   flakeid::lease_options o;
   o.instance_idle = -1ms;
-  try {
-    flakeid::lease l{std::make_unique<scripted_store>(), o};
-    ADD_FAILURE() << "a negative instance_idle was taken";
-  } catch (const flakeid::invalid_option_error& e) {
-    EXPECT_STREQ(e.what(), "flakeid: lease instance_idle of -1 ms is negative: use 0 or more");
-  }
+  expect_error<flakeid::invalid_option_error>(
+      [&] {
+        flakeid::lease l{std::make_unique<scripted_store>(), o};
+      },
+      "flakeid: lease instance_idle of -1 ms is negative: use 0 or more");
 }
 
 TEST(file_lease_test, a_live_twin_instance_is_refused) {
@@ -1376,15 +1341,6 @@ TEST(file_lease_test, default_directory_is_one_place_for_the_whole_host) {
   ::unsetenv("TMPDIR");
 }
 
-std::string read_all(int fd) {
-  std::string r;
-  char buf[512];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
-    r.append(buf, static_cast<std::size_t>(n));
-  ::close(fd);
-  return r;
-}
-
 TEST(file_lease_test, processes_with_different_environments_and_users_take_distinct_ids) {
   // The default directory, as a cron job of another user (no XDG_RUNTIME_DIR, another TMPDIR)
   // and a service (XDG_RUNTIME_DIR set) would use it, each naming its instance: the second
@@ -1399,57 +1355,44 @@ TEST(file_lease_test, processes_with_different_environments_and_users_take_disti
   const environment envs[2] = {{nullptr, "/var/tmp/b", true, "cron"},
                                {"/run/user/1000", "/tmp/a", false, "service"}};
   const std::string ns = unique_ns("host");
-  int hold[2];
-  ASSERT_EQ(::pipe(hold), 0);
-  std::vector<pid_t> pids;
+  gate hold;  // opened: the children release and exit
+  std::deque<child_process> children;
   std::vector<std::string> answers;
   for (const environment& e : envs) {
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      ::close(hold[1]);
+    children.emplace_back([&](child_pipe out) {
       if (e.xdg != nullptr) {
         ::setenv("XDG_RUNTIME_DIR", e.xdg, 1);
       } else {
         ::unsetenv("XDG_RUNTIME_DIR");
       }
       ::setenv("TMPDIR", e.tmp, 1);
-      std::string r;
       if (e.nobody && ::geteuid() == 0) {
         const passwd* pw = ::getpwnam("nobody");
         if (pw == nullptr || ::setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) != 0 ||
-            ::setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) != 0)
-          r = "cannot become nobody";
-      }
-      if (r.empty()) {
-        try {
-          auto o = quick_options(ns);
-          o.instance = e.instance;
-          auto l =
-              flakeid::file_store{flakeid::default_lease_directory(), store_options_of(o)}.lease(o);
-          r = "id " + std::to_string(l.acquire(32)) + " uid " + std::to_string(::geteuid());
-          (void)!::write(fds[1], r.data(), r.size());
-          ::close(fds[1]);
-          char c = 0;
-          (void)!::read(hold[0], &c, 1);  // EOF: release and exit
-          ::_exit(0);
-        } catch (const std::exception& ex) {
-          r = ex.what();
+            ::setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) != 0) {
+          (void)out.say("cannot become nobody");
+          return 1;
         }
       }
-      (void)!::write(fds[1], r.data(), r.size());
-      ::_exit(1);
-    }
-    ::close(fds[1]);
-    answers.push_back(read_all(fds[0]));  // the child holds its id once it has answered
-    pids.push_back(pid);
+      try {
+        auto o = quick_options(ns);
+        o.instance = e.instance;
+        auto l =
+            flakeid::file_store{flakeid::default_lease_directory(), store_options_of(o)}.lease(o);
+        (void)out.say("id " + std::to_string(l.acquire(32)) + " uid " +
+                      std::to_string(::geteuid()));
+        out.close();
+        hold.wait();  // then release and exit
+        return 0;
+      } catch (const std::exception& ex) {
+        (void)out.say(ex.what());
+        return 1;
+      }
+    });
+    answers.push_back(children.back().read_all());  // it holds its id once it has answered
   }
-  ::close(hold[0]);
-  ::close(hold[1]);
-  for (const pid_t p : pids) ::waitpid(p, nullptr, 0);
+  hold.open();
+  for (auto& c : children) (void)c.wait();
   // This test's namespace leaves the shared directory as it found it.
   std::error_code ec;
   for (const auto& f : std::filesystem::directory_iterator(flakeid::default_lease_directory(), ec))
@@ -1578,42 +1521,26 @@ TEST(file_lease_test, a_forked_child_never_mints_on_its_parents_lease) {
   wall_gen gen{parent_lease};
   std::vector<std::uint64_t> parent_ids;
   for (int i = 0; i < 1000; ++i) parent_ids.push_back(gen.next_id());
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(fds[0]);
-    int code = 0;
+  child_process child([&](child_pipe out) {
     try {
       (void)gen.next_id();
-      code = 2;  // minted on the parent's lease
+      return 2;  // minted on the parent's lease
     } catch (const flakeid::lease_lost_error&) {
     }
-    if (code == 0) {
-      try {
-        // The child's own lease: another id.
-        auto own = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
-        wall_gen child_gen{own};
-        for (int i = 0; i < 20'000; ++i) {
-          const std::uint64_t id = next_id_through_late_renewals(child_gen, own);
-          (void)!::write(fds[1], &id, sizeof id);
-        }
-      } catch (...) {
-        code = 3;
-      }
+    // The child's own lease: another id.
+    auto own = flakeid::file_store{b.dir, store_options_of(o)}.lease(o);
+    wall_gen child_gen{own};
+    for (int i = 0; i < 20'000; ++i) {
+      const std::uint64_t id = next_id_through_late_renewals(child_gen, own);
+      (void)out.say_value(id);
     }
-    ::close(fds[1]);
-    ::_exit(code);
-  }
-  ::close(fds[1]);
+    return 0;
+  });
   mint_through_late_renewals(gen, parent_lease, 20'000, parent_ids);
-  const std::vector<std::uint64_t> child_ids = read_ids(fds[0]);
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
+  const std::vector<std::uint64_t> child_ids = ids_of(child.read_all());
+  const int status = child.wait();
   ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: the child minted on its parent's lease";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: the child minted on its parent's lease; 99: an error";
   EXPECT_EQ(child_ids.size(), 20'000U);
   EXPECT_EQ(duplicates(parent_ids, child_ids), 0U);
   EXPECT_NO_THROW((void)gen.next_id()) << "the parent keeps its lease";

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "adapters/expect_error.hpp"
+
 namespace {
 
 using namespace std::chrono;
@@ -16,15 +18,8 @@ using flakeid::field_kind;
 namespace sql = flakeid::sql;
 namespace layouts = flakeid::layouts;
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const flakeid::sql_error& e) {
-    return e.what();
-  }
-  return "no sql_error";
-}
+// The message of the sql_error `f` throws ("" when it throws none).
+const auto error_of = [](auto&& f) { return flakeid_test::message_of<flakeid::sql_error>(f); };
 
 TEST(sql_test, slices_tile_the_ids_with_bounds_from_min_id_at) {
   const auto& l = layouts::twitter;
@@ -259,8 +254,8 @@ TEST(sql_test, refusals_name_the_value_and_the_fix) {
             "flakeid: function name \"1x_created_at\" has '1' at index 0; allowed: "
             "[A-Za-z_][A-Za-z0-9_]*, one optional '.'");
   EXPECT_EQ(
-      error_of([&] { (void)pg.time_partitions("orders", "id", from, to, sql::period::month); }),
-      "no sql_error");
+      error_of([&] { (void)pg.time_partitions("orders", "id", from, to, sql::period::month); }), "")
+      << "a plain column name is taken";
 }
 
 TEST(sql_test, identifiers_are_quoted_and_schema_qualified) {

@@ -473,4 +473,51 @@ void deleted_cosid_records_make_the_next_claim_wait(Backend& b, Forget forget) {
   EXPECT_THROW(first->renew_now(), flakeid::worker_id_error) << "the first holder's record is gone";
 }
 
+/// The fixture of an SQL backend's CosId tests (`Base`: its `server_test`): CosId's table
+/// made, as its operators make it before its services start; its peers; its rows deleted.
+template <class Base>
+class cosid_sql_test : public Base {
+ protected:
+  void SetUp() override {
+    Base::SetUp();
+    this->b.cosid_sql_of().make_table();
+  }
+  [[nodiscard]] auto peers() const { return sql_peers(this->b); }
+  void forget_cosid_records(const std::string& ns) const {
+    (void)this->b.cosid_sql_of().exec("DELETE FROM cosid_machine WHERE namespace = '" + ns + "'");
+  }
+};
+
 }  // namespace flakeid_test
+
+/// The scenarios every store with CosId's machine ids passes alike, as tests of the fixture
+/// `suite`: its `b` is the backend, `peers()` gives the `peer_of` above, and
+/// `forget_cosid_records(ns)` deletes CosId's records of namespace `ns`, as an operator might.
+/// A test of `suite` that runs `scenario(b, args...)`.
+#define FLAKEID_COSID_SCENARIO_TEST(suite, name, scenario, ...) \
+  TEST_F(suite, name) { ::flakeid_test::scenario(b, __VA_ARGS__); }
+
+/// The scenarios every store with CosId's machine ids passes alike, as tests of the fixture
+/// `suite`: its `b` is the backend, `peers()` gives the `peer_of` above, and
+/// `forget_cosid_records(ns)` deletes CosId's records of namespace `ns`, as an operator might.
+#define FLAKEID_COSID_SCENARIOS(suite)                                                           \
+  TEST_F(suite, refuses_an_instance_idle_other_than_ttl) {                                       \
+    ::flakeid_test::instance_idle_other_than_ttl_is_refused_in_cosid_registries(b);              \
+  }                                                                                              \
+  FLAKEID_COSID_SCENARIO_TEST(suite, a_stable_instance_keeps_its_id,                             \
+                              a_stable_instance_keeps_its_id_in_cosid_registries, peers())       \
+  FLAKEID_COSID_SCENARIO_TEST(                                                                   \
+      suite, a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl,                      \
+      a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl, peers())                    \
+  FLAKEID_COSID_SCENARIO_TEST(suite, cosid_claimers_take_a_flakeid_id_only_after_its_deadline,   \
+                              cosid_claimers_take_a_flakeid_id_only_after_its_deadline, peers()) \
+  FLAKEID_COSID_SCENARIO_TEST(suite, a_mixed_fleet_never_holds_an_id_twice,                      \
+                              a_mixed_fleet_never_holds_an_id_twice, peers())                    \
+  FLAKEID_COSID_SCENARIO_TEST(suite, a_flakeid_process_stopped_past_ttl_yields_to_cosid,         \
+                              a_stopped_flakeid_process_yields_to_cosid, peers(), false)         \
+  FLAKEID_COSID_SCENARIO_TEST(suite, a_flakeid_process_killed_yields_to_cosid,                   \
+                              a_stopped_flakeid_process_yields_to_cosid, peers(), true)          \
+  TEST_F(suite, deleted_records_make_the_next_claim_wait) {                                      \
+    ::flakeid_test::deleted_cosid_records_make_the_next_claim_wait(                              \
+        b, [this](const std::string& ns) { forget_cosid_records(ns); });                         \
+  }

@@ -88,4 +88,10 @@ template <class Backend>
   return ::testing::AssertionSuccess();
 }
 
+/// The scenario on a backend whose `connection_words` say how its refusal names the connection.
+template <class Backend>
+void forked_child_distributor_refuses(Backend& b) {
+  EXPECT_TRUE(forked_child_is_refused_and_the_parent_goes_on(b, Backend::connection_words));
+}
+
 }  // namespace flakeid_test

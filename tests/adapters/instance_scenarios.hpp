@@ -13,6 +13,7 @@
 #include <barrier>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <flakeid/flakeid.hpp>
 #include <flakeid/lease.hpp>
 #include <memory>
@@ -168,49 +169,28 @@ void instance_takes_its_id_again_after_sigkill(Backend& b) {
   // The child is forked before this process starts any thread (the renewers of the leases
   // below), and claims once they hold the ids below the instance's, which come free before the
   // instance comes back.
-  int go[2];
-  int fds[2];
-  ASSERT_EQ(::pipe(go), 0);
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(go[1]);
-    ::close(fds[0]);
-    std::uint64_t out[2] = {0, 0};
-    try {
-      char c = 0;
-      if (::read(go[0], &c, 1) == 1) {
-        auto l = b.make(named);
-        out[0] = l->acquire(8);
-        wall_gen gen{held(*l)};
-        for (int i = 0; i < 1000; ++i) out[1] = gen.next_id();
-        (void)!::write(fds[1], out, sizeof out);
-        ::pause();
-      }
-    } catch (...) {
-    }
-    (void)!::write(fds[1], out, sizeof out);
-    ::_exit(1);
-  }
-  reap_on_exit guard{child};
-  ::close(go[0]);
-  ::close(fds[1]);
+  gate go;
+  child_process child([&](child_pipe out) {
+    go.wait();
+    auto l = b.make(named);
+    std::uint64_t said[2] = {l->acquire(8), 0};
+    wall_gen gen{held(*l)};
+    for (int i = 0; i < 1000; ++i) said[1] = gen.next_id();
+    (void)out.say_value(said);
+    for (;;) ::pause();  // holds its id until the parent's SIGKILL
+  });
   auto plain = instance_options(ns, "");
   std::vector<std::unique_ptr<flakeid::lease>> below;
   for (int i = 0; i < 2; ++i) {
     below.push_back(b.make(plain));
     (void)below.back()->acquire(8);
   }
-  ASSERT_EQ(::write(go[1], "g", 1), 1);
-  ::close(go[1]);
+  go.open();
   std::uint64_t got[2] = {0, 0};
-  ASSERT_EQ(::read(fds[0], got, sizeof got), static_cast<ssize_t>(sizeof got));
-  ::close(fds[0]);
-  ASSERT_NE(got[1], 0U) << "the child could not mint";
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
-  guard.reaped();
+  const std::string said = child.read_exactly(sizeof got);
+  ASSERT_EQ(said.size(), sizeof got) << "the child could not mint";
+  std::memcpy(got, said.data(), sizeof got);
+  child.kill();
   below.clear();  // two lower ids come free
 
   auto again = b.make(named);

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "../fork_child.hpp"
 #include "server_support.hpp"
 
 namespace flakeid_test {
@@ -172,33 +173,6 @@ inline std::size_t duplicates(const std::vector<std::uint64_t>& a,
   return d;
 }
 
-/// A process that mints on id 0 of `o`'s namespace and writes every ID to `out` until the
-/// generator refuses with `lease_lost_error`; exits 0 then, 3 on any other error. `ready` gets
-/// one byte once it has minted 1,000 IDs.
-template <class Backend>
-pid_t spawn_minter(Backend& b, const flakeid::lease_options& o, int out, int ready) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  int code = 3;
-  try {
-    auto l = b.make(o);
-    wall_gen gen{*l};
-    for (std::uint64_t n = 0;; ++n) {
-      std::uint64_t id = 0;
-      try {
-        id = gen.next_id();
-      } catch (const flakeid::lease_lost_error&) {
-        code = 0;
-        break;
-      }
-      if (::write(out, &id, sizeof id) != static_cast<ssize_t>(sizeof id)) break;
-      if (n == 1000) (void)!::write(ready, "r", 1);
-    }
-  } catch (...) {
-  }
-  ::_exit(code);
-}
-
 /// The next ID of `gen`, waiting out a renewal that came late (on a busy machine the holder's
 /// renewal can miss its deadline by a few ms; the generator then refuses until the next one is
 /// confirmed). Throws the `lease_lost_error` when `lease` is lost for good, or when no ID comes
@@ -231,63 +205,33 @@ void mint_through_late_renewals(Gen& gen, const flakeid::lease& lease, int n,
   }
 }
 
-/// Kills and reaps a child process when the test ends before it did (a failed assertion), so
-/// that a stopped child never outlives its test nor holds its output open.
-class reap_on_exit {
- public:
-  explicit reap_on_exit(pid_t pid) : pid_(pid) {}
-  reap_on_exit(const reap_on_exit&) = delete;
-  reap_on_exit& operator=(const reap_on_exit&) = delete;
-  ~reap_on_exit() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  /// The child was reaped by the test: nothing to do.
-  void reaped() { pid_ = -1; }
-
- private:
-  pid_t pid_;
-};
-
-/// A `spawn_minter` process of backend `b` writing its IDs into a file of its own (so that a
-/// stopped reader never blocks it), waited for until it has minted 1,000 IDs (`started()` is
-/// false when it never did). Killed and reaped, and its file removed, when it goes.
+/// A process that mints on id 0 of `o`'s namespace (a lease of backend `b`) and writes every
+/// ID into a file of its own (so that a stopped reader never blocks it) until the generator
+/// refuses with `lease_lost_error`: it exits 0 then, 3 on any other error. Waited for until it
+/// has minted 1,000 IDs (`started()` is false when it never did); killed and reaped, and its
+/// file removed, when it goes.
 class minter_process {
  public:
   template <class Backend>
   minter_process(Backend& b, const flakeid::lease_options& o)
-      : dir_(make_temp_dir("flakeid-minter")) {
-    int ready[2];
-    if (::pipe(ready) != 0) return;
-    fd_ = ::open((dir_ + "/ids").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd_ >= 0) pid_ = spawn_minter(b, o, fd_, ready[1]);
-    ::close(ready[1]);
-    char c = 0;
-    started_ = pid_ > 0 && ::read(ready[0], &c, 1) == 1;
-    ::close(ready[0]);
+      : dir_(make_temp_dir("flakeid-minter")),
+        fd_(::open((dir_ + "/ids").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)),
+        child_([&](child_pipe ready) { return mint(b, o, ready); }) {
+    started_ = child_.read_exactly(1).size() == 1;
   }
   minter_process(const minter_process&) = delete;
   minter_process& operator=(const minter_process&) = delete;
   ~minter_process() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
+    child_.kill();
     if (fd_ >= 0) ::close(fd_);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
   [[nodiscard]] bool started() const noexcept { return started_; }
-  void signal(int sig) const { ::kill(pid_, sig); }
+  void signal(int sig) const { child_.signal(sig); }
   /// Waits for the process to end; its wait status.
-  int wait() {
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return status;
-  }
-  /// Whether it ended on `lease_lost_error` (exit 0; see `spawn_minter`).
+  int wait() { return child_.wait(); }
+  /// Whether it ended on `lease_lost_error` (exit 0).
   static bool ended_on_loss(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
   /// The IDs it wrote so far.
   [[nodiscard]] std::vector<std::uint64_t> ids() const {
@@ -296,9 +240,31 @@ class minter_process {
   }
 
  private:
+  // In the child: mints until the lease is lost; says "r" once it has minted 1,000 IDs.
+  template <class Backend>
+  int mint(Backend& b, const flakeid::lease_options& o, child_pipe& ready) const {
+    if (fd_ < 0) return 3;
+    try {
+      auto l = b.make(o);
+      wall_gen gen{*l};
+      for (std::uint64_t n = 0;; ++n) {
+        std::uint64_t id = 0;
+        try {
+          id = gen.next_id();
+        } catch (const flakeid::lease_lost_error&) {
+          return 0;
+        }
+        if (!write_all(fd_, {reinterpret_cast<const char*>(&id), sizeof id})) return 3;
+        if (n == 1000) (void)ready.say("r");
+      }
+    } catch (...) {
+      return 3;
+    }
+  }
+
   std::string dir_;
-  int fd_ = -1;
-  pid_t pid_ = -1;
+  int fd_;
+  child_process child_;
   bool started_ = false;
 };
 

@@ -35,6 +35,11 @@ std::string lease_error(const std::string& uri) {
                                                          recorded_patient(unique_ns("refused")));
 }
 
+/// How the store names the server `db`, logged in as `login` ("user flakeid", "tls user ...").
+std::string where_of(const mariadb_server& db, const std::string& login) {
+  return "mysql 127.0.0.1:" + std::to_string(db.port()) + " " + login + " db flakeid";
+}
+
 std::string uri_of(const mariadb_server& db, const std::string& user, const std::string& pw,
                    const std::string& query = "") {
   return "mysql://" + user + (pw.empty() ? "" : ":" + pw) +
@@ -45,8 +50,7 @@ TEST_F(mysql_auth_test, password_right_works_wrong_or_none_is_a_clear_error) {
   mariadb_server db{mariadb_config{.durable = true, .password = password}};
   FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
   db.start();
-  const std::string where =
-      "mysql 127.0.0.1:" + std::to_string(db.port()) + " user flakeid db flakeid";
+  const std::string where = where_of(db, "user flakeid");
   EXPECT_EQ(expect_works(db.uri(), "pw"), where);
   const std::string head = "flakeid: cannot connect to " + where + " within 30000 ms: ";
   const std::string wrong = lease_error(uri_of(db, "flakeid", wrong_password));
@@ -65,8 +69,7 @@ TEST_F(mysql_auth_test, tls_verified_against_the_test_ca) {
   mariadb_server db{mariadb_config{.durable = true, .password = password, .tls = true}};
   FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
   db.start();
-  const std::string where =
-      "mysql 127.0.0.1:" + std::to_string(db.port()) + " tls user flakeid_tls db flakeid";
+  const std::string where = where_of(db, "tls user flakeid_tls");
   // 'flakeid_tls' may log in only over TLS: that it works shows the connection is encrypted.
   const std::string verified = uri_of(db, "flakeid_tls", password, "?tls_ca=" + db.certs().ca());
   EXPECT_EQ(expect_works(verified, "tls_ca"), where);
@@ -91,8 +94,7 @@ TEST_F(mysql_auth_test, tls_ca_checks_the_host_name_too) {
       mariadb_config{.durable = true, .password = password, .tls = true, .tls_cert = "other"}};
   FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
   db.start();
-  const std::string where =
-      "mysql 127.0.0.1:" + std::to_string(db.port()) + " tls user flakeid_tls db flakeid";
+  const std::string where = where_of(db, "tls user flakeid_tls");
   const std::string head = "flakeid: cannot connect to " + where + " within 30000 ms: ";
   const std::string m =
       lease_error(uri_of(db, "flakeid_tls", password, "?tls_ca=" + db.certs().ca()));
@@ -109,8 +111,7 @@ TEST_F(mysql_auth_test, tls_refuses_a_server_that_offers_none) {
   mariadb_server db{mariadb_config{.durable = true, .password = password}};
   FLAKEID_REQUIRE_SERVER(db.available(), db.missing());
   db.start();
-  const std::string where =
-      "mysql 127.0.0.1:" + std::to_string(db.port()) + " tls user flakeid db flakeid";
+  const std::string where = where_of(db, "tls user flakeid");
   const std::string why = "the server offers no TLS, which tls=1 requires";
   EXPECT_EQ(lease_error(uri_of(db, "flakeid", password, "?tls=1")),
             "flakeid: cannot connect to " + where + " within 30000 ms: " + why);

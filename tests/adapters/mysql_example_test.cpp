@@ -25,12 +25,9 @@ TEST(mysql_example_test, leases_a_worker_and_takes_leaf_and_own_segments) {
       "(biz_tag)) ENGINE=InnoDB; INSERT INTO leaf_alloc (biz_tag, max_id, step) VALUES "
       "('order', 5001, 2000)");
   ASSERT_EQ(::setenv("FLAKEID_MYSQL_URL", server.uri().c_str(), 1), 0);
-  const std::string dir = make_temp_dir("flakeid-mysql-example");
-  const std::string log = dir + "/example.log";
-  const int rc = run({FLAKEID_MYSQL_EXAMPLE}, log);
-  const std::string out = read_file(log);
-  std::filesystem::remove_all(dir);
-  ASSERT_EQ(rc, 0) << out;
+  const program_output example = run_for_output({FLAKEID_MYSQL_EXAMPLE});
+  ASSERT_EQ(example.status, 0) << example.text;
+  const std::string& out = example.text;
   EXPECT_NE(out.find("store mysql 127.0.0.1:" + std::to_string(server.port()) +
                      " user flakeid db flakeid\nworker 0 from lease mysql 127.0.0.1:"),
             std::string::npos)

@@ -17,12 +17,9 @@ TEST(postgres_sql_example_test, sets_up_partitions_from_the_ddl_and_inserts_thro
   FLAKEID_REQUIRE_SERVER(server.available(), server.missing());
   server.start();
   ASSERT_EQ(::setenv("FLAKEID_POSTGRES_CONNINFO", server.conninfo().c_str(), 1), 0);
-  const std::string dir = make_temp_dir("flakeid-sql-example");
-  const std::string log = dir + "/example.log";
-  const int rc = run({FLAKEID_SQL_EXAMPLE}, log);
-  const std::string out = read_file(log);
-  std::filesystem::remove_all(dir);
-  ASSERT_EQ(rc, 0) << out;
+  const program_output example = run_for_output({FLAKEID_SQL_EXAMPLE});
+  ASSERT_EQ(example.status, 0) << example.text;
+  const std::string& out = example.text;
   EXPECT_NE(out.find("partition orders_202601  router orders_202601  created 2026-01-31 "
                      "23:59:59.000 UTC"),
             std::string::npos)

@@ -108,6 +108,12 @@ struct redis_cosid_backend : redis_backend {
 
 class redis_cosid_lease_test : public server_test<redis_cosid_backend> {
  protected:
+  /// CosId's keys of namespace `ns` deleted.
+  void forget_cosid_records(const std::string& ns) const {
+    flakeid::detail::redis_connection c{b.server.options(), 10s, 10s};
+    (void)c.command({"DEL", "cosid:{" + ns + "}:itc_idx", "cosid:{" + ns + "}:adder",
+                     "cosid:{" + ns + "}:revert"});
+  }
   [[nodiscard]] auto peers() const {
     return [this](const std::string& ns, const std::string& instance) {
       return redis_cosid_peer{{b.server.options(), 10s, 10s}, ns, instance};
@@ -121,13 +127,7 @@ class redis_cosid_lease_test : public server_test<redis_cosid_backend> {
   }
 };
 
-TEST_F(redis_cosid_lease_test, refuses_an_instance_idle_other_than_ttl) {
-  ASSERT_NO_FATAL_FAILURE((instance_idle_other_than_ttl_is_refused_in_cosid_registries(b)));
-}
-
-TEST_F(redis_cosid_lease_test, a_stable_instance_keeps_its_id) {
-  ASSERT_NO_FATAL_FAILURE((a_stable_instance_keeps_its_id_in_cosid_registries(b, peers())));
-}
+FLAKEID_COSID_SCENARIOS(redis_cosid_lease_test)
 
 TEST_F(redis_cosid_lease_test, claims_guards_and_reverts_in_cosids_keys) {
   flakeid::manual_clock clk = past_the_table();
@@ -159,36 +159,6 @@ TEST_F(redis_cosid_lease_test, claims_guards_and_reverts_in_cosids_keys) {
   EXPECT_EQ(next->acquire(4), 0U);
   EXPECT_EQ(ms_or_min(next->previous_last()), std::stoll(after));
   EXPECT_EQ(value("cosid:{" + ns + "}:revert", "0"), "<none>");
-}
-
-TEST_F(redis_cosid_lease_test, a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl) {
-  ASSERT_NO_FATAL_FAILURE(
-      (a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b, peers())));
-}
-
-TEST_F(redis_cosid_lease_test, cosid_claimers_take_a_flakeid_id_only_after_its_deadline) {
-  ASSERT_NO_FATAL_FAILURE((cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b, peers())));
-}
-
-TEST_F(redis_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
-  ASSERT_NO_FATAL_FAILURE((a_mixed_fleet_never_holds_an_id_twice(b, peers())));
-}
-
-TEST_F(redis_cosid_lease_test, a_flakeid_process_stopped_past_ttl_yields_to_cosid) {
-  ASSERT_NO_FATAL_FAILURE((a_stopped_flakeid_process_yields_to_cosid(b, peers(), false)));
-}
-
-TEST_F(redis_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
-  ASSERT_NO_FATAL_FAILURE((a_stopped_flakeid_process_yields_to_cosid(b, peers(), true)));
-}
-
-TEST_F(redis_cosid_lease_test, deleted_records_make_the_next_claim_wait) {
-  ASSERT_NO_FATAL_FAILURE(
-      (deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
-        flakeid::detail::redis_connection c{b.server.options(), 10s, 10s};
-        (void)c.command({"DEL", "cosid:{" + ns + "}:itc_idx", "cosid:{" + ns + "}:adder",
-                         "cosid:{" + ns + "}:revert"});
-      })));
 }
 
 }  // namespace

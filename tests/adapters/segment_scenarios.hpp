@@ -32,6 +32,7 @@
 
 #include "../eventually.hpp"
 #include "../fork_child.hpp"
+#include "fork_scenarios.hpp"
 #include "server_support.hpp"
 
 namespace flakeid_test {
@@ -483,10 +484,12 @@ void unreachable(const std::string& address, const std::string& where) {
 
 /// The segment scenarios every server store passes, as tests of `suite`: one list for every
 /// backend (server_outage, which ZooKeeper's sessions do not ride out alike, is a test of each).
-#define FLAKEID_SEGMENT_SCENARIOS(suite)                                         \
-  FLAKEID_PROCESS_SCENARIOS(suite)                                               \
-  FLAKEID_SCENARIO_TEST(suite, processes_on_segment_generators_waste_no_segment, \
-                        processes_on_segment_generators)                         \
-  FLAKEID_SCENARIO_TEST(suite, grouped_counter_restarts_at_one_after_midnight,   \
-                        grouped_counter_across_midnight)                         \
+#define FLAKEID_SEGMENT_SCENARIOS(suite)                                                          \
+  FLAKEID_PROCESS_SCENARIOS(suite)                                                                \
+  FLAKEID_SCENARIO_TEST(suite, forked_child_distributor_refuses_and_the_parents_connection_works, \
+                        forked_child_distributor_refuses)                                         \
+  FLAKEID_SCENARIO_TEST(suite, processes_on_segment_generators_waste_no_segment,                  \
+                        processes_on_segment_generators)                                          \
+  FLAKEID_SCENARIO_TEST(suite, grouped_counter_restarts_at_one_after_midnight,                    \
+                        grouped_counter_across_midnight)                                          \
   FLAKEID_SCENARIO_TEST(suite, idle_counters_expire_when_asked, counters_expire_when_asked)

@@ -204,6 +204,24 @@ inline std::string make_temp_dir(const std::string& stem) {
   return t;
 }
 
+/// What a program run to completion said: its exit status and its output (stdout and stderr).
+struct program_output {
+  int status = -1;
+  std::string text;
+};
+
+/// Runs `argv` to completion, its output to a file in a temporary directory of its own (gone
+/// afterwards); returns its status and what it wrote.
+inline program_output run_for_output(const std::vector<std::string>& argv) {
+  const std::string dir = make_temp_dir("flakeid-run");
+  const std::string log = dir + "/output.log";
+  program_output r;
+  r.status = run(argv, log);
+  r.text = read_file(log);
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
 /// Makes `dest` a copy of a data directory that `make(dir)` creates in `dir`/data, made once
 /// per `key` and user and kept in the temporary directory for the next test (initdb and
 /// mariadb-install-db take seconds of CPU; a copy takes milliseconds). `key` names the program

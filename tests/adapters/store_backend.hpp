@@ -24,6 +24,8 @@ struct store_backend {
   using distributor_type = decltype(std::declval<const Store&>().distributor(std::string{}));
   static_assert(flakeid::keyed_segment_distributor<distributor_type>);
   static_assert(flakeid::expiring_segment_distributor<distributor_type>);
+  /// How a store's refusal in a forked child names its connection (fork_scenarios.hpp).
+  static constexpr const char* connection_words = "this connection to";
   Server server{true};  // a store must keep what it confirmed
   /// Connect timeout for 40 clients connecting at once with TLS (and a password), on a
   /// machine that may be busy: generous, as it bounds the wait only, not the result.

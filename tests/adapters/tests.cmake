@@ -94,7 +94,8 @@ endfunction()
 # flakeid_backend_program(<backend> <timeout> SERVER <header> LINK <libraries>...
 #                         [EXAMPLE <target> <define>]):
 # the program <backend>_tests of the files given to flakeid_server_sources, after its store's
-# four, <backend>_lease_test, _segment_test, _auth_test and _fork_test (timeout <timeout>);
+# three, <backend>_lease_test, _segment_test (with a distributor in a forked child) and _auth_test
+# (timeout <timeout>);
 # its precompiled header has <flakeid/adapters/<backend>.hpp>, its server's <header> (of this
 # directory) and lease_scenarios.hpp. With the examples, the test of the example program
 # <target> finds it in the definition <define>.
@@ -104,7 +105,6 @@ function(flakeid_backend_program backend timeout)
   flakeid_server_sources(${exe} ${backend}_lease_test "lease;server" ${timeout})
   flakeid_server_sources(${exe} ${backend}_segment_test "segment;server" ${timeout})
   flakeid_server_sources(${exe} ${backend}_auth_test "lease;segment;server" ${timeout})
-  flakeid_server_sources(${exe} ${backend}_fork_test "fork;server" ${timeout})
   flakeid_scenario_program(${exe} LINK ${arg_LINK} PCH <flakeid/adapters/${backend}.hpp>
                           SERVER ${arg_SERVER} EXAMPLE ${arg_EXAMPLE})
 endfunction()
@@ -223,7 +223,7 @@ if(FLAKEID_MYSQL_FOUND)
                           LINK flakeid::mysql ${flakeid_registry_link}
                           EXAMPLE example_mysql_fleet FLAKEID_MYSQL_EXAMPLE)
 else()
-  foreach(test mariadb_sql mysql_lease mysql_segment mysql_auth mysql_fork mysql_cosid_lease)
+  foreach(test mariadb_sql mysql_lease mysql_segment mysql_auth mysql_cosid_lease)
     flakeid_missing_client(${test}_test "MariaDB Connector/C" libmariadb-dev)
   endforeach()
 endif()

@@ -18,6 +18,8 @@ namespace flakeid_test {
 struct zookeeper_backend {
   using store_type = flakeid::zookeeper_store;
   using distributor_type = flakeid::zookeeper_distributor;
+  /// How a store's refusal in a forked child names its session (fork_scenarios.hpp).
+  static constexpr const char* connection_words = "this session of";
   zookeeper_server server;
   /// Sessions of 1 s: a killed or stopped holder's ephemeral node goes within a second.
   std::chrono::milliseconds session_timeout{1'000};

@@ -127,6 +127,14 @@ struct zookeeper_cosid_backend : zookeeper_backend {
 
 class zookeeper_cosid_lease_test : public server_test<zookeeper_cosid_backend> {
  protected:
+  /// CosId's nodes of namespace `ns` deleted.
+  void forget_cosid_records(const std::string& ns) const {
+    flakeid::detail::zookeeper_session z{b.address(), 10s};
+    const std::string root = "/cosid/" + ns;
+    for (const char* dir : {"/__itc_idx", "/__revert"})
+      for (const auto& name : z.children(root + dir)) (void)z.remove(root + dir + "/" + name, -1);
+    (void)z.remove(root + "/__counter", -1);
+  }
   [[nodiscard]] auto peers() const {
     return [this](const std::string& ns, const std::string& instance) {
       return zookeeper_cosid_peer{
@@ -140,13 +148,7 @@ class zookeeper_cosid_lease_test : public server_test<zookeeper_cosid_backend> {
   }
 };
 
-TEST_F(zookeeper_cosid_lease_test, refuses_an_instance_idle_other_than_ttl) {
-  ASSERT_NO_FATAL_FAILURE((instance_idle_other_than_ttl_is_refused_in_cosid_registries(b)));
-}
-
-TEST_F(zookeeper_cosid_lease_test, a_stable_instance_keeps_its_id) {
-  ASSERT_NO_FATAL_FAILURE((a_stable_instance_keeps_its_id_in_cosid_registries(b, peers())));
-}
+FLAKEID_COSID_SCENARIOS(zookeeper_cosid_lease_test)
 
 TEST_F(zookeeper_cosid_lease_test, claims_guards_and_reverts_in_cosids_nodes) {
   flakeid::manual_clock clk = past_the_table();
@@ -206,39 +208,6 @@ TEST_F(zookeeper_cosid_lease_test, an_id_cosid_took_back_with_its_old_stamp_is_l
   auto late = b.make_in(o, flakeid::zookeeper_nodes::cosid);
   EXPECT_EQ(late->acquire(1), 0U);
   EXPECT_GT(ms_or_min(late->previous_last()), released + 600'000) << "its write time + ttl";
-}
-
-TEST_F(zookeeper_cosid_lease_test, a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl) {
-  ASSERT_NO_FATAL_FAILURE(
-      (a_cosid_holder_keeps_its_id_until_its_guard_is_older_than_ttl(b, peers())));
-}
-
-TEST_F(zookeeper_cosid_lease_test, cosid_claimers_take_a_flakeid_id_only_after_its_deadline) {
-  ASSERT_NO_FATAL_FAILURE((cosid_claimers_take_a_flakeid_id_only_after_its_deadline(b, peers())));
-}
-
-TEST_F(zookeeper_cosid_lease_test, a_mixed_fleet_never_holds_an_id_twice) {
-  ASSERT_NO_FATAL_FAILURE((a_mixed_fleet_never_holds_an_id_twice(b, peers())));
-}
-
-TEST_F(zookeeper_cosid_lease_test, a_flakeid_process_stopped_past_ttl_yields_to_cosid) {
-  ASSERT_NO_FATAL_FAILURE((a_stopped_flakeid_process_yields_to_cosid(b, peers(), false)));
-}
-
-TEST_F(zookeeper_cosid_lease_test, a_flakeid_process_killed_yields_to_cosid) {
-  ASSERT_NO_FATAL_FAILURE((a_stopped_flakeid_process_yields_to_cosid(b, peers(), true)));
-}
-
-TEST_F(zookeeper_cosid_lease_test, deleted_records_make_the_next_claim_wait) {
-  ASSERT_NO_FATAL_FAILURE(
-      (deleted_cosid_records_make_the_next_claim_wait(b, [&](const std::string& ns) {
-        flakeid::detail::zookeeper_session z{b.address(), 10s};
-        const std::string root = "/cosid/" + ns;
-        for (const char* dir : {"/__itc_idx", "/__revert"})
-          for (const auto& name : z.children(root + dir))
-            (void)z.remove(root + dir + "/" + name, -1);
-        (void)z.remove(root + "/__counter", -1);
-      })));
 }
 
 }  // namespace

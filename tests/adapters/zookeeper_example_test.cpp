@@ -24,12 +24,9 @@ TEST(zookeeper_example_test, takes_the_next_leaf_sequence_and_a_segment) {
   (void)leaf.create("/snowflake/leaf/forever/10.0.0.2:8080-0000000000",
                     R"({"ip":"10.0.0.2","port":"8080","timestamp":1})", 0);
   ASSERT_EQ(::setenv("FLAKEID_ZOOKEEPER_HOSTS", server.hosts().c_str(), 1), 0);
-  const std::string dir = make_temp_dir("flakeid-zookeeper-example");
-  const std::string log = dir + "/example.log";
-  const int rc = run({FLAKEID_ZOOKEEPER_EXAMPLE, "10.0.0.7", "8080"}, log);
-  const std::string out = read_file(log);
-  std::filesystem::remove_all(dir);
-  ASSERT_EQ(rc, 0) << out;
+  const program_output example = run_for_output({FLAKEID_ZOOKEEPER_EXAMPLE, "10.0.0.7", "8080"});
+  ASSERT_EQ(example.status, 0) << example.text;
+  const std::string& out = example.text;
   EXPECT_NE(out.find("worker 1 (datacenter 0) from zookeeper " + server.hosts() +
                      " /snowflake/leaf/forever/10.0.0.7:8080-"),
             std::string::npos)

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "expect_error.hpp"
-#include "fork_scenarios.hpp"
 #include "instance_scenarios.hpp"
 #include "lease_scenarios.hpp"
 #include "segment_scenarios.hpp"
@@ -87,13 +86,7 @@ TEST_F(zookeeper_segment_test, a_call_outlives_a_frozen_server_within_io_timeout
   b.server.pause();
   std::uint64_t got = 0;
   std::string error;
-  std::thread t([&] {
-    try {
-      got = d.next_max_id(10);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  });
+  std::thread t([&] { error = message_of([&] { got = d.next_max_id(10); }); });
   // Frozen for longer than the client waits for an answer, and than the session lives: the
   // call is tried again, on a new session, and answers once the server runs again. (Should the
   // thread reach its call only after the freeze, the call answers at once: the checks hold
@@ -832,10 +825,6 @@ TEST_F(zookeeper_lease_test, a_leaf_worker_started_while_the_server_is_down_is_r
   expect_error<flakeid::lease_store_error>(
       [&] { (void)starting.assign(flakeid::layouts::twitter); },
       "flakeid: cannot connect to zookeeper " + b.server.hosts() + " within 500 ms: timed out");
-}
-
-TEST_F(zookeeper_segment_test, forked_child_distributor_refuses_and_the_parents_session_works) {
-  EXPECT_TRUE(forked_child_is_refused_and_the_parent_goes_on(b, "this session of"));
 }
 
 /// An ensemble of three (`zk`), started before each test.
