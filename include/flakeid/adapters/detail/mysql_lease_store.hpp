@@ -22,6 +22,7 @@
 #include "../../lease.hpp"
 #include "../../version.hpp"
 #include "mysql_connection.hpp"
+#include "server_backend.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
@@ -95,9 +96,7 @@ class mysql_lease_store final : public lease_store {
   mysql_lease_store(mysql_address a, const lease_options& o)
       : name_("flakeid_lease_" + o.name_space),
         table_("`" + name_ + "`"),
-        ttl_ms_(std::to_string(o.ttl.count())),
-        guard_ms_(std::to_string(o.safe_guard.count())),
-        hold_ms_((o.ttl + o.safe_guard).count()),
+        state_(o),
         lock_wait_s_(std::to_string(
             (std::max<std::int64_t>(lease_io_timeout(o.io_timeout, o.ttl).count(), 1) + 999) /
             1000)),
@@ -134,14 +133,14 @@ class mysql_lease_store final : public lease_store {
   /// A table gone throws `missing_table_error`, which `lease_store::renew` answers `taken`.
   renewal do_renew(std::uint64_t id, const std::string& holder, lease_time deadline) override {
     const std::string d = unix_ms_text(deadline);
-    const mysql_answer r =
-        conn_.exec("UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
-                   ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
-                   ") WHERE id = " + std::to_string(id) + " AND holder = " + mysql_literal(holder));
+    const mysql_answer r = conn_.exec(
+        "UPDATE " + table_ + " SET expires_ms = " + mysql_now_ms + " + " + state_.ttl_ms +
+        ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
+        ") WHERE id = " + std::to_string(id) + " AND holder = " + mysql_literal(holder));
     if (r.affected != 1) return renewal::taken;
     const std::int64_t start = server_clock().second;
-    return start - started_ms_ <= 2000 && started_ms_ - start <= 2000 ? renewal::held
-                                                                      : renewal::taken;
+    return start - state_.started_ms <= 2000 && state_.started_ms - start <= 2000 ? renewal::held
+                                                                                  : renewal::taken;
   }
 
   void do_release(std::uint64_t id, const std::string& holder, lease_time last) override {
@@ -186,7 +185,7 @@ class mysql_lease_store final : public lease_store {
       }
       const std::string d = unix_ms_text(q.deadline);
       (void)conn_.exec("UPDATE " + table_ + " SET holder = " + mysql_literal(q.holder) +
-                       ", expires_ms = " + now + " + " + ttl_ms_ +
+                       ", expires_ms = " + now + " + " + state_.ttl_ms +
                        ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d +
                        ") WHERE id = " + id + "; COMMIT");
       lease_claim c = answer(id, mysql_number(t.rows[0].at(0), where()));
@@ -209,9 +208,9 @@ class mysql_lease_store final : public lease_store {
           count.rows.empty() ? std::nullopt : mysql_number(count.rows[0].at(0), where());
       const mysql_answer ins =
           conn_.exec("INSERT IGNORE INTO " + table_ + " (id, holder, last_unix_ms, expires_ms" +
-                     (instance_column_ ? ", instance" : "") + ") VALUES (" + id + ", " + holder +
-                     ", " + d + ", " + mysql_now_ms + " + " + ttl_ms_ +
-                     (instance_column_ ? ", " + instance : std::string()) + ")");
+                     (state_.instance_column ? ", instance" : "") + ") VALUES (" + id + ", " +
+                     holder + ", " + d + ", " + mysql_now_ms + " + " + state_.ttl_ms +
+                     (state_.instance_column ? ", " + instance : std::string()) + ")");
       if (ins.affected == 1) {
         (void)conn_.exec("UPDATE " + table_ + " SET last_unix_ms = GREATEST(COALESCE(" +
                          "last_unix_ms, 0), " + std::to_string(next + 1) +
@@ -234,11 +233,11 @@ class mysql_lease_store final : public lease_store {
     const std::string d = unix_ms_text(q.deadline);
     const std::string settled = unix_ms_text(q.settled);
     const std::string instance = q.instance.empty() ? "NULL" : mysql_literal(q.instance);
-    std::string free = "id >= 0 AND id < " + n + " AND expires_ms + " + guard_ms_ +
+    std::string free = "id >= 0 AND id < " + n + " AND expires_ms + " + state_.guard_ms +
                        " <= " + mysql_now_ms + " AND (last_unix_ms IS NULL OR " +
                        "last_unix_ms <= " + unix_ms_text(q.skip_above) + ")";
     // Ids kept for another instance are passed by (`claim_request::kept_after`).
-    if (instance_column_ && q.kept_after != lease_time::max())
+    if (state_.instance_column && q.kept_after != lease_time::max())
       free += " AND (instance IS NULL OR instance = " + instance +
               " OR last_unix_ms IS NULL OR last_unix_ms <= " + unix_ms_text(q.kept_after) + ")";
     for (int attempt = 0; attempt < 100; ++attempt) {
@@ -258,9 +257,9 @@ class mysql_lease_store final : public lease_store {
           continue;
         }
         (void)conn_.exec("UPDATE " + table_ + " SET holder = " + holder +
-                         ", expires_ms = " + mysql_now_ms + " + " + ttl_ms_ +
+                         ", expires_ms = " + mysql_now_ms + " + " + state_.ttl_ms +
                          ", last_unix_ms = GREATEST(COALESCE(last_unix_ms, " + d + "), " + d + ")" +
-                         (instance_column_ ? ", instance = " + instance : std::string()) +
+                         (state_.instance_column ? ", instance = " + instance : std::string()) +
                          " WHERE id = " + id + "; COMMIT");
         return answer(id, mysql_number(t.rows[0].at(0), where()));
       }
@@ -304,17 +303,14 @@ class mysql_lease_store final : public lease_store {
     const mysql_answer b =
         conn_.exec("SELECT (SELECT expires_ms FROM " + table_ + " WHERE id = -1)");
     const auto [now, start] = server_clock();
-    started_ms_ = start;
+    state_.started_ms = start;
     lease_claim c;
     c.id = static_cast<std::uint64_t>(*mysql_number(id, where()));
     if (last) c.last = lease_time_of(*last);
     const auto created = b.rows.empty() ? std::nullopt : mysql_number(b.rows[0].at(0), where());
-    std::optional<std::int64_t> lost;
-    if (!created || recreated) lost = now;
     if (!created) add_own_row();
-    if (created && now - *created < hold_ms_) lost = std::max(lost.value_or(INT64_MIN), *created);
-    if (now - start < hold_ms_) lost = std::max(lost.value_or(INT64_MIN), start);
-    if (lost) c.lost_memory_at = lease_time_of(*lost);
+    if (const auto lost = state_.lost_since(now, created, !created || recreated))
+      c.lost_memory_at = lease_time_of(*lost);
     return c;
   }
 
@@ -323,20 +319,20 @@ class mysql_lease_store final : public lease_store {
   /// ALTER privilege and is run only when the column is missing); a claim without one looks
   /// again each time, since another lease may add it meanwhile, and records nothing until then.
   void ensure_table(bool need_instance) {
-    if (!ready_) {
+    if (!state_.ready) {
       (void)conn_.exec("CREATE TABLE IF NOT EXISTS " + table_ +
                        " (id BIGINT NOT NULL PRIMARY KEY, holder VARCHAR(255) NULL, "
                        "last_unix_ms BIGINT NULL, expires_ms BIGINT NOT NULL, instance " +
                        std::string(instance_type) + ") ENGINE=InnoDB");
       add_own_row();
-      ready_ = true;
+      state_.ready = true;
     }
-    if (instance_column_) return;
+    if (state_.instance_column) return;
     if (need_instance) {
       mysql_add_column(conn_, name_, "instance", instance_type);
-      instance_column_ = true;
+      state_.instance_column = true;
     } else {
-      instance_column_ = mysql_has_column(conn_, name_, "instance");
+      state_.instance_column = mysql_has_column(conn_, name_, "instance");
     }
   }
 
@@ -346,13 +342,8 @@ class mysql_lease_store final : public lease_store {
 
   std::string name_;
   std::string table_;
-  std::string ttl_ms_;
-  std::string guard_ms_;
-  std::int64_t hold_ms_;
+  sql_lease_state state_;
   std::string lock_wait_s_;  // how long the server waits for an instance's lock, in seconds
-  std::int64_t started_ms_ = INT64_MIN;  // the server's start, as the last claim saw it
-  bool ready_ = false;
-  bool instance_column_ = false;  // the table has `instance`
   mysql_connection conn_;
 };
 

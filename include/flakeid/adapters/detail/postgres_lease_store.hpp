@@ -20,6 +20,7 @@
 #include "../../lease.hpp"
 #include "../../version.hpp"
 #include "postgres_connection.hpp"
+#include "server_backend.hpp"
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
@@ -30,9 +31,7 @@ class postgres_lease_store final : public lease_store {
  public:
   postgres_lease_store(std::string conninfo, const lease_options& o)
       : table_("\"flakeid_lease_" + o.name_space + "\""),
-        ttl_ms_(std::to_string(o.ttl.count())),
-        guard_ms_(std::to_string(o.safe_guard.count())),
-        hold_ms_((o.ttl + o.safe_guard).count()),
+        state_(o),
         conn_(std::move(conninfo), o.connect_timeout, lease_io_timeout(o.io_timeout, o.ttl)) {}
 
   [[nodiscard]] std::string where() const override { return conn_.where(); }
@@ -41,7 +40,7 @@ class postgres_lease_store final : public lease_store {
     try {
       return claim_in_table(q);
     } catch (...) {
-      ready_ = false;  // look at the table again next time (it may have been dropped)
+      state_.ready = false;  // look at the table again next time (it may have been dropped)
       throw;
     }
   }
@@ -55,10 +54,10 @@ class postgres_lease_store final : public lease_store {
                               "last_unix_ms = GREATEST(last_unix_ms, $4::bigint) WHERE id = "
                               "$1::bigint AND holder = $2 RETURNING " +
                               std::string(started_ms),
-                          {i.c_str(), holder.c_str(), ttl_ms_.c_str(), d.c_str()});
+                          {i.c_str(), holder.c_str(), state_.ttl_ms.c_str(), d.c_str()});
     // The row must still be there with this holder's token, on the server that confirmed it:
     // a server started since may have lost what it confirmed.
-    if (PQntuples(r.get()) != 1 || number(r, 0) != started_ms_) return renewal::taken;
+    if (PQntuples(r.get()) != 1 || number(r, 0) != state_.started_ms) return renewal::taken;
     return renewal::held;
   }
 
@@ -135,16 +134,12 @@ class postgres_lease_store final : public lease_store {
   void note_age(lease_claim& c, const result& r, int col) {
     const std::int64_t created = number(r, col);
     const std::int64_t now = number(r, col + 1);
-    started_ms_ = number(r, col + 2);
-    std::int64_t lost = INT64_MIN;
-    if (created == INT64_MIN) {
-      lost = now;
-      (void)exec(own_row(), {});
-    } else if (now - created < hold_ms_) {
-      lost = created;
-    }
-    if (now - started_ms_ < hold_ms_) lost = std::max(lost, started_ms_);
-    if (lost != INT64_MIN) lost_at(c, lost);
+    state_.started_ms = number(r, col + 2);
+    const bool gone = created == INT64_MIN;
+    if (gone) (void)exec(own_row(), {});
+    const auto lost =
+        state_.lost_since(now, gone ? std::nullopt : std::optional<std::int64_t>(created), gone);
+    if (lost) lost_at(c, *lost);
   }
 
   /// Sets `c.lost_memory_at` to `ms` unless it is later already.
@@ -186,7 +181,7 @@ class postgres_lease_store final : public lease_store {
                               "'1 millisecond', last_unix_ms = GREATEST(t.last_unix_ms, "
                               "$3::bigint) WHERE id = $4::bigint RETURNING " +
                               born_and_now(),
-                          {q.holder.c_str(), ttl_ms_.c_str(), d.c_str(), i.c_str()});
+                          {q.holder.c_str(), state_.ttl_ms.c_str(), d.c_str(), i.c_str()});
     if (PQntuples(t.get()) != 1)
       throw lease_store_error("flakeid: " + where() + ": id " + i + " of " + table_ +
                               " vanished while locked");
@@ -201,21 +196,22 @@ class postgres_lease_store final : public lease_store {
   /// No row when every id below `n` exists or another session added the same id first.
   result insert_next(const claim_request& q, const std::string& n, const std::string& d,
                      const char* instance) {
-    std::vector<const char*> params{q.holder.c_str(), ttl_ms_.c_str(), n.c_str(), d.c_str()};
-    if (instance_column_) params.push_back(instance);
-    return exec(
-        "WITH m AS (SELECT last_unix_ms AS made FROM " + table_ +
-            " WHERE id = -1 FOR UPDATE), ins AS (INSERT INTO " + table_ +
-            " (id, holder, last_unix_ms, expires_at" + (instance_column_ ? ", instance" : "") +
-            ") SELECT COALESCE(MAX(id), -1) + 1, "
-            "$1, $4::bigint, now() + $2::bigint * interval '1 millisecond'" +
-            (instance_column_ ? ", $5" : "") + " FROM " + table_ +
-            " WHERE id >= 0 HAVING COALESCE(MAX(id), -1) + 1 < $3::bigint "
-            "ON CONFLICT (id) DO NOTHING RETURNING id), up AS (UPDATE " +
-            table_ + " t SET last_unix_ms = GREATEST(t.last_unix_ms, ins.id + 1) FROM ins " +
-            "WHERE t.id = -1) SELECT ins.id, NULL::bigint, " + born_and_now() +
-            ", (SELECT made FROM m) FROM ins",
-        params);
+    std::vector<const char*> params{q.holder.c_str(), state_.ttl_ms.c_str(), n.c_str(), d.c_str()};
+    if (state_.instance_column) params.push_back(instance);
+    return exec("WITH m AS (SELECT last_unix_ms AS made FROM " + table_ +
+                    " WHERE id = -1 FOR UPDATE), ins AS (INSERT INTO " + table_ +
+                    " (id, holder, last_unix_ms, expires_at" +
+                    (state_.instance_column ? ", instance" : "") +
+                    ") SELECT COALESCE(MAX(id), -1) + 1, "
+                    "$1, $4::bigint, now() + $2::bigint * interval '1 millisecond'" +
+                    (state_.instance_column ? ", $5" : "") + " FROM " + table_ +
+                    " WHERE id >= 0 HAVING COALESCE(MAX(id), -1) + 1 < $3::bigint "
+                    "ON CONFLICT (id) DO NOTHING RETURNING id), up AS (UPDATE " +
+                    table_ +
+                    " t SET last_unix_ms = GREATEST(t.last_unix_ms, ins.id + 1) FROM ins " +
+                    "WHERE t.id = -1) SELECT ins.id, NULL::bigint, " + born_and_now() +
+                    ", (SELECT made FROM m) FROM ins",
+                params);
   }
 
   /// A free id as usual, recording `q.instance` on it (NULL without one) when the table has
@@ -228,12 +224,12 @@ class postgres_lease_store final : public lease_store {
     const char* instance = q.instance.empty() ? nullptr : q.instance.c_str();  // NULL: none
     const std::string kept = unix_ms_text(q.kept_after);
     for (int attempt = 0; attempt < 100; ++attempt) {
-      std::vector<const char*> params{q.holder.c_str(),  ttl_ms_.c_str(), n.c_str(),
-                                      guard_ms_.c_str(), settled.c_str(), skip.c_str(),
-                                      d.c_str()};
+      std::vector<const char*> params{
+          q.holder.c_str(), state_.ttl_ms.c_str(), n.c_str(), state_.guard_ms.c_str(),
+          settled.c_str(),  skip.c_str(),          d.c_str()};
       // Ids kept for another instance are passed by (`claim_request::kept_after`).
-      const bool keeps = instance_column_ && q.kept_after != lease_time::max();
-      if (instance_column_) params.push_back(instance);
+      const bool keeps = state_.instance_column && q.kept_after != lease_time::max();
+      if (state_.instance_column) params.push_back(instance);
       if (keeps) params.push_back(kept.c_str());
       result r = exec(
           "WITH c AS (SELECT id, last_unix_ms FROM " + table_ +
@@ -250,7 +246,7 @@ class postgres_lease_store final : public lease_store {
               table_ +
               " t SET holder = $1, expires_at = now() + $2::bigint * interval '1 millisecond', "
               "last_unix_ms = GREATEST(t.last_unix_ms, $7::bigint)" +
-              (instance_column_ ? ", instance = $8" : "") +
+              (state_.instance_column ? ", instance = $8" : "") +
               " FROM c WHERE t.id = c.id RETURNING t.id, c.last_unix_ms, " + born_and_now(),
           params);
       if (PQntuples(r.get()) == 0) r = insert_next(q, n, d, instance);
@@ -294,7 +290,7 @@ class postgres_lease_store final : public lease_store {
     const std::string has_column =
         "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('" + table_ +
         "') AND attname = 'instance' AND NOT attisdropped";
-    if (!ready_) {
+    if (!state_.ready) {
       const result r = exec(
           "BEGIN; SELECT pg_advisory_xact_lock(7079434571962427438); "
           "CREATE TABLE IF NOT EXISTS " +
@@ -306,23 +302,18 @@ class postgres_lease_store final : public lease_store {
               " SET last_unix_ms = (SELECT COALESCE(MAX(id), -1) + 1 FROM " + table_ +
               " WHERE id >= 0) WHERE id = -1 AND last_unix_ms IS NULL; COMMIT; " + has_column,
           {});
-      instance_column_ = number(r, 0) > 0;
-      ready_ = true;
-    } else if (!instance_column_) {
-      instance_column_ = number(exec(has_column, {}), 0) > 0;
+      state_.instance_column = number(r, 0) > 0;
+      state_.ready = true;
+    } else if (!state_.instance_column) {
+      state_.instance_column = number(exec(has_column, {}), 0) > 0;
     }
-    if (instance_column_ || !need_instance) return;
+    if (state_.instance_column || !need_instance) return;
     (void)exec("ALTER TABLE " + table_ + " ADD COLUMN IF NOT EXISTS instance text", {});
-    instance_column_ = true;
+    state_.instance_column = true;
   }
 
   std::string table_;
-  std::string ttl_ms_;
-  std::string guard_ms_;
-  std::int64_t hold_ms_;
-  std::int64_t started_ms_ = INT64_MIN;  // the server's start, as the last claim saw it
-  bool ready_ = false;
-  bool instance_column_ = false;  // the table has `instance`
+  sql_lease_state state_;
   postgres_connection conn_;
 };
 

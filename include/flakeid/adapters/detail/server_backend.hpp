@@ -14,16 +14,23 @@
 ///   making a distributor, so that an address its connection refuses fails here), and the
 ///   `lease()`, `distributor()` and `current()` factories; cheap to copy.
 ///
+/// - `sql_lease_state`: what the SQL lease stores (PostgreSQL, MySQL/MariaDB) keep of their
+///   options and of their server, and the rule by which a claim learns since when the server
+///   may have lost what it confirmed.
+///
 /// `Conn` is the backend's connection, made from `(Address, connect_timeout, io_timeout)` (or
 /// `(Address, connect_timeout)` when it bounds its requests otherwise), with `where()` and
 /// `check_fork()`; `Memo` what a distributor remembers between calls (a default-made
 /// aggregate). `LeaseStore` is the backend's `lease_store`, made from `(Address,
 /// lease_options)`.
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -216,6 +223,40 @@ class server_store {
 
   Address address_;
   store_options options_;
+};
+
+/// What an SQL lease store keeps of its options and of its server: `ttl` and `safe_guard` in
+/// milliseconds as SQL literals, `ttl + safe_guard`, the server's start as the last claim saw
+/// it (in the server's Unix ms), and whether its table was checked and has the `instance`
+/// column.
+struct sql_lease_state {
+  explicit sql_lease_state(const lease_options& o)
+      : ttl_ms(std::to_string(o.ttl.count())),
+        guard_ms(std::to_string(o.safe_guard.count())),
+        hold_ms((o.ttl + o.safe_guard).count()) {}
+
+  /// Since when the server may have lost what it confirmed to a claim made at `now`, the latest
+  /// of: now, when the claim's own record was gone or had to be made again (`gone`); the
+  /// table's creation (`created`), when it is younger than `ttl + safe_guard`; the server's
+  /// start, when it started less than that ago (it may have lost its last commits). Null when
+  /// none holds.
+  [[nodiscard]] std::optional<std::int64_t> lost_since(std::int64_t now,
+                                                       std::optional<std::int64_t> created,
+                                                       bool gone) const {
+    std::optional<std::int64_t> lost;
+    const auto since = [&](std::int64_t t) { lost = std::max(lost.value_or(INT64_MIN), t); };
+    if (gone) since(now);
+    if (created && now - *created < hold_ms) since(*created);
+    if (now - started_ms < hold_ms) since(started_ms);
+    return lost;
+  }
+
+  std::string ttl_ms;
+  std::string guard_ms;
+  std::int64_t hold_ms;
+  std::int64_t started_ms = INT64_MIN;  ///< the server's start, as the last claim saw it
+  bool ready = false;                   ///< the table was checked
+  bool instance_column = false;         ///< the table has `instance`
 };
 
 }  // namespace detail
