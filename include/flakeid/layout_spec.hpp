@@ -234,6 +234,71 @@ constexpr bool spec_tick(std::string_view s, std::int64_t& out) noexcept {
   return true;
 }
 
+/// The fields of `spec` in `fields_part` (everything before the first ';'), into `list`;
+/// returns how many. Throws as `parse_layout` does.
+constexpr std::size_t spec_fields(std::string_view spec, const spec_part& fields_part,
+                                  field (&list)[layout::max_fields]) {
+  std::size_t count = 0;
+  bool seen[field_kind_count]{};
+  unsigned sum = 0;
+  const std::size_t fields_end = fields_part.index + fields_part.text.size();
+  for (std::size_t begin = fields_part.index;;) {
+    std::size_t end = spec.find(',', begin);
+    if (end == std::string_view::npos || end > fields_end) end = fields_end;
+    const spec_part f = spec_slice(spec, begin, end);
+    const std::size_t colon = f.text.find(':');
+    if (colon == std::string_view::npos) reject_spec_field_syntax(spec, f);
+    const spec_part kind_part = spec_slice(spec, f.index, f.index + colon);
+    const spec_part bits_part = spec_slice(spec, f.index + colon + 1, f.index + f.text.size());
+    field_kind k{};
+    if (!spec_kind(kind_part.text, k)) reject_spec_kind(spec, kind_part);
+    std::uint64_t bits = 0;
+    if (!parse_decimal(bits_part.text, bits) || bits < 1 || bits > 64)
+      reject_spec_width(spec, bits_part);
+    if (seen[static_cast<std::size_t>(k)]) reject_spec_duplicate(spec, f, k);
+    seen[static_cast<std::size_t>(k)] = true;
+    sum += static_cast<unsigned>(bits);
+    list[count++] = field{k, static_cast<std::uint8_t>(bits)};
+    if (end == fields_end) break;
+    begin = end + 1;
+  }
+  if (!seen[static_cast<std::size_t>(field_kind::timestamp)])
+    reject_spec_missing(spec, fields_part, "timestamp", "ts:<bits>");
+  if (!seen[static_cast<std::size_t>(field_kind::sequence)])
+    reject_spec_missing(spec, fields_part, "sequence", "seq:<bits>");
+  if (sum != 63 && sum != 64) reject_spec_sum(spec, fields_part, sum);
+  return count;
+}
+
+/// The options of `spec`, each ';'-separated part from `begin` (the first ';', or npos for
+/// none): `epoch=` and `tick=`, each at most once. Throws as `parse_layout` does.
+constexpr void spec_options(std::string_view spec, std::size_t begin, std::int64_t& epoch_ms,
+                            std::int64_t& tick_ms) {
+  bool have_epoch = false;
+  bool have_tick = false;
+  while (begin != std::string_view::npos) {
+    const std::size_t end = spec.find(';', begin + 1);
+    const spec_part opt =
+        spec_slice(spec, begin + 1, end == std::string_view::npos ? spec.size() : end);
+    const std::size_t eq = opt.text.find('=');
+    if (eq == std::string_view::npos) reject_spec_option_syntax(spec, opt);
+    const spec_part key = spec_slice(spec, opt.index, opt.index + eq);
+    const spec_part value = spec_slice(spec, opt.index + eq + 1, opt.index + opt.text.size());
+    if (key.text == "epoch") {
+      if (have_epoch) reject_spec_option_twice(spec, opt);
+      have_epoch = true;
+      if (!spec_epoch(value.text, epoch_ms)) reject_spec_epoch(spec, value);
+    } else if (key.text == "tick") {
+      if (have_tick) reject_spec_option_twice(spec, opt);
+      have_tick = true;
+      if (!spec_tick(value.text, tick_ms)) reject_spec_tick(spec, value);
+    } else {
+      reject_spec_option_unknown(spec, key);
+    }
+    begin = end;
+  }
+}
+
 }  // namespace detail
 
 /// The names of the presets in `flakeid::layouts`, in the order of that header's table.
@@ -261,69 +326,16 @@ constexpr bool spec_tick(std::string_view s, std::int64_t& out) noexcept {
     detail::reject_spec_name(spec, whole);
   }
 
-  // Fields: everything before the first ';'.
+  // Fields: everything before the first ';'; then the options, each part after a ';'.
   const std::size_t fields_end = spec.find(';');
-  const detail::spec_part fields_part =
-      detail::spec_slice(spec, 0, fields_end == std::string_view::npos ? spec.size() : fields_end);
   field list[layout::max_fields]{};
-  std::size_t count = 0;
-  bool seen[field_kind_count]{};
-  unsigned sum = 0;
-  for (std::size_t begin = fields_part.index;;) {
-    std::size_t end = spec.find(',', begin);
-    if (end == std::string_view::npos || end > fields_part.index + fields_part.text.size())
-      end = fields_part.index + fields_part.text.size();
-    const detail::spec_part f = detail::spec_slice(spec, begin, end);
-    const std::size_t colon = f.text.find(':');
-    if (colon == std::string_view::npos) detail::reject_spec_field_syntax(spec, f);
-    const detail::spec_part kind_part = detail::spec_slice(spec, f.index, f.index + colon);
-    const detail::spec_part bits_part =
-        detail::spec_slice(spec, f.index + colon + 1, f.index + f.text.size());
-    field_kind k{};
-    if (!detail::spec_kind(kind_part.text, k)) detail::reject_spec_kind(spec, kind_part);
-    std::uint64_t bits = 0;
-    if (!detail::parse_decimal(bits_part.text, bits) || bits < 1 || bits > 64)
-      detail::reject_spec_width(spec, bits_part);
-    if (seen[static_cast<std::size_t>(k)]) detail::reject_spec_duplicate(spec, f, k);
-    seen[static_cast<std::size_t>(k)] = true;
-    sum += static_cast<unsigned>(bits);
-    list[count++] = field{k, static_cast<std::uint8_t>(bits)};
-    if (end == fields_part.index + fields_part.text.size()) break;
-    begin = end + 1;
-  }
-  if (!seen[static_cast<std::size_t>(field_kind::timestamp)])
-    detail::reject_spec_missing(spec, fields_part, "timestamp", "ts:<bits>");
-  if (!seen[static_cast<std::size_t>(field_kind::sequence)])
-    detail::reject_spec_missing(spec, fields_part, "sequence", "seq:<bits>");
-  if (sum != 63 && sum != 64) detail::reject_spec_sum(spec, fields_part, sum);
-
-  // Options: each ';'-separated part after the fields.
+  const std::size_t count = detail::spec_fields(
+      spec,
+      detail::spec_slice(spec, 0, fields_end == std::string_view::npos ? spec.size() : fields_end),
+      list);
   std::int64_t epoch_ms = 0;
   std::int64_t tick_ms = 1;
-  bool have_epoch = false;
-  bool have_tick = false;
-  for (std::size_t begin = fields_end; begin != std::string_view::npos;) {
-    std::size_t end = spec.find(';', begin + 1);
-    const detail::spec_part opt =
-        detail::spec_slice(spec, begin + 1, end == std::string_view::npos ? spec.size() : end);
-    const std::size_t eq = opt.text.find('=');
-    if (eq == std::string_view::npos) detail::reject_spec_option_syntax(spec, opt);
-    const detail::spec_part key = detail::spec_slice(spec, opt.index, opt.index + eq);
-    const detail::spec_part value =
-        detail::spec_slice(spec, opt.index + eq + 1, opt.index + opt.text.size());
-    if (key.text == "epoch") {
-      if (have_epoch) detail::reject_spec_option_twice(spec, opt);
-      have_epoch = true;
-      if (!detail::spec_epoch(value.text, epoch_ms)) detail::reject_spec_epoch(spec, value);
-    } else if (key.text == "tick") {
-      if (have_tick) detail::reject_spec_option_twice(spec, opt);
-      have_tick = true;
-      if (!detail::spec_tick(value.text, tick_ms)) detail::reject_spec_tick(spec, value);
-    } else {
-      detail::reject_spec_option_unknown(spec, key);
-    }
-    begin = end;
-  }
+  detail::spec_options(spec, fields_end, epoch_ms, tick_ms);
 
   // What is left to check (the timestamp range fitting 64-bit Unix ms) is the layout's own.
   try {

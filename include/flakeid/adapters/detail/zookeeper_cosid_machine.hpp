@@ -146,6 +146,10 @@ class zookeeper_cosid_machine_store final : public lease_store {
     return best;
   }
 
+  /// What a step of a claim decided: the answer is `out` (`done`), another claimer changed a
+  /// node first (`raced`: try again), or the next step decides (`passed`).
+  enum class step { done, raced, passed };
+
   std::optional<lease_claim> claim_once(const claim_request& q) {
     if (pending_) {  // a take whose answer was lost: the node holds what it wrote
       const auto node = s_.get(me_);
@@ -156,86 +160,111 @@ class zookeeper_cosid_machine_store final : public lease_store {
       (void)s_.create(p, "", 0);  // persistent, as CosId makes them
     const std::string now = unix_ms_text(q.now);
     for (int attempt = 0; attempt < 100; ++attempt) {
-      if (!q.instance.empty()) {
-        if (const auto own = s_.get(me_)) {
-          const auto st = state_of(own->first);
-          if (!st || st->first >= static_cast<std::int64_t>(q.count)) return std::nullopt;
-          lease_claim c;
-          c.id = static_cast<std::uint64_t>(st->first);
-          c.last = lease_time_of(st->second + t_.ttl_ms);
-          const auto mark = s_.get(stable_mark());
-          if (mark && mark->first == mark_of(own->second.czxid, own->second.version)) {
-            // Reverted stably, not guarded since: the instance's, free.
-            c.last = lease_time_of(st->second);
-            const std::string data = std::to_string(st->first) + "|" +
-                                     std::to_string(std::max(unix_ms_of(q.now), st->second + 1));
-            zookeeper_ops ops;
-            ops.set(me_, data, own->second.version);
-            ops.remove(stable_mark(), mark->second.version);
-            if (!send(ops, c, data)) continue;
-            lease_claim a = answer(c);
-            a.own_instance = true;
-            return a;
-          }
-          if (st->second + t_.ttl_ms > unix_ms_of(q.now)) {
-            c.held_by_instance = true;
-            return c;
-          }
-          zookeeper_ops ops;
-          ops.set(me_, std::to_string(st->first) + "|" + now, own->second.version);
-          if (!send(ops, c, std::to_string(st->first) + "|" + now)) continue;
-          lease_claim a = answer(c);
-          a.own_instance = true;
-          return a;
-        }
-      }
-      const auto rev = best_in(root_ + "/__revert", false, q);
-      const auto settled = rev && rev->deadline <= unix_ms_of(q.settled);
-      if (!settled) {
-        // The counter (4 bytes, big-endian, absent: 0) hands out its value and counts on.
-        const std::string cp = root_ + "/__counter";
-        const auto counter = s_.get(cp);
-        const std::int64_t n = counter ? counter_value(counter->first) : 0;
-        if (n < static_cast<std::int64_t>(q.count)) {
-          zookeeper_ops ops;
-          if (counter) {
-            ops.set(cp, counter_bytes(n + 1), counter->second.version);
-          } else {
-            ops.create(cp, counter_bytes(n + 1), 0);
-          }
-          lease_claim c;
-          c.id = static_cast<std::uint64_t>(n);
-          ops.create(me_, std::to_string(n) + "|" + now, 0);
-          const auto seen = count_seen(n);
-          if (!send(ops, c, std::to_string(n) + "|" + now)) continue;
-          // The count of ids the counter handed out, as flakeid saw it: a counter below it was
-          // made again (CosId's nodes deleted).
-          if (n < seen.first)
-            c.lost_memory_at = lease_time_of(unix_ms_of(zookeeper_clock(s_, ns_)));
-          if (n + 1 > seen.first) {
-            zookeeper_ops raise;
-            raise.set(count_path(), std::to_string(n + 1), seen.second);
-            (void)raise.run(s_);
-          }
-          return answer(c);
-        }
-      }
-      auto take = rev;
-      if (!settled) {
-        const auto old = best_in(root_ + "/__itc_idx", true, q);
-        if (old && (!take || old->deadline < take->deadline)) take = old;
-      }
-      if (!take) return std::nullopt;
-      const std::string data = std::to_string(take->id) + "|" + now;
-      zookeeper_ops ops;
-      ops.remove(take->path, take->version);
-      ops.create(me_, data, 0);
-      lease_claim c;
-      c.id = static_cast<std::uint64_t>(take->id);
-      c.last = lease_time_of(take->deadline);
-      if (send(ops, c, data)) return answer(c);
+      std::optional<lease_claim> out;
+      if (claim_step(q, now, out) == step::done) return out;
     }
     return std::nullopt;
+  }
+
+  /// One try: the instance's own node; else, unless a released id has settled, the counter's
+  /// next id; else the node another holder gave up with the earliest deadline (`out` stays
+  /// empty when there is none).
+  step claim_step(const claim_request& q, const std::string& now, std::optional<lease_claim>& out) {
+    if (!q.instance.empty()) {
+      const step s = claim_own_node(q, now, out);
+      if (s != step::passed) return s;
+    }
+    const auto rev = best_in(root_ + "/__revert", false, q);
+    const bool settled = rev && rev->deadline <= unix_ms_of(q.settled);
+    auto take = rev;
+    if (!settled) {
+      const step s = claim_from_counter(q, now, out);
+      if (s != step::passed) return s;
+      const auto old = best_in(root_ + "/__itc_idx", true, q);
+      if (old && (!take || old->deadline < take->deadline)) take = old;
+    }
+    if (!take) return step::done;
+    return take_over(*take, now, out);
+  }
+
+  /// The instance's own node, when it has one: its id while the instance keeps it (a stable
+  /// release not guarded since: free to take; a stamp younger than ttl: held by the instance),
+  /// else taken again with a new stamp. `passed` when the instance has no node.
+  step claim_own_node(const claim_request& q, const std::string& now,
+                      std::optional<lease_claim>& out) {
+    const auto own = s_.get(me_);
+    if (!own) return step::passed;
+    const auto st = state_of(own->first);
+    if (!st || st->first >= static_cast<std::int64_t>(q.count)) return step::done;
+    lease_claim c;
+    c.id = static_cast<std::uint64_t>(st->first);
+    c.last = lease_time_of(st->second + t_.ttl_ms);
+    std::string data = std::to_string(st->first) + "|" + now;
+    zookeeper_ops ops;
+    const auto mark = s_.get(stable_mark());
+    if (mark && mark->first == mark_of(own->second.czxid, own->second.version)) {
+      // Reverted stably, not guarded since: the instance's, free.
+      c.last = lease_time_of(st->second);
+      data = std::to_string(st->first) + "|" +
+             std::to_string(std::max(unix_ms_of(q.now), st->second + 1));
+      ops.set(me_, data, own->second.version);
+      ops.remove(stable_mark(), mark->second.version);
+    } else if (st->second + t_.ttl_ms > unix_ms_of(q.now)) {
+      c.held_by_instance = true;
+      out = c;
+      return step::done;
+    } else {
+      ops.set(me_, data, own->second.version);
+    }
+    if (!send(ops, c, data)) return step::raced;
+    out = answer(c);
+    out->own_instance = true;
+    return step::done;
+  }
+
+  /// The counter (4 bytes, big-endian, absent: 0) hands out its value and counts on, while it
+  /// is below the count (else `passed`).
+  step claim_from_counter(const claim_request& q, const std::string& now,
+                          std::optional<lease_claim>& out) {
+    const std::string cp = root_ + "/__counter";
+    const auto counter = s_.get(cp);
+    const std::int64_t n = counter ? counter_value(counter->first) : 0;
+    if (n >= static_cast<std::int64_t>(q.count)) return step::passed;
+    zookeeper_ops ops;
+    if (counter) {
+      ops.set(cp, counter_bytes(n + 1), counter->second.version);
+    } else {
+      ops.create(cp, counter_bytes(n + 1), 0);
+    }
+    lease_claim c;
+    c.id = static_cast<std::uint64_t>(n);
+    ops.create(me_, std::to_string(n) + "|" + now, 0);
+    const auto seen = count_seen(n);
+    if (!send(ops, c, std::to_string(n) + "|" + now)) return step::raced;
+    // The count of ids the counter handed out, as flakeid saw it: a counter below it was made
+    // again (CosId's nodes deleted).
+    if (n < seen.first) c.lost_memory_at = lease_time_of(unix_ms_of(zookeeper_clock(s_, ns_)));
+    if (n + 1 > seen.first) {
+      zookeeper_ops raise;
+      raise.set(count_path(), std::to_string(n + 1), seen.second);
+      (void)raise.run(s_);
+    }
+    out = answer(c);
+    return step::done;
+  }
+
+  /// Takes the id of `take`, a node another holder gave up, in place of it.
+  step take_over(const candidate& take, const std::string& now, std::optional<lease_claim>& out) {
+    const std::string data = std::to_string(take.id) + "|" + now;
+    zookeeper_ops ops;
+    ops.remove(take.path, take.version);
+    ops.create(me_, data, 0);
+    lease_claim c;
+    c.id = static_cast<std::uint64_t>(take.id);
+    c.last = lease_time_of(take.deadline);
+    if (!send(ops, c, data)) return step::raced;
+    out = answer(c);
+    return step::done;
   }
 
   /// Runs `ops`, remembering the claim `c` it makes (so that a retry after a lost answer finds
