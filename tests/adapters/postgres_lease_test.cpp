@@ -1,6 +1,7 @@
 // PostgreSQL leases (postgres_store.lease()) against a real PostgreSQL cluster (initdb + pg_ctl) started for each test.
 #include <flakeid/adapters/postgres.hpp>
 
+#include "cosid_lease_scenarios.hpp"
 #include "instance_scenarios.hpp"
 #include "lease_scenarios.hpp"
 #include "memory_loss_scenarios.hpp"
@@ -73,6 +74,16 @@ TEST(postgres_lease_unreachable, fails_with_a_clear_error_within_the_connect_tim
   (void)unreachable_lease_error<flakeid::postgres_store>(
       "host=127.0.0.1 port=" + port + " user=x dbname=x",
       "postgresql 127.0.0.1:" + port + " user x db x");
+}
+
+// Leases in CosId's `cosid_machine` table (postgres_store.lease(o, postgres_table::cosid)) beside a peer that runs
+// CosId's JDBC distributor statements (the scenarios: cosid_lease_scenarios.hpp).
+using postgres_cosid_lease_test = cosid_sql_test<postgres_test>;
+
+FLAKEID_COSID_SCENARIOS(postgres_cosid_lease_test)
+
+TEST_F(postgres_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) {
+  ASSERT_NO_FATAL_FAILURE(cosid_rows_are_claimed_guarded_and_reverted(b));
 }
 
 }  // namespace

@@ -198,7 +198,6 @@ endif()
 if(FLAKEID_POSTGRES_FOUND)
   flakeid_server_sources(postgres_tests postgres_address_test "lease;segment;server" 90)
   flakeid_server_sources(postgres_tests postgres_sql_test "sql;server" 120)
-  flakeid_server_sources(postgres_tests postgres_cosid_lease_test "lease;server" 120)
   # The SQL example against a cluster the test starts.
   flakeid_example_sources(postgres_tests postgres_sql_example_test "sql;server" 120)
   flakeid_registry_sources(postgres_tests postgres)
@@ -207,8 +206,6 @@ if(FLAKEID_POSTGRES_FOUND)
                           EXAMPLE example_sql_partitions FLAKEID_SQL_EXAMPLE)
 else()
   flakeid_missing_client(postgres_sql_test "the postgres client library" libpq-dev)
-  flakeid_missing_client(postgres_cosid_lease_test "the postgres client library" libpq-dev
-                         "lease;server")
   flakeid_missing_stores(postgres "the postgres client library" libpq-dev)
 endif()
 
@@ -216,14 +213,13 @@ endif()
 # the SQL of <flakeid/sql.hpp> on MariaDB (MariaDB Connector/C).
 if(FLAKEID_MYSQL_FOUND)
   flakeid_server_sources(mysql_tests mariadb_sql_test "sql;server" 120)
-  flakeid_server_sources(mysql_tests mysql_cosid_lease_test "lease;server" 120)
   flakeid_example_sources(mysql_tests mysql_example_test "server" 120)
   flakeid_registry_sources(mysql_tests mysql)
   flakeid_backend_program(mysql 120 SERVER mariadb_server.hpp
                           LINK flakeid::mysql ${flakeid_registry_link}
                           EXAMPLE example_mysql_fleet FLAKEID_MYSQL_EXAMPLE)
 else()
-  foreach(test mariadb_sql mysql_lease mysql_segment mysql_auth mysql_cosid_lease)
+  foreach(test mariadb_sql mysql_lease mysql_segment mysql_auth)
     flakeid_missing_client(${test}_test "MariaDB Connector/C" libmariadb-dev)
   endforeach()
 endif()
