@@ -134,9 +134,7 @@ TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
   const std::size_t kill_after[] = {20'000, 75'000, 40'000};
   for (int run = 0; run < 3; ++run) {
     log->count.store(0);
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
+    child_process child([&](child_pipe) {
       flakeid::file_store store{dir.path};
       auto draw = [&](auto& gen) {
         for (std::uint64_t c = 0;; ++c) {
@@ -156,15 +154,14 @@ TEST(segment_process_test, restart_after_sigkill_never_repeats_a_number) {
             {.segment = {.step = 500}, .min_ahead = 2, .max_ahead = 16}};
         draw(gen);
       }
-    }
+    });
     const auto deadline = std::chrono::steady_clock::now() + 120s;
     while (log->count.load(std::memory_order_acquire) < kill_after[run] &&
            std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(1ms);
-    ASSERT_EQ(::kill(pid, SIGKILL), 0);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    child.signal(SIGKILL);
+    const int status = child.wait();
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
     const std::uint64_t n = log->count.load(std::memory_order_acquire);
     ASSERT_GE(n, kill_after[run]) << "run " << run << " was too slow";
     // Everything the dead process handed out lies below what the store has on disk.

@@ -258,9 +258,7 @@ void restart_after_sigkill(Backend& b) {
   const std::size_t kill_after[] = {30'000, 20'000};
   for (int run = 0; run < 2; ++run) {
     log.count(0).store(0);
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
+    child_process child([&](child_pipe) {
       auto store = b.store(ns, patient);
       auto draw = [&](auto& gen) {
         const auto ids = log.row(0);
@@ -285,15 +283,14 @@ void restart_after_sigkill(Backend& b) {
       } catch (const std::exception& e) {
         std::fprintf(stderr, "child: %s\n", e.what());
       }
-      std::_Exit(2);
-    }
+      return 2;
+    });
     const auto deadline = steady::now() + 120s;
     while (log.count(0).load(std::memory_order_acquire) < kill_after[run] &&
            steady::now() < deadline)
       std::this_thread::sleep_for(1ms);
-    ASSERT_EQ(::kill(pid, SIGKILL), 0);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    child.signal(SIGKILL);
+    const int status = child.wait();
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
     const std::uint64_t n = log.count(0).load(std::memory_order_acquire);
     ASSERT_GE(n, kill_after[run]) << "run " << run << " was too slow";
