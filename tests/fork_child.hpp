@@ -32,7 +32,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 /// Writes all of `bytes` to `fd`; false when the reader has gone.
@@ -128,6 +130,27 @@ class child_process {
   std::string read_all() { return read_until_eof(in_); }
   /// The next `n` bytes the child says; fewer when it closes its end (or ends) first.
   std::string read_exactly(std::size_t n) { return read_until_eof(in_, n); }
+  /// What the child says until it closes its end (or ends), waiting `guard` at most in all;
+  /// `.second` is false when the guard ran out first (a guard against a hang, not a timing
+  /// assumption).
+  std::pair<std::string, bool> read_all_within(std::chrono::milliseconds guard) {
+    std::string text;
+    if (in_ < 0) return {text, true};
+    const auto until = std::chrono::steady_clock::now() + guard;
+    char buf[4096];
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - std::chrono::steady_clock::now());
+      pollfd p{in_, POLLIN, 0};
+      const int ready = left.count() <= 0 ? 0 : ::poll(&p, 1, static_cast<int>(left.count()));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) return {text, false};
+      const ssize_t n = ::read(in_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return {text, true};
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+  }
   /// Sends `sig` to the child.
   void signal(int sig) const {
     if (pid_ > 0) ::kill(pid_, sig);
@@ -240,55 +263,26 @@ template <class F>
 forked_child_result run_in_forked_child(F&& body,
                                         std::chrono::milliseconds guard = std::chrono::seconds{
                                             30}) {
-  forked_child_result r;
-  int fds[2];
-  if (::pipe(fds) != 0) {
-    r.text = std::string("pipe: ") + std::strerror(errno);
-    r.hung = true;
-    return r;
-  }
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    int code = 0;
-    std::string out;
+  child_process child([&](child_pipe out) {
     try {
-      out = body();
+      (void)out.say(body());
+      return 0;
     } catch (const std::exception& e) {
-      out = std::string("exception: ") + e.what();
-      code = 99;
+      (void)out.say(std::string("exception: ") + e.what());
     } catch (...) {
-      out = "exception of an unknown type";
-      code = 99;
+      (void)out.say("exception of an unknown type");
     }
-    (void)write_all(fds[1], out);
-    ::_exit(code);
-  }
-  ::close(fds[1]);
-  const auto until = std::chrono::steady_clock::now() + guard;
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        until - std::chrono::steady_clock::now());
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = left.count() <= 0 ? 0 : ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      r.hung = true;
-      break;
-    }
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    r.text.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fds[0]);
+    return 99;
+  });
+  forked_child_result r;
+  bool finished = false;
+  std::tie(r.text, finished) = child.read_all_within(guard);
+  r.hung = !finished;
   if (r.hung) {
-    r.waits = where_threads_wait(pid);
-    ::kill(pid, SIGKILL);
+    r.waits = where_threads_wait(child.pid());
+    child.signal(SIGKILL);
   }
-  while (::waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {
-  }
+  r.status = child.wait();
   return r;
 }
 

@@ -145,22 +145,7 @@ std::unique_ptr<flakeid::lease> claim_until(Backend& b, const flakeid::lease_opt
 }
 
 /// IDs a forked child wrote to `fd` as raw 64-bit words, until EOF.
-inline std::vector<std::uint64_t> read_ids(int fd) {
-  std::vector<std::uint64_t> ids;
-  std::uint64_t buf[512];
-  std::size_t have = 0;
-  for (;;) {
-    const ssize_t n = ::read(fd, reinterpret_cast<char*>(buf) + have, sizeof buf - have);
-    if (n <= 0) break;
-    have += static_cast<std::size_t>(n);
-    const std::size_t whole = have / sizeof(std::uint64_t);
-    ids.insert(ids.end(), buf, buf + whole);
-    const std::size_t rest = have % sizeof(std::uint64_t);
-    std::memmove(buf, reinterpret_cast<char*>(buf) + whole * sizeof(std::uint64_t), rest);
-    have = rest;
-  }
-  return ids;
-}
+inline std::vector<std::uint64_t> read_ids(int fd) { return ids_of(read_until_eof(fd)); }
 
 /// Counts the IDs that occur more than once across `a` and `b`.
 inline std::size_t duplicates(const std::vector<std::uint64_t>& a,
