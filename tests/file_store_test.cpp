@@ -1,6 +1,6 @@
 // The file store's lease directory against what happens to it from outside, with real
-// processes: the directory deleted or moved while holders run, and another local user who
-// deletes and rewrites the files it may.
+// processes: the directory deleted or moved while holders run, another file renamed in place of
+// a held one, and another local user who deletes and rewrites the files it may.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <flakeid/store/file.hpp>
 #include <functional>
@@ -136,17 +138,21 @@ std::unique_ptr<flakeid::lease> claim(const shared_dir& d, const flakeid::lease_
   }
 }
 
-/// A holder process mints on id 0 of a shared directory; `forget(dir)` takes the directory
-/// away; a second holder claims id 0 in the directory made anew and mints 20,000 IDs. No ID is
-/// minted twice, the first holder ends on the loss of its lease, and the second mints above it.
-void the_directory_goes_away(const std::function<void(const std::string&)>& forget) {
+/// A holder process mints on id 0 of a shared directory (of user `owner`); `forget(dir, o)`
+/// takes the directory away, or the holder's file; a second holder claims id 0 and mints 20,000
+/// IDs. No ID is minted twice, the first holder ends on the loss of its lease, and the second
+/// mints above it.
+void the_holders_file_goes_away(
+    const std::function<void(const std::string&, const flakeid::lease_options&)>& forget,
+    uid_t owner = ::geteuid()) {
   shared_dir d;
+  ASSERT_EQ(::chown(d.dir.c_str(), owner, static_cast<gid_t>(-1)), 0) << d.dir;
   auto o = quick_options(unique_ns("gone"));
   o.max_ids = 1;
   o.max_wait = 30'000ms;
   holder_process first(d.dir, o, 1, d.parent + "/ids");
   ASSERT_EQ(first.id, 0) << "the first holder did not start minting";
-  forget(d.dir);
+  forget(d.dir, o);
   auto second = claim(d, o, 1);
   ASSERT_NE(second, nullptr);
   ASSERT_EQ(second->id(), 0U);
@@ -164,12 +170,14 @@ void the_directory_goes_away(const std::function<void(const std::string&)>& forg
 }
 
 TEST(file_lease_directory_test, the_lease_directory_deleted_under_its_holder_causes_no_duplicate) {
-  the_directory_goes_away([](const std::string& dir) { std::filesystem::remove_all(dir); });
+  the_holders_file_goes_away([](const std::string& dir, const flakeid::lease_options&) {
+    std::filesystem::remove_all(dir);
+  });
 }
 
 TEST(file_lease_directory_test,
      the_lease_directory_moved_away_under_its_holder_causes_no_duplicate) {
-  the_directory_goes_away([](const std::string& dir) {
+  the_holders_file_goes_away([](const std::string& dir, const flakeid::lease_options&) {
     std::filesystem::rename(dir, dir + ".moved");  // the holder's file lives on there
   });
 }
@@ -190,6 +198,58 @@ std::string as_nobody(const std::function<std::string()>& f) {
     }
   };
   return run_in_forked_child(as_user).text;
+}
+
+/// The uid of user `nobody`.
+uid_t nobody_uid() {
+  const passwd* pw = ::getpwnam("nobody");
+  return pw != nullptr ? pw->pw_uid : ::geteuid();
+}
+
+/// Renames `from` to `to` in `dir` as user `nobody`; "" when done.
+std::string rename_as_nobody(const std::string& dir, const std::string& from,
+                             const std::string& to) {
+  return as_nobody([&]() -> std::string {
+    if (::rename((dir + "/" + from).c_str(), (dir + "/" + to).c_str()) != 0)
+      return "cannot rename " + from + " to " + to + ": " + std::strerror(errno);
+    return "";
+  });
+}
+
+// The owner of a shared directory (another user, whose process made `/dev/shm/flakeid` first)
+// may rename every file in it: move a held lock file away and put another file of the holder's
+// user in its place, one whose record reads as long settled.
+
+TEST(file_lease_directory_test,
+     the_directory_owner_renaming_the_marker_onto_a_held_lock_file_causes_no_duplicate) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to run a second user";
+  the_holders_file_goes_away(
+      [](const std::string& dir, const flakeid::lease_options& o) {
+        const std::string lock = "flakeid-" + o.name_space + "-0.lease";
+        EXPECT_EQ(rename_as_nobody(dir, lock, "away"), "");
+        // The marker's count, 1, reads as a deadline in 1970.
+        EXPECT_EQ(rename_as_nobody(dir, "flakeid-" + o.name_space + ".namespace", lock), "");
+      },
+      nobody_uid());
+}
+
+TEST(file_lease_directory_test,
+     the_directory_owner_renaming_another_ids_file_onto_a_held_one_causes_no_duplicate) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to run a second user";
+  the_holders_file_goes_away(
+      [](const std::string& dir, const flakeid::lease_options& o) {
+        {
+          // Id 1, taken and let go on a clock an hour behind: its record is long settled.
+          const auto behind = on_manual_clock(o, clock_at_wall(-1h));
+          auto other = flakeid::file_store{dir, store_options_of(behind)}.lease(behind);
+          ASSERT_EQ(other.acquire(2), 1U);  // id 0 is held
+          other.release();
+        }
+        const std::string lock = "flakeid-" + o.name_space + "-0.lease";
+        EXPECT_EQ(rename_as_nobody(dir, lock, "away"), "");
+        EXPECT_EQ(rename_as_nobody(dir, "flakeid-" + o.name_space + "-1.lease", lock), "");
+      },
+      nobody_uid());
 }
 
 /// As `nobody`: rewrites every file of `dir` it may open for writing with a count of 0 (a

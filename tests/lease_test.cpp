@@ -1074,6 +1074,48 @@ TEST(file_lease_test, lock_files_are_writable_by_their_maker_and_readable_as_the
   }
 }
 
+/// The `lease_event::waiting` details of a second claim of id 0 in a directory of mode
+/// `dir_mode`, after a first lease took it and let it go (so that no claim makes the file).
+std::vector<std::string> waits_of_a_second_claim(::mode_t dir_mode) {
+  file_backend b;
+  EXPECT_EQ(::chmod(b.dir.c_str(), dir_mode), 0);
+  std::vector<std::string> waits;
+  std::mutex m;
+  auto o = on_manual_clock(quick_options(unique_ns("rename")), clock_at_wall());
+  o.on_event = [&](flakeid::lease_event e, const std::string& d) {
+    std::lock_guard lk(m);
+    if (e == flakeid::lease_event::waiting) waits.push_back(d);
+  };
+  flakeid::file_store store{b.dir, store_options_of(o)};
+  {
+    auto first = store.lease(o);
+    EXPECT_EQ(first.acquire(1), 0U);
+    first.release();
+  }
+  {
+    std::lock_guard lk(m);
+    waits.clear();
+  }
+  auto second = store.lease(o);
+  EXPECT_EQ(second.acquire(1), 0U);
+  std::lock_guard lk(m);
+  return waits;
+}
+
+TEST(file_lease_test, every_claim_waits_where_another_user_may_rename_the_lock_files) {
+  // Group-writable without the sticky bit: the group may rename this user's files, putting one
+  // whose record reads as settled in place of a held one. The second claim waits ttl +
+  // safe_guard (1,200 ms) as after a loss, and says so. With the sticky bit, it does not.
+  const std::vector<std::string> waits = waits_of_a_second_claim(0770);
+  ASSERT_EQ(waits.size(), 1U);
+  EXPECT_NE(waits[0].find(" ms before it mints: the store may have lost its records (ttl + "
+                          "safe_guard, 1200 ms, from Unix ms "),
+            std::string::npos)
+      << waits[0];
+  EXPECT_EQ(waits_of_a_second_claim(01770), std::vector<std::string>{});
+  EXPECT_EQ(waits_of_a_second_claim(0700), std::vector<std::string>{});
+}
+
 TEST(file_lease_test, forty_processes_race_for_thirty_two_ids) {
   file_backend b;
   const std::string ns = unique_ns("race");

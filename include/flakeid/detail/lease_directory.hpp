@@ -181,6 +181,7 @@ class file_lease_store final : public lease_store {
     // owner elsewhere (a private directory, the clock guard's).
     file_mode_ = lock_file_mode(st);
     shared_ = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+    others_rename_ = others_may_rename(st);
     // The path renewals check, whatever the working directory is then.
     dir_path_ = absolute_path(dir_);
     dir_fd_ = std::move(d);
@@ -296,13 +297,15 @@ class file_lease_store final : public lease_store {
   /// user, a cleaner, with the whole directory and its marker); in a private one, the marker
   /// tells. Then the claimer waits `ttl + safe_guard` from now. So does a claimer that finds a
   /// file with no deadline in it: its maker could not write one (a full disk, killed in
-  /// between), and may have made it in place of a deleted one just the same.
+  /// between), and may have made it in place of a deleted one just the same. In a directory
+  /// where another user may rename this user's files, every claim waits: see
+  /// `others_may_rename`.
   lease_claim take(std::uint64_t id, opened f, std::optional<lease_time> rec,
                    const claim_request& r) {
     lease_claim c;
     c.id = id;
     c.last = rec;
-    if (note_made(id) && (f.created || !rec)) c.lost_memory_at = r.now;
+    if ((note_made(id) && (f.created || !rec)) || others_rename_) c.lost_memory_at = r.now;
     write(f.fd.get(), later(rec, r.deadline), id, r.instance);
     if (f.created && !sync_fd(dir_fd_.get())) fail("cannot sync " + dir_);
     held_[id] = held_file{std::move(f.fd), r.instance};
@@ -403,6 +406,18 @@ class file_lease_store final : public lease_store {
     return (dir.st_mode & S_IWGRP) != 0 ? 0640 : 0600;
   }
 
+  /// Whether a user other than this one and root may rename this user's files in a directory of
+  /// status `dir`: its owner always may (the sticky bit does not stop a directory's owner), and
+  /// without the sticky bit, whoever may write it. Such a user can move a held lock file away
+  /// and put another file of this user's in its place (the marker, another id's lock file, this
+  /// id's from long ago) whose record reads as settled, while the holder mints on until its
+  /// next renewal sees the swap. Nothing in the file proves otherwise: a claim there counts the
+  /// records as lost and waits `ttl + safe_guard`, by which time that holder has stopped.
+  static bool others_may_rename(const struct stat& dir) noexcept {
+    if (dir.st_uid != ::geteuid() && dir.st_uid != 0) return true;
+    return (dir.st_mode & S_ISVTX) == 0 && (dir.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+  }
+
   /// Whether `a` and `b` are the status of one file.
   static bool same_file(const struct stat& a, const struct stat& b) noexcept {
     return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
@@ -416,7 +431,8 @@ class file_lease_store final : public lease_store {
   std::string dir_;
   std::string ns_;
   ::mode_t file_mode_ = 0600;
-  bool shared_ = false;  // others may add and delete files in the directory
+  bool shared_ = false;         // others may add and delete files in the directory
+  bool others_rename_ = false;  // others may rename this user's files there: see `take`
   std::string dir_path_;
   unique_fd dir_fd_;
   std::map<std::uint64_t, held_file> held_;
