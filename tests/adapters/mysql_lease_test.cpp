@@ -151,6 +151,12 @@ TEST(mysql_address_test, reads_uris_and_names_what_is_wrong_without_the_password
   EXPECT_EQ(a.address.connect_timeout, 2000ms);
   EXPECT_EQ(a.address.command_timeout, 2000ms);
   EXPECT_EQ(a.where(), "mysql db.internal:3307 user app db shop");
+  const auto q =
+      flakeid::mysql_address::parse("mysql://app:Pa?ss/w0rd@db.internal/shop?timeout=2s");
+  EXPECT_EQ(q.address.password, "Pa?ss/w0rd");
+  EXPECT_EQ(q.address.host, "db.internal");
+  EXPECT_EQ(q.database, "shop");
+  EXPECT_EQ(q.address.connect_timeout, 2000ms);
   const auto s =
       flakeid::mysql_address::parse("mariadb://root@/shop?socket=/run/mysqld/mysqld.sock");
   EXPECT_EQ(s.address.unix_socket, "/run/mysqld/mysqld.sock");
@@ -167,8 +173,16 @@ TEST(mysql_address_test, reads_uris_and_names_what_is_wrong_without_the_password
        "flakeid: invalid MySQL address 'postgres://app:***@db/shop': scheme 'postgres' is not "
        "mysql or mariadb"},
       {"mysql://db/shop?ssl=1",
-       "flakeid: invalid MySQL address 'mysql://db/shop?ssl=1': unknown query parameter 'ssl' "
+       "flakeid: invalid MySQL address 'mysql://db/shop?ssl=***': unknown query parameter 'ssl' "
        "(allowed: socket, tls, tls_ca, timeout, connect_timeout, command_timeout)"},
+      // The user info ends at the last '@': a '?' or '/' in the password is the password's.
+      {"mysql://app:S3?cr/3t@db:99999/shop",
+       "flakeid: invalid MySQL address 'mysql://app:***@db:99999/shop': port '99999' is not a "
+       "number 1..65535"},
+      {"mysql://app@db/shop?password=S3cr3t",
+       "flakeid: invalid MySQL address 'mysql://app@db/shop?password=***': unknown query "
+       "parameter 'password' (allowed: socket, tls, tls_ca, timeout, connect_timeout, "
+       "command_timeout)"},
       {"db.internal:3306",
        "flakeid: invalid MySQL address 'db.internal:3306': a MySQL address is a URI: "
        "mysql://[user[:password]@]host[:port][/database]"},

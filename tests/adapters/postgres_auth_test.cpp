@@ -124,12 +124,22 @@ TEST_F(postgres_password_forms_test, no_piece_of_the_password_reaches_a_message)
   EXPECT_EQ(lease_error("postgresql://u:Zq9@Xk7@127.0.0.1:" + p + "/app"),
             "flakeid: invalid PostgreSQL connection string: a host name holds '@' (an '@' in "
             "the password is written %40)");
+  // ... and at the first '/': the password's pieces would be a host, a port and a database.
+  for (const std::string& c : {"postgresql://u:Zq9/Xk7@127.0.0.1:" + p + "/app",
+                               "postgresql://Zq9/Xk7@127.0.0.1:" + p + "/app",
+                               "postgres://u@127.0.0.1:" + p + "/app?sslrootcert=/Zq9@Xk7"})
+    EXPECT_EQ(lease_error(c),
+              "flakeid: invalid PostgreSQL connection string: an '@' follows a '/' (a '/' in "
+              "the password is written %2F, an '@' in the path or a parameter %40)")
+        << c;
   const std::string head =
       "flakeid: cannot connect to postgresql 127.0.0.1:" + p + " user u db app within 30000 ms: ";
   const std::string kv = "host=127.0.0.1 port=" + p + " user=u dbname=app password=";
   for (const std::string& c :
        {kv + "'Zq9 Xk7'", kv + "'Zq9\\' Xk7'", kv + "Zq9\\'Xk7", kv + "'Zq9\\\\ Xk7'",
         "postgresql://u:Zq9%40Xk7@127.0.0.1:" + p + "/app",
+        "postgresql://u:Zq9%2FXk7@127.0.0.1:" + p + "/app",
+        "postgresql://u:Zq9?Xk7@127.0.0.1:" + p + "/app",
         "postgresql://u:Zq9%20Xk7@127.0.0.1:" + p + "/app",
         "postgresql://u@127.0.0.1:" + p + "/app?password=Zq9%27%20Xk7"}) {
     const std::string m = lease_error(c);

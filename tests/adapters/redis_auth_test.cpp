@@ -194,9 +194,18 @@ TEST_F(redis_auth_test, malformed_addresses_are_clear_errors_without_the_passwor
        "flakeid: invalid Redis address 'redis://:***@cache?timeout=soon': timeout 'soon' "
        "is not a duration (250ms, 2s, or milliseconds)"},
       {"redis://cache?retries=3",
-       "flakeid: invalid Redis address 'redis://cache?retries=3': unknown query parameter "
+       "flakeid: invalid Redis address 'redis://cache?retries=***': unknown query parameter "
        "'retries' (allowed: timeout, connect_timeout, command_timeout, db, tls_ca, tls_cert, "
        "tls_key, tls_server_name)"},
+      // A password is no parameter, but may be written as one; its value is never quoted.
+      {"redis://cache?password=" + password,
+       "flakeid: invalid Redis address 'redis://cache?password=***': unknown query parameter "
+       "'password' (allowed: timeout, connect_timeout, command_timeout, db, tls_ca, tls_cert, "
+       "tls_key, tls_server_name)"},
+      // The user info ends at the last '@': a '?' in the password is the password's.
+      {"redis://app:Pa?" + password + "@cache:63x79",
+       "flakeid: invalid Redis address 'redis://app:***@cache:63x79': port '63x79' is not a "
+       "number 1..65535"},
       {"http://:" + password + "@cache",
        "flakeid: invalid Redis address 'http://:***@cache': scheme 'http' is not redis, "
        "rediss or unix"},
@@ -248,6 +257,11 @@ TEST(redis_options, parses_every_part_of_a_uri) {
   EXPECT_FALSE(p.address.tls);
   EXPECT_EQ(flakeid::server_address::redact("redis://u:pw@h:1/2"), "redis://u:***@h:1/2");
   EXPECT_EQ(flakeid::server_address::redact("redis://h:1/2"), "redis://h:1/2");
+  EXPECT_EQ(flakeid::server_address::redact("redis://u:a?b/c@h:1/2?db=3&timeout=2s&pwd=x&y"),
+            "redis://u:***@h:1/2?db=3&timeout=2s&pwd=***&***");
+  const auto w = flakeid::redis_options::parse("redis://app:Pa?ss/w0rd@cache.internal:6380/3");
+  EXPECT_EQ(w.address.password, "Pa?ss/w0rd");
+  EXPECT_EQ(w.where(), "redis cache.internal:6380 user app db 3");
 }
 
 TEST(redis_options, a_default_made_one_is_on_the_default_port_and_hides_its_password) {

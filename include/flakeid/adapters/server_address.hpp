@@ -80,21 +80,53 @@ inline std::chrono::milliseconds uri_duration(std::string_view v) {
   return std::chrono::milliseconds{n < 0 ? -1 : n * scale};
 }
 
+/// Whether `name` is a query parameter of some store URI, whose value is never a secret.
+inline bool uri_parameter_shown(std::string_view name) {
+  constexpr std::string_view shown[] = {
+      "timeout",  "connect_timeout", "command_timeout", "db",    "tls", "tls_ca",
+      "tls_cert", "tls_key",         "tls_server_name", "socket"};
+  for (const std::string_view s : shown)
+    if (s == name) return true;
+  return false;
+}
+
 /// `text` with any password in it replaced by `***`, for quoting a URI in a message: the part
-/// of the user info after its first ':' (up to the last '@').
+/// of the user info after its first ':' (up to the last '@'), and the value of every query
+/// parameter that no store URI has (`?password=...` is none, but may be written as one).
 inline std::string uri_redact(std::string_view text) {
   const auto scheme = text.find("://");
   const std::size_t from = scheme == std::string_view::npos ? 0 : scheme + 3;
-  const auto at = text.rfind('@');
-  if (at == std::string_view::npos || at < from) return std::string(text);
-  const auto colon = text.find(':', from);
-  if (colon == std::string_view::npos || colon > at) return std::string(text);
-  return std::string(text.substr(0, colon + 1)) + "***" + std::string(text.substr(at));
+  auto at = text.rfind('@');
+  if (at == std::string_view::npos || at < from) at = from;
+  std::string out(text.substr(0, at));
+  if (const auto colon = out.find(':', from); colon != std::string::npos && at > from)
+    out.replace(colon + 1, std::string::npos, "***");
+  const std::string_view rest = text.substr(at);
+  const auto q = rest.find('?');
+  out += rest.substr(0, q);
+  if (q == std::string_view::npos) return out;
+  out += '?';
+  std::string_view query = rest.substr(q + 1);
+  for (bool first = true; !query.empty() || first; first = false) {
+    const std::string_view param = query.substr(0, query.find('&'));
+    query.remove_prefix(param.size() < query.size() ? param.size() + 1 : param.size());
+    if (!first) out += '&';
+    const auto eq = param.find('=');
+    const std::string_view name = param.substr(0, eq);
+    if (param.empty() || uri_parameter_shown(name))
+      out += param;
+    else if (eq == std::string_view::npos)
+      out += "***";
+    else
+      out.append(name).append("=***");
+  }
+  return out;
 }
 
-/// Takes the user info off the front of `rest` (what follows `scheme://`), percent-decoded into
-/// `user` and `password`, and leaves the rest. The user info ends at the last '@', so a
-/// password may hold '/' or '@' unescaped.
+/// Takes the user info off the front of `rest` (what follows `scheme://`, the query included),
+/// percent-decoded into `user` and `password`, and leaves the rest. The user info ends at the
+/// last '@', so a password may hold '/', '?' or '@' unescaped (and an '@' after the host is
+/// written %40).
 template <class Fail>
 void uri_user_info(std::string_view& rest, std::string& user, std::string& password, Fail&& fail) {
   const auto at = rest.rfind('@');
@@ -255,11 +287,11 @@ server_uri_parts split_server_uri(std::string_view text, int default_port, serve
   o.port = default_port;
   const auto scheme_end = text.find("://");
   server_uri_parts parts{text.substr(0, scheme_end), text.substr(scheme_end + 3), {}};
+  uri_user_info(parts.rest, o.user, o.password, fail);
   if (const auto q = parts.rest.find('?'); q != std::string_view::npos) {
     parts.query = parts.rest.substr(q + 1);
     parts.rest = parts.rest.substr(0, q);
   }
-  uri_user_info(parts.rest, o.user, o.password, fail);
   return parts;
 }
 

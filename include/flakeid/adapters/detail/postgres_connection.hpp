@@ -161,6 +161,15 @@ class postgres_connection {
     std::string port = "5432";
     std::string user;
     std::string db;
+    // libpq ends a URI's user info at the first '/': a password with a '/' in it would be read
+    // as a host, a port and a database name, which messages show.
+    if (const auto scheme = conninfo_.find("://"); scheme != std::string::npos) {
+      const auto at = conninfo_.rfind('@');
+      if (at != std::string::npos && at > scheme && conninfo_.find('/', scheme + 3) < at)
+        throw invalid_option_error(
+            "flakeid: invalid PostgreSQL connection string: an '@' follows a '/' (a '/' in the "
+            "password is written %2F, an '@' in the path or a parameter %40)");
+    }
     char* err = nullptr;
     PQconninfoOption* opts = PQconninfoParse(conninfo_.c_str(), &err);
     if (opts == nullptr) {
