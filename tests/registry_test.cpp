@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "adapters/expect_error.hpp"
@@ -132,6 +134,58 @@ TEST(registry_test, a_file_store_chain_goes_on_above_an_earlier_registry) {
   }
   const flakeid::registry ids = make(config);
   EXPECT_GT(ids.source("ids").next_id(), last);
+}
+
+/// The numbers of `n` calls of `s.next_id()`, and the message of the call that threw, if any.
+std::pair<std::vector<std::uint64_t>, std::string> draw(flakeid::id_source& s, int n) {
+  std::vector<std::uint64_t> got;
+  try {
+    for (int i = 0; i < n; ++i) got.push_back(s.next_id());
+  } catch (const flakeid::segment_store_error& e) {
+    return {got, e.what()};
+  }
+  return {got, ""};
+}
+
+TEST(registry_test,
+     a_segment_entry_is_unready_from_its_first_failed_store_call_to_its_next_good_one) {
+  const temp_dir dir("registry_health");
+  const std::string store = "file://" + (dir.path / "ids").string();
+  std::filesystem::create_directory(dir.path / "ids");
+  const flakeid::registry ids = make(R"({"generators": {
+      "plain": {"kind": "segment", "store": ")" +
+                                     store + R"(", "key": "p", "step": 3},
+      "chain": {"kind": "chain", "store": ")" +
+                                     store + R"(", "key": "c", "step": 3,
+                "min_ahead": 1, "max_ahead": 1}}})");
+  flakeid::id_source& plain = ids.source("plain");
+  flakeid::id_source& chain = ids.source("chain");
+  EXPECT_EQ(draw(plain, 2).first, (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(draw(chain, 2).first, (std::vector<std::uint64_t>{1, 2}));
+  // The store goes away: each entry serves what it holds (the plain one the rest of its
+  // segment, the chain that and the segment it prefetched), then its store call fails.
+  std::filesystem::rename(dir.path / "ids", dir.path / "away");
+  const auto [plain_got, plain_error] = draw(plain, 10);
+  const auto [chain_got, chain_error] = draw(chain, 10);
+  EXPECT_EQ(plain_got, (std::vector<std::uint64_t>{3}));
+  EXPECT_EQ(chain_got, (std::vector<std::uint64_t>{3, 4, 5, 6}));
+  ASSERT_NE(plain_error, "");
+  ASSERT_NE(chain_error, "");
+  // Unready from the first probe on, as often as asked, each saying why.
+  for (int probe = 0; probe < 3; ++probe) {
+    const flakeid::source_health p = plain.health();
+    const flakeid::source_health c = chain.health();
+    EXPECT_FALSE(p.ready);
+    EXPECT_EQ(p.reason, "the latest segment store call failed: " + plain_error);
+    EXPECT_FALSE(c.ready);
+    EXPECT_EQ(c.reason, "the segment store fails and nothing is prefetched: " + chain_error);
+  }
+  // The store is back: the next call of each succeeds, and the entry is ready again.
+  std::filesystem::rename(dir.path / "away", dir.path / "ids");
+  EXPECT_EQ(draw(plain, 1).first, (std::vector<std::uint64_t>{4}));
+  EXPECT_EQ(draw(chain, 1).first, (std::vector<std::uint64_t>{7}));
+  EXPECT_TRUE(plain.health().ready) << plain.health().reason;
+  EXPECT_TRUE(chain.health().ready) << chain.health().reason;
 }
 
 TEST(registry_test, reads_a_file_and_the_environment) {

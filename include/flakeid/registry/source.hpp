@@ -8,7 +8,6 @@
 /// worker id comes from) and hands it out by reference, so code that names `G` mints with no
 /// dispatch at all (`registry::get<G>`).
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -147,41 +146,24 @@ inline void lease_gauges(const flakeid::lease& l, gauge_list& g) {
   g.emplace_back("lease_lost", l.lost() ? 1.0 : 0.0);
 }
 
-/// A segment chain's health and gauges from its `stats()`: the store counters at the last
-/// health check that found it ready are kept here.
-class chain_watch {
- public:
-  template <class Stats>
-  source_health health(const Stats& st) const {
-    return check(st.ahead, st.store_calls, st.store_failures, st.last_error);
-  }
-  template <class Stats>
-  static void gauges(const Stats& st, gauge_list& g) {
-    add(g, st.store_calls, st.store_failures, st.hungry, st.ahead);
-  }
+/// A segment generator's health: a chain with nothing prefetched whose latest store call
+/// failed cannot mint until a store call succeeds (its worker keeps trying); a plain generator
+/// calls its store when asked for a number, so its latest call tells.
+inline source_health segment_health(bool chain, std::size_t ahead, bool failing,
+                                    const std::string& last_error) {
+  if (!failing || (chain && ahead > 0)) return {};
+  return {false, chain ? "the segment store fails and nothing is prefetched: " + last_error
+                       : "the latest segment store call failed: " + last_error};
+}
 
- private:
-  source_health check(std::uint64_t ahead, std::uint64_t calls, std::uint64_t failures,
-                      const std::string& last_error) const {
-    // A chain with nothing prefetched whose store failed more recently than it answered
-    // cannot mint until the store is back.
-    if (ahead == 0 && failures > seen_failures_.load(std::memory_order_relaxed) &&
-        calls == seen_calls_.load(std::memory_order_relaxed))
-      return {false, "the segment store fails and nothing is prefetched: " + last_error};
-    seen_calls_.store(calls, std::memory_order_relaxed);
-    seen_failures_.store(failures, std::memory_order_relaxed);
-    return {};
-  }
-  static void add(gauge_list& g, std::uint64_t calls, std::uint64_t failures, std::uint64_t hungry,
-                  std::uint64_t ahead) {
-    g.emplace_back("segment_store_calls", static_cast<double>(calls));
-    g.emplace_back("segment_store_failures", static_cast<double>(failures));
-    g.emplace_back("segment_hungry", static_cast<double>(hungry));
-    g.emplace_back("segment_ahead", static_cast<double>(ahead));
-  }
-  mutable std::atomic<std::uint64_t> seen_calls_{0};
-  mutable std::atomic<std::uint64_t> seen_failures_{0};
-};
+/// A segment chain's gauges from its `stats()`.
+template <class Stats>
+void chain_gauges(const Stats& st, gauge_list& g) {
+  g.emplace_back("segment_store_calls", static_cast<double>(st.store_calls));
+  g.emplace_back("segment_store_failures", static_cast<double>(st.store_failures));
+  g.emplace_back("segment_hungry", static_cast<double>(st.hungry));
+  g.emplace_back("segment_ahead", static_cast<double>(st.ahead));
+}
 
 }  // namespace detail
 
@@ -236,7 +218,13 @@ class source_of final : public id_source {
       source_health h = detail::lease_health(lease_->lease);
       if (!h.ready) return h;
     }
-    if constexpr (requires { gen_.stats().ahead; }) return watch_.health(gen_.stats());
+    if constexpr (requires { gen_.stats().ahead; }) {
+      const auto st = gen_.stats();
+      return detail::segment_health(true, st.ahead, st.store_failing, st.last_error);
+    } else if constexpr (requires { gen_.store_failing(); }) {
+      const bool failing = gen_.store_failing();
+      return detail::segment_health(false, 0, failing, failing ? gen_.last_error() : "");
+    }
     return {};
   }
 
@@ -244,7 +232,7 @@ class source_of final : public id_source {
     detail::gauge_list g;
     if (lease_) detail::lease_gauges(lease_->lease, g);
     if constexpr (requires { gen_.stats().ahead; }) {
-      detail::chain_watch::gauges(gen_.stats(), g);
+      detail::chain_gauges(gen_.stats(), g);
     } else if constexpr (requires { gen_.store_calls(); }) {
       g.emplace_back("segment_store_calls", static_cast<double>(gen_.store_calls()));
     }
@@ -255,7 +243,6 @@ class source_of final : public id_source {
   std::string_view kind_;  // a literal of the registry's
   std::unique_ptr<detail::lease_box> lease_;
   G gen_;
-  detail::chain_watch watch_;  // a chain's store counters at its last ready health check
 };
 
 }  // namespace FLAKEID_ABI_NAMESPACE

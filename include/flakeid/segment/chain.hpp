@@ -153,6 +153,7 @@ class segment_chain_generator {
     segment_chain_stats s;
     s.store_calls = engine_.store_calls();
     s.store_failures = engine_.store_failures();
+    s.store_failing = engine_.store_failing();
     s.hungry = engine_.hungry();
     s.ahead = engine_.ahead();
     s.ahead_target = target_.load(std::memory_order_relaxed);

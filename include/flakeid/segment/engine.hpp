@@ -231,6 +231,10 @@ class segment_engine {
   [[nodiscard]] std::uint64_t store_failures() const noexcept {
     return store_failures_.load(std::memory_order_relaxed);
   }
+  /// Whether the latest store call failed (none yet: false).
+  [[nodiscard]] bool store_failing() const noexcept {
+    return failing_.load(std::memory_order_relaxed);
+  }
   [[nodiscard]] std::uint64_t hungry() const noexcept {
     return hungry_.load(std::memory_order_relaxed);
   }
@@ -534,6 +538,7 @@ class segment_engine {
     round_trip_.add(detail::unix_ns(clock_.now()) - t0);
     round_trip_ns_.store(round_trip_.ns(), std::memory_order_relaxed);
     store_calls_.fetch_add(1, std::memory_order_relaxed);
+    failing_.store(false, std::memory_order_relaxed);
     return max;
   }
 
@@ -546,6 +551,7 @@ class segment_engine {
 
   void record_failure(const std::string& detail) {
     store_failures_.fetch_add(1, std::memory_order_relaxed);
+    failing_.store(true, std::memory_order_relaxed);
     std::lock_guard lk(error_mutex_);
     last_error_ = detail;
   }
@@ -571,6 +577,7 @@ class segment_engine {
   alignas(64) std::atomic<std::uint32_t> tail_{1};
   std::atomic<std::uint64_t> store_calls_{0};
   std::atomic<std::uint64_t> store_failures_{0};
+  std::atomic<bool> failing_{false};  // the latest store call failed
   std::atomic<std::uint64_t> hungry_{0};
   std::atomic<std::uint32_t> hungry_fetch_{1};
   std::atomic<std::int64_t> round_trip_ns_{0};

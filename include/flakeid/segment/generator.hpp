@@ -81,6 +81,10 @@ class segment_generator {
   [[nodiscard]] std::uint64_t remainder() const noexcept { return engine_.remainder(); }
   /// Successful store calls so far.
   [[nodiscard]] std::uint64_t store_calls() const noexcept { return engine_.store_calls(); }
+  /// Whether the latest store call failed (none yet: false); `last_error()` says how.
+  [[nodiscard]] bool store_failing() const noexcept { return engine_.store_failing(); }
+  /// The message of the latest store failure, or empty.
+  [[nodiscard]] std::string last_error() const { return engine_.last_error(); }
 
  private:
   static constexpr std::string_view forked_what = "this segment generator";

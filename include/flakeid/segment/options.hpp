@@ -147,6 +147,7 @@ struct segment_chain_options {
 struct segment_chain_stats {
   std::uint64_t store_calls = 0;     ///< successful `next_max_id` calls
   std::uint64_t store_failures = 0;  ///< `next_max_id` calls that threw
+  bool store_failing = false;        ///< whether the latest `next_max_id` call threw
   std::uint64_t hungry = 0;          ///< times a caller found no prefetched segment
   std::size_t ahead = 0;             ///< segments prefetched beyond the current one now
   std::size_t ahead_target = 0;      ///< how many the worker currently keeps ahead
