@@ -253,7 +253,10 @@ TEST_F(serve_test, serves_leafs_paths_batches_text_and_decoding) {
       "inv": {"kind": "chain", "store": "file://)" +
                              (dir.path / "ids").string() +
                              R"(", "key": "invoice",
-              "text": {"form": "decimal", "pad": true, "width": 7, "prefix": "INV-"}}}})";
+              "text": {"form": "decimal", "pad": true, "width": 7, "prefix": "INV-"}},
+      "r62": {"kind": "chain", "store": "file://)" +
+                             (dir.path / "ids").string() +
+                             R"(", "key": "r62", "text": {"form": "radix62"}}}})";
   serve_process s(dir.path, "a", config);
   EXPECT_EQ(curl(s.url("/api/segment/get/inv")).body, "1");
   const answer batch = curl(s.url("/api/segment/get/inv?count=3"));
@@ -262,6 +265,22 @@ TEST_F(serve_test, serves_leafs_paths_batches_text_and_decoding) {
   EXPECT_EQ(curl(s.url("/api/text/inv")).body, "INV-0000005");
   EXPECT_EQ(curl(s.url("/api/text/inv?count=2")).body, R"(["INV-0000006","INV-0000007"])");
   EXPECT_EQ(curl(s.url("/api/decode/inv/INV-0000002")).body, R"({"id":"2"})");
+  // An ID in decimal decodes too; where the entry's text reads the digits as another ID, the
+  // caller says which it means.
+  EXPECT_EQ(curl(s.url("/api/decode/inv/2")).body, R"({"id":"2"})");
+  EXPECT_EQ(curl(s.url("/api/decode/r62/175928847299117063")).body,
+            R"({"id":"175928847299117063"})");
+  const answer both = curl(s.url("/api/decode/r62/12345"));
+  EXPECT_EQ(both.status, 400);
+  EXPECT_EQ(both.body,
+            "flakeid-serve: ID '12345' reads as decimal 12345 and as the entry's text 15264777: "
+            "add ?from=decimal or ?from=text\n");
+  EXPECT_EQ(curl(s.url("/api/decode/r62/12345?from=text")).body, R"({"id":"15264777"})");
+  EXPECT_EQ(curl(s.url("/api/decode/r62/12345?from=decimal")).body, R"({"id":"12345"})");
+  EXPECT_EQ(curl(s.url("/api/decode/r62/12345?from=octal")).body,
+            "flakeid-serve: from 'octal' is not decimal or text\n");
+  EXPECT_EQ(curl(s.url("/api/decode/inv/INV-0000002?from=decimal")).body,
+            "flakeid-serve: ID 'INV-0000002' is not a decimal number in [0, 2^64-1]\n");
 
   // A Python service's call: the snowflake's ID as plain text, worker 7 in it.
   const answer py = python_get(s.url("/api/snowflake/get/orders"));
@@ -290,7 +309,8 @@ TEST_F(serve_test, serves_leafs_paths_batches_text_and_decoding) {
   const answer bad_id = curl(s.url("/api/decode/orders/12x"));
   EXPECT_EQ(bad_id.status, 400);
   EXPECT_EQ(bad_id.body,
-            "flakeid-serve: text \"12x\" has 'x' in its number at index 2; allowed: 0-9\n");
+            "flakeid-serve: ID '12x' is neither a decimal number in [0, 2^64-1] nor the entry's "
+            "text: text \"12x\" has 'x' in its number at index 2; allowed: 0-9\n");
   const answer post = curl(s.url("/api/segment/get/inv"), "-X POST");
   EXPECT_EQ(post.status, 405);
   EXPECT_EQ(post.body, "flakeid-serve: only GET is served\n");
@@ -299,7 +319,8 @@ TEST_F(serve_test, serves_leafs_paths_batches_text_and_decoding) {
   const std::string m = curl(s.url("/metrics")).body;
   EXPECT_EQ(metric(m, R"(flakeid_ids_served_total{name="inv"})"), 7);
   EXPECT_EQ(metric(m, R"(flakeid_ids_served_total{name="orders"})"), 1);
-  EXPECT_EQ(metric(m, R"(flakeid_requests_total{code="400"})"), 3);
+  EXPECT_EQ(metric(m, R"(flakeid_requests_total{code="400"})"),
+            6);  // two counts, 12x, three decodes
   EXPECT_EQ(metric(m, R"(flakeid_source_ready{name="inv"})"), 1);
   EXPECT_EQ(s.stop(), 0);
   EXPECT_NE(s.log().find("flakeid-serve: stopped; leases released"), std::string::npos);

@@ -116,7 +116,7 @@ void service::handle(const http::request& req, http::response& res) {
     return mint(path.substr(snowflake.size()), "snowflake", req, res);
   if (path.starts_with(segment)) return mint(path.substr(segment.size()), "segment", req, res);
   if (path.starts_with(text_path)) return text(path.substr(text_path.size()), req, res);
-  if (path.starts_with(decode_path)) return decode(path.substr(decode_path.size()), res);
+  if (path.starts_with(decode_path)) return decode(path.substr(decode_path.size()), req, res);
   refuse(res, 404, "no such path: " + std::string(path.substr(0, 80)));
 }
 
@@ -179,15 +179,50 @@ void service::text(std::string_view name, const http::request& req, http::respon
   }
 }
 
-void service::decode(std::string_view rest, http::response& res) {
+void service::decode(std::string_view rest, const http::request& req, http::response& res) {
   const auto slash = rest.find('/');
   if (slash == std::string_view::npos) return refuse(res, 404, "decode takes /api/decode/NAME/ID");
   flakeid::id_source* s = source_or_404(rest.substr(0, slash), res);
   if (s == nullptr) return;
   const std::string_view id_text = rest.substr(slash + 1);
+  const std::string shown = "ID '" + std::string(id_text.substr(0, 40)) + "'";
+  // The ID in decimal, or in the entry's text form: `?from=` says which, else whichever reads
+  // (both, to different IDs: the caller must say).
+  const std::optional<std::string> from = req.param("from");
+  if (from && *from != "decimal" && *from != "text")
+    return refuse(res, 400, "from '" + from->substr(0, 24) + "' is not decimal or text");
+  std::optional<std::uint64_t> decimal;
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), v);
+  if (!id_text.empty() && ec == std::errc{} && end == id_text.data() + id_text.size()) decimal = v;
+  std::optional<std::uint64_t> text;
+  std::string text_error;
   try {
-    const std::uint64_t id = s->from_text(id_text);
-    reply(res, 200, s->describe(id), "application/json");
+    text = s->from_text(id_text);
+  } catch (const std::exception& e) {
+    text_error = plain(e.what());
+  }
+  std::optional<std::uint64_t> id = from == "decimal" ? decimal : text;
+  if (!from && decimal) {
+    if (text && *text != *decimal)
+      return refuse(res, 400,
+                    shown + " reads as decimal " + std::to_string(*decimal) +
+                        " and as the entry's text " + std::to_string(*text) +
+                        ": add ?from=decimal or ?from=text");
+    id = decimal;
+  }
+  if (!id) {
+    if (from == "decimal")
+      return refuse(res, 400, shown + " is not a decimal number in [0, 2^64-1]");
+    return refuse(res, 400,
+                  from ? text_error
+                       : shown +
+                             " is neither a decimal number in [0, 2^64-1] nor the entry's "
+                             "text: " +
+                             text_error);
+  }
+  try {
+    reply(res, 200, s->describe(*id), "application/json");
   } catch (const std::exception& e) {
     refuse(res, 400, std::string(plain(e.what())));
   }

@@ -43,7 +43,7 @@ class service {
   void mint(std::string_view name, std::string_view want, const http::request& req,
             http::response& res);
   void text(std::string_view name, const http::request& req, http::response& res);
-  void decode(std::string_view rest, http::response& res);
+  void decode(std::string_view rest, const http::request& req, http::response& res);
   void health(http::response& res);
   /// The entry `name`, or a 404 answered (null).
   flakeid::id_source* source_or_404(std::string_view name, http::response& res);
