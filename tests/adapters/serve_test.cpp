@@ -233,11 +233,13 @@ double metric(const std::string& text, const std::string& line_start) {
 
 std::string leased(const std::string& redis, const std::string& ns, int ttl_ms,
                    int extra_max_ids = 0, int wait_ms = 0, int safe_guard_ms = 2000) {
-  // Each Redis request may take 3 s: the default bound (ttl / 5, 300 ms at the 1.5 s ttl of
-  // most tests here) is missed on a loaded machine, and the service then fails to start.
+  // Each Redis request may take 10 s: the default bound (ttl / 5, 300 ms at the 1.5 s ttl of
+  // most tests here) is missed on a loaded machine, and the service then fails to start (3 s
+  // was missed once too, with the whole suite on 8 jobs beside other work on 2 cores). No test
+  // here waits for a request to time out: a stopped server refuses at once.
   std::string lease = R"({"store": "redis://)" + redis + R"(", "namespace": ")" + ns +
                       R"(", "ttl_ms": )" + std::to_string(ttl_ms) + R"(, "safe_guard_ms": )" +
-                      std::to_string(safe_guard_ms) + R"(, "io_timeout_ms": 3000)";
+                      std::to_string(safe_guard_ms) + R"(, "io_timeout_ms": 10000)";
   if (extra_max_ids > 0) lease += R"(, "max_ids": )" + std::to_string(extra_max_ids);
   if (wait_ms > 0) lease += R"(, "wait_for_id_ms": )" + std::to_string(wait_ms);
   return R"({"generators": {"orders": {"kind": "snowflake", "lease": )" + lease + "}}}}";
