@@ -178,7 +178,8 @@ TYPED_TEST(policy_test, never_reset_counts_on_across_ticks_and_wraps) {
   EXPECT_EQ(this->clock.sleeps(), 0U);
 }
 
-TYPED_TEST(policy_test, every_start_policy_restarts_at_0_after_an_exhausted_tick) {
+TYPED_TEST(policy_test,
+           every_start_policy_restarts_at_0_in_a_tick_waited_for_after_an_exhausted_one) {
   FLAKEID_GEN(zero, flakeid::zero_start);
   FLAKEID_GEN(cosid, flakeid::cosid_threshold<>);
   FLAKEID_GEN(vibrating, flakeid::vibrating_start<>);
@@ -199,6 +200,35 @@ TYPED_TEST(policy_test, every_start_policy_restarts_at_0_after_an_exhausted_tick
   drain(rnd);
   drain(never);
   EXPECT_EQ(this->clock.sleeps(), 5U);
+}
+
+TYPED_TEST(policy_test, a_tick_the_clock_reached_after_an_exhausted_one_starts_by_the_policy) {
+  // The tick is used up, then the clock moves on before the next call: the new tick starts as
+  // any new tick does (CosId's rule gives 1 here, as CosId does), with no wait.
+  FLAKEID_GEN(zero, flakeid::zero_start);
+  FLAKEID_GEN(cosid, flakeid::cosid_threshold<>);
+  FLAKEID_GEN(vibrating, flakeid::vibrating_start<>);
+  FLAKEID_GEN(rnd, flakeid::random_start<>);
+  FLAKEID_GEN(never, flakeid::never_reset);
+  const auto use_up = [](auto& g) {
+    std::uint64_t id = g.next_id();
+    while (seq_of(id) < 4095) id = g.next_id();
+    EXPECT_EQ(tick_of(id), 0U);
+  };
+  use_up(zero);
+  use_up(cosid);
+  use_up(vibrating);
+  use_up(rnd);
+  use_up(never);
+  this->clock.advance(1ms);
+  EXPECT_EQ(zero.next_id(), id_at(1, 0));
+  EXPECT_EQ(cosid.next_id(), id_at(1, 1));
+  EXPECT_EQ(vibrating.next_id(), id_at(1, 1));  // the offset's second turn
+  const std::uint64_t r = rnd.next_id();
+  EXPECT_EQ(tick_of(r), 1U);
+  EXPECT_LT(seq_of(r), 128U);
+  EXPECT_EQ(never.next_id(), id_at(1, 0));  // wraps
+  EXPECT_EQ(this->clock.sleeps(), 0U);
 }
 
 // ---- sequence exhausted -------------------------------------------------------------------------

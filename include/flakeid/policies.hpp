@@ -13,7 +13,10 @@
 ///                         (ShardingSphere's max-vibration-offset). Even `id % n` for n <= M + 1.
 ///   random_start<B>       a random start in [0, B) per tick (hutool, Leaf).
 ///   never_reset           counts on across ticks and wraps (NewLife).
-///   Every policy restarts at 0 in the tick that follows an exhausted one.
+///   A tick the generator moves on to because the last one was used up (waiting for it, or
+///   borrowing it) starts at 0 under every policy; a tick the clock reached by itself starts by
+///   the policy, as any new tick does (so `cosid_threshold` at 1 after a used-up tick, as
+///   CosId does).
 ///
 /// Sequence exhausted within a tick:
 ///   wait_next_tick        sleep most of the rest of the tick, spin only at its end (default).
