@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <flakeid/clock_guard.hpp>
 #include <flakeid/flakeid.hpp>
+#include <flakeid/striped.hpp>
 #include <fstream>
 #include <string>
 
@@ -103,6 +104,32 @@ TEST(clock_guard_test, a_borrowing_span_longer_than_the_deadline_is_never_refuse
   (void)again.assign(twitter);
   ASSERT_TRUE(again.recorded().has_value());
   EXPECT_EQ(again.recorded()->time_since_epoch().count(), g.t0 + 401);
+}
+
+TEST(clock_guard_test, a_borrowing_striped_generator_tells_the_guard_its_lead_too) {
+  // Two stripes on base worker 7 (workers 14 and 15), each borrowing up to 400 ms: the guard
+  // learns the lead before its claim, as from one engine, so no stripe is refused while the
+  // clock stands still and no renewal has come.
+  guarded g;
+  flakeid::clock_guard_file guard = g.guard();
+  flakeid::striped_snowflake<twitter, flakeid::manual_clock, 1, borrowing_gen::policies_type> gen{
+      guard, g.clk};
+  EXPECT_EQ(deadline_of(guard), g.t0 + 401 + 240);
+  EXPECT_EQ(number_in(guard.state_file()), deadline_of(guard)) << "recorded before use";
+  std::uint64_t k = 0;
+  try {
+    for (; k < 401 * 4096; ++k) {
+      const std::uint64_t id = gen.stripe(k % 2).next_id();
+      ASSERT_EQ(id, twitter.compose({.timestamp = g.clk.now() + milliseconds{k / 2 / 4096},
+                                     .worker = 14 + k % 2,
+                                     .sequence = k / 2 % 4096}))
+          << k;
+    }
+  } catch (const flakeid::lease_lost_error& e) {
+    ADD_FAILURE() << "refused after " << k << " IDs: " << e.what();
+  }
+  EXPECT_EQ(k, 401U * 4096);
+  EXPECT_EQ(g.clk.slept(), 0ms) << "nothing waited";
 }
 
 // A restart after a clean release: the recorded timestamp (the clock plus the lead) is waited

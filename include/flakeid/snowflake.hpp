@@ -269,6 +269,13 @@ class basic_snowflake {
   // Below this much of a wait left, spin instead of sleeping.
   static constexpr std::int64_t spin_ns = 60'000;
 
+ public:
+  /// How far (ms) an ID's time may run ahead of the clock: the borrowing bound in whole ticks,
+  /// plus the tick itself. A source with a fence (a lease, a clock guard) is told it before its
+  /// claim.
+  static constexpr std::int64_t lead_ms = borrow_lead_ms;
+
+ private:
   struct grant {
     std::uint64_t tick;
     std::uint64_t seq;    // first sequence granted

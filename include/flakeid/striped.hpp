@@ -127,13 +127,15 @@ class striped_snowflake {
 
   /// The base worker (and datacenter) from a worker-id source such as a lease, asked for an id
   /// of `base_layout()`, whose worker field is `StripeBits` narrower. A lease's time fence
-  /// then covers every stripe.
+  /// then covers every stripe. A source with a fence learns the stripes' lead before its claim,
+  /// as from `basic_snowflake`.
   template <worker_id_source Source>
   requires(
       !std::is_same_v<std::remove_cvref_t<Source>,
                       worker_assignment>) explicit striped_snowflake(Source&& source,
                                                                      const Clock& clock = Clock{})
-      : striped_snowflake(worker_assignment(source.assign(base_layout())), clock) {}
+      : striped_snowflake(detail::assign_with_lead(source, base_layout(), engine_type::lead_ms),
+                          clock) {}
 
   /// Base ids from an assignment already made for `base_layout()`.
   explicit striped_snowflake(const worker_assignment& a, const Clock& clock = Clock{}) {
