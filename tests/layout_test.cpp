@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <flakeid/flakeid.hpp>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 #include <type_traits>
 
 using namespace std::chrono;
@@ -133,15 +136,28 @@ TEST(layout_test, rejects_a_timestamp_range_past_64_bit_unix_ms_at_run_time) {
         return flakeid::layout{{timestamp(60), sequence(3)}, 0, seconds{1}};
       },
       what);
-  // Wide timestamps fit as long as their last millisecond fits std::int64_t.
+  // Wide timestamps fit as long as the end of their range (one past the last millisecond)
+  // fits std::int64_t: 2^62 ms from an epoch up to 2^62 - 1.
   EXPECT_NO_THROW((flakeid::layout{{timestamp(62), sequence(1)}, 0}));
-  EXPECT_NO_THROW((flakeid::layout{{timestamp(63), sequence(1)}, 0}));
-  expect_invalid_layout(
-      [] {
-        return flakeid::layout{{timestamp(63), sequence(1)}, 1};
-      },
-      "flakeid: invalid layout: epoch must be >= 0 and epoch + 2^timestamp_bits * tick must fit "
-      "64-bit Unix ms; narrow the timestamp or shorten the tick (got 63)");
+  constexpr std::int64_t latest = (std::int64_t{1} << 62) - 1;
+  const flakeid::layout widest{{timestamp(62), sequence(1)}, latest};
+  EXPECT_EQ(widest.expires_at().time_since_epoch().count(), INT64_MAX - 1);
+  EXPECT_EQ(widest.time_left(widest.epoch()).count(), std::int64_t{1} << 62);
+  for (const auto& [bits, epoch, tick] :
+       {std::tuple{63, std::int64_t{0}, 1}, std::tuple{62, latest + 1, 1},
+        std::tuple{62, std::int64_t{0}, 2}}) {
+    expect_invalid_layout(
+        [&] {
+          return flakeid::layout{
+              {timestamp(static_cast<unsigned>(bits)), sequence(static_cast<unsigned>(64 - bits))},
+              epoch,
+              milliseconds{tick}};
+        },
+        ("flakeid: invalid layout: epoch must be >= 0 and epoch + 2^timestamp_bits * tick "
+         "must fit 64-bit Unix ms; narrow the timestamp or shorten the tick (got " +
+         std::to_string(bits) + ")")
+            .c_str());
+  }
   expect_invalid_layout(
       [] {
         return flakeid::layout{{timestamp(41), worker(10), sequence(12)}, -1};

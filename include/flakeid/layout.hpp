@@ -276,12 +276,14 @@ struct layout {
       kind_shift[static_cast<std::size_t>(f.kind)] = static_cast<std::uint8_t>(shift);
       kind_bits[static_cast<std::size_t>(f.kind)] = f.bits;
     }
-    // The last tick, in Unix ms, must fit std::int64_t (and so sys_time<milliseconds>).
+    // The end of the range, `epoch + 2^ts_bits * tick` in Unix ms, must fit std::int64_t: so
+    // does every instant of the layout (sys_time<milliseconds>), `expires_at() + 1 ms` included,
+    // and a tick's start always lies below a fence without a deadline (INT64_MAX).
     const unsigned ts_bits = kind_bits[static_cast<std::size_t>(field_kind::timestamp)];
     const auto limit = static_cast<unsigned long long>(INT64_MAX);
-    const unsigned long long span_ticks = ts_bits >= 63 ? limit : (1ULL << ts_bits);
-    if (epoch_ms < 0 || span_ticks > (limit - static_cast<unsigned long long>(epoch_ms)) /
-                                         static_cast<unsigned long long>(tick_ms))
+    if (epoch_ms < 0 || ts_bits >= 63 ||
+        (1ULL << ts_bits) > (limit - static_cast<unsigned long long>(epoch_ms)) /
+                                static_cast<unsigned long long>(tick_ms))
       detail::layout_timestamp_range_must_fit_64_bit_unix_ms(ts_bits);
   }
 
