@@ -1,5 +1,9 @@
 // PostgreSQL leases (postgres_store.lease()) against a real PostgreSQL cluster (initdb + pg_ctl) started for each test.
+#include <signal.h>
 #include <flakeid/adapters/postgres.hpp>
+
+#include <string>
+#include <thread>
 
 #include "cosid_lease_scenarios.hpp"
 #include "instance_scenarios.hpp"
@@ -21,6 +25,44 @@ TEST_F(postgres_lease_test, refuses_while_server_is_down_and_resumes) {
   server_outage(b, true, true);
 }
 FLAKEID_INSTANCE_SCENARIOS(postgres_lease_test)
+
+/// A server whose commits return before their WAL is written (synchronous_commit=off, the WAL
+/// written every 10 s) re-initialises when one of its processes is killed: the postmaster
+/// stays up, `pg_postmaster_start_time()` with it, and the commits not yet written are gone. The
+/// lease's own commits wait for their WAL, so its claim is still there afterwards (a second
+/// holder would otherwise take the id at once while this one mints on).
+TEST(postgres_lossy_lease_test, a_claim_outlives_a_crash_restart_under_synchronous_commit_off) {
+  postgres_cluster server{postgres_config{.settings = " -c wal_writer_delay=10000"}};
+  FLAKEID_REQUIRE_SERVER(server.available(), server.missing());
+  server.start();
+  auto o = quick_options(unique_ns("crash"));
+  o.connect_timeout = 30'000ms;
+  o.io_timeout = 30'000ms;
+  o.wait_for_id = 10'000ms;  // for the id let go a moment before
+  const flakeid::postgres_store store{server.conninfo(), store_options_of(o)};
+  {
+    auto first = store.lease(o);  // makes the table, takes id 0 and lets it go
+    ASSERT_EQ(first.acquire(1), 0U);
+  }
+  auto holder = store.lease(o);
+  ASSERT_EQ(holder.acquire(1), 0U);
+  const std::string table = "flakeid_lease_" + o.name_space;
+  const std::string holder_token = server.query("SELECT holder FROM " + table + " WHERE id = 0");
+  ASSERT_FALSE(holder_token.empty());
+  const std::string started = server.query("SELECT pg_postmaster_start_time()");
+  const std::string backend = server.query(
+      "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> "
+      "pg_backend_pid() LIMIT 1");
+  ASSERT_FALSE(backend.empty()) << "the lease's connection";
+  ASSERT_EQ(::kill(std::stoi(backend), SIGKILL), 0);
+  // The postmaster ends every backend, re-initialises and recovers; then it answers again.
+  for (int i = 0; i < 600 && server.query("SELECT 1") != "1"; ++i)
+    std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(server.query("SELECT 1"), "1") << "the server did not come back";
+  EXPECT_EQ(server.query("SELECT pg_postmaster_start_time()"), started) << "not a crash-restart";
+  EXPECT_EQ(server.query("SELECT holder FROM " + table + " WHERE id = 0"), holder_token)
+      << "the claim was lost with the commits the server had not written";
+}
 
 /// The same scenarios with a password and SSL.
 using postgres_ssl_lease_test = postgres_ssl_test;

@@ -35,6 +35,8 @@ struct postgres_config {
   std::string password{};
   /// `ssl=on` with a certificate for localhost and 127.0.0.1 signed by a test CA.
   bool ssl = false;
+  /// More server settings, as ` -c name=value` options.
+  std::string settings{};
 };
 
 class postgres_cluster {
@@ -106,7 +108,7 @@ class postgres_cluster {
              "-p " + std::to_string(port_) + " -k " + dir_ +
                  " -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
                  " -c synchronous_commit=" +
-                 (durable_ ? "on" : "off") + ssl_options_,
+                 (durable_ ? "on" : "off") + ssl_options_ + config_.settings,
              "start"},
             dir_ + "/pg_ctl.log", uid_, gid_, dir_);
     if (rc != 0)
@@ -156,6 +158,7 @@ class postgres_cluster {
   [[nodiscard]] std::string query(const std::string& sql) const {
     const std::string psql = find_program("psql", {"/usr/lib/postgresql/*/bin"});
     const std::string out = dir_ + "/query.out";
+    (void)::unlink(out.c_str());  // `run` appends to its log
     (void)run({psql, "-h", "127.0.0.1", "-p", std::to_string(port_), "-U", "flakeid", "-d",
                "postgres", "-tAc", sql},
               out, static_cast<uid_t>(-1), static_cast<gid_t>(-1), dir_);

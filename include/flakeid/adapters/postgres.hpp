@@ -219,15 +219,9 @@ class postgres_distributor
   [[nodiscard]] const std::string& table() const noexcept { return table_; }
 
  private:
-  /// Runs `sql` (see `postgres_connection::exec`). A new connection first makes its commits
-  /// wait for their WAL when the server's `synchronous_commit` is `off` (which loses the last
-  /// commits when the server stops abruptly, and a counter would hand numbers out again).
+  /// Runs `sql` (see `postgres_connection::exec`, which makes a new connection's commits
+  /// durable).
   detail::pg_result exec(const std::string& sql, const std::vector<const char*>& params) {
-    if (!s_->conn.connected())
-      (void)s_->conn.exec(
-          "SELECT set_config('synchronous_commit', 'on', false) WHERE "
-          "current_setting('synchronous_commit') = 'off'",
-          {});
     return s_->conn.exec(sql, params);
   }
 

@@ -211,9 +211,33 @@ class postgres_connection {
     if (born_.forked()) throw_forked("this connection to " + where_);
   }
 
+  /// A new connection first makes its own commits wait for their WAL when the server's
+  /// `synchronous_commit` is `off`: a server that stops abruptly, or re-initialises after one of
+  /// its processes crashed (which keeps `pg_postmaster_start_time()`), would otherwise lose the
+  /// last claims, renewals and ranges it confirmed, and hand them out again.
   pg_result exec(const std::string& sql, const std::vector<const char*>& params) {
     check_fork();
-    connect();
+    if (!conn_) {
+      connect();
+      (void)run(
+          "SELECT set_config('synchronous_commit', 'on', false) WHERE "
+          "current_setting('synchronous_commit') = 'off'",
+          {});
+    }
+    return run(sql, params);
+  }
+
+  /// Closes the connection (the next request reconnects).
+  void reset() noexcept { conn_.reset(); }
+
+  static std::string trim(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+
+ private:
+  /// `exec` on the open connection.
+  pg_result run(const std::string& sql, const std::vector<const char*>& params) {
     const auto deadline = steady::now() + io_timeout_;
     PGconn* c = conn_.get();
     pg_result last;
@@ -252,18 +276,6 @@ class postgres_connection {
     return last;
   }
 
-  /// Whether a connection is open now (false before the first request and after a failure).
-  [[nodiscard]] bool connected() const noexcept { return conn_ != nullptr; }
-
-  /// Closes the connection (the next request reconnects).
-  void reset() noexcept { conn_.reset(); }
-
-  static std::string trim(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    return s;
-  }
-
- private:
   struct conn_deleter {
     fork_stamp born;  // in a forked child: close the socket, send no Terminate
     void operator()(PGconn* c) const noexcept {
