@@ -38,6 +38,48 @@ TEST(sql_test, slices_tile_the_ids_with_bounds_from_min_id_at) {
   EXPECT_EQ(slices[0].ids.hi, slices[1].ids.lo);
 }
 
+TEST(sql_test, a_tick_across_midnight_is_the_day_it_starts_in) {
+  // 7 ms ticks from epoch 0 do not divide a day: the tick holding 2024-03-01T00:00Z starts at
+  // 23:59:59.999 the day before, which is the time decompose gives its IDs.
+  const flakeid::layout l = flakeid::parse_layout("ts:41,worker:10,seq:12;epoch=0;tick=7ms");
+  const sys_days march1{2024y / 3 / 1};
+  const std::uint64_t across = l.min_id_at(march1);
+  EXPECT_EQ(l.decompose(across).timestamp, march1 - milliseconds{1});
+  const auto days2 =
+      sql::time_slices(l, sys_days{2024y / 2 / 29}, sys_days{2024y / 3 / 2}, sql::period::day);
+  ASSERT_EQ(days2.size(), 2U);
+  EXPECT_LE(days2[0].ids.lo, across);
+  EXPECT_LT(across, days2[0].ids.hi) << "in the day its tick starts in";
+  EXPECT_EQ(days2[0].ids.hi, days2[1].ids.lo);
+  EXPECT_EQ(days2[1].ids.lo,
+            across + (std::uint64_t{1} << l.shift(flakeid::field_kind::timestamp)));
+  const sql::time_router router{l, "orders", sql::period::day};
+  for (const std::uint64_t id : {days2[0].ids.lo, across, days2[0].ids.hi - 1})
+    EXPECT_EQ(router.table_for(id), "orders_" + days2[0].suffix) << id;
+  EXPECT_EQ(router.table_for(days2[1].ids.lo), "orders_" + days2[1].suffix);
+}
+
+TEST(sql_test, a_period_that_holds_no_tick_has_no_slice) {
+  // Sonyflake's epoch is 2014-09-01T00:00Z: August 31 ends at the epoch and holds no ID (a
+  // partition FROM (0) TO (0) is refused by PostgreSQL); Twitter's epoch falls in November 2010,
+  // so October holds none either.
+  const auto sony = sql::time_slices(layouts::sonyflake, sys_days{2014y / 8 / 31},
+                                     sys_days{2014y / 9 / 2}, sql::period::day);
+  ASSERT_EQ(sony.size(), 1U);
+  EXPECT_EQ(sony[0].suffix, "20140901");
+  EXPECT_EQ(sony[0].ids.lo, 0U);
+  const auto twitter = sql::time_slices(layouts::twitter, sys_days{2010y / 10 / 1},
+                                        sys_days{2010y / 12 / 1}, sql::period::month);
+  ASSERT_EQ(twitter.size(), 1U);
+  EXPECT_EQ(twitter[0].suffix, "201011");
+  EXPECT_EQ(twitter[0].ids.lo, 0U);
+  const sql::writer w{layouts::sonyflake, sql::dialect::postgres};
+  for (const std::string& st : w.time_partitions("ev", "id", sys_days{2014y / 8 / 31},
+                                                 sys_days{2014y / 9 / 2}, sql::period::day)
+                                   .statements)
+    EXPECT_EQ(st.find("ev_20140831"), std::string::npos) << st;
+}
+
 TEST(sql_test, slices_of_days_and_years_and_the_edges_of_the_layout) {
   const auto& l = layouts::sonyflake;  // 10 ms ticks
   const auto days3 =
@@ -200,6 +242,19 @@ TEST(sql_test, expressions_for_high_and_low_fields) {
   EXPECT_EQ(my.field(field_kind::timestamp, "id"), "((id >> 22) & 4398046511103)");
   EXPECT_EQ(my.id_type(), "BIGINT UNSIGNED");
   EXPECT_EQ(my.time_type(), "DATETIME(3)");
+}
+
+TEST(sql_test, a_postgres_list_key_cast_from_numeric_is_put_in_parentheses) {
+  // A key that is not one parenthesized expression needs parentheses of its own: PostgreSQL
+  // reads `LIST (((id % 4))::bigint)` as a syntax error.
+  constexpr flakeid::layout wide_gene{{flakeid::fields::timestamp(42), flakeid::fields::worker(5),
+                                       flakeid::fields::sequence(12), flakeid::fields::gene(5)},
+                                      0};
+  const sql::writer num{wide_gene, sql::dialect::postgres, sql::column_type::numeric};
+  EXPECT_EQ(num.shard_partitions("t", "id", 4).clause,
+            R"(PARTITION BY LIST (((("id" % 4))::bigint)))");
+  const sql::writer big{layouts::seed_gene, sql::dialect::postgres};
+  EXPECT_EQ(big.shard_partitions("t", "id", 4).clause, R"(PARTITION BY LIST (("id" % 4)))");
 }
 
 TEST(sql_test, mysql_hash_partitions_reduce_wide_ids_below_2_pow_63) {

@@ -217,6 +217,12 @@ namespace detail {
   throw invalid_layout_error(std::string("flakeid: ") + what +
                              " needs the timestamp to be the most significant field");
 }
+[[noreturn]] inline void reject_range_past_the_last_id(std::int64_t to_ms) {
+  throw timestamp_overflow_error(
+      "flakeid: id_range up to " + format_utc(to_ms) +
+      " holds the layout's last ID, 2^64 - 1, so its upper bound would be 2^64, which no 64-bit "
+      "bound holds: query id >= min_id_at(from) alone");
+}
 [[noreturn]] inline void reject_time_order(std::int64_t from_ms, std::int64_t to_ms) {
   throw invalid_option_error("flakeid: id_range needs from <= to (got from " + format_utc(from_ms) +
                              ", to " + format_utc(to_ms) + ")");
@@ -459,7 +465,7 @@ struct layout {
   // ---- time ranges (for SQL) ------------------------------------------------------------------
 
   /// The smallest ID that can be minted at `t` (its tick, every other field 0).
-  /// Throws `timestamp_overflow_error` outside the layout's range, `invalid_option_error` when
+  /// Throws `timestamp_overflow_error` outside the layout's range, `invalid_layout_error` when
   /// the timestamp is not the most significant field.
   [[nodiscard]] constexpr std::uint64_t min_id_at(time_point t) const {
     if (!time_ordered()) detail::reject_unordered("min_id_at");
@@ -475,7 +481,9 @@ struct layout {
   /// `WHERE id >= lo AND id < hi`. With ticks longer than 1 ms the range covers whole ticks, so
   /// it may also hold IDs minted in the same tick just before `from` or just after `to`.
   /// Throws `timestamp_overflow_error` when `from` or `to - 1 ms` lies outside the layout's range,
-  /// `invalid_option_error` when `from > to`.
+  /// or when `[from, to)` holds the last ID of a 64-bit layout (2^64 - 1: `hi` would be 2^64);
+  /// `invalid_option_error` when `from > to`, `invalid_layout_error` when the timestamp is not the
+  /// most significant field.
   [[nodiscard]] constexpr id_bounds id_range(time_point from, time_point to) const {
     if (from > to)
       detail::reject_time_order(from.time_since_epoch().count(), to.time_since_epoch().count());
@@ -483,8 +491,7 @@ struct layout {
     if (from == to) return {lo, lo};
     const std::uint64_t last = max_id_at(to - std::chrono::milliseconds{1});
     if (last == ~std::uint64_t{0})  // only a full 64-bit layout in its very last tick
-      detail::reject_time(to.time_since_epoch().count(), epoch_ms,
-                          expires_at().time_since_epoch().count());
+      detail::reject_range_past_the_last_id(to.time_since_epoch().count());
     return {lo, last + 1};
   }
 

@@ -25,9 +25,10 @@
 ///             expression there. `PARTITION BY HASH (id)` is `MOD(id, n)`, the same as
 ///             `layout::shard_of`.
 ///
-/// Partition bounds come from `layout::min_id_at`, the function behind `layout::id_range`: the
-/// partition of a row is the period holding the start of its tick, which is the time
-/// `layout::decompose` reports. Identifiers are checked (`[A-Za-z_][A-Za-z0-9_]*`, optionally
+/// Partition bounds are the first ID whose tick starts in each period: the partition of a row
+/// is the period holding the start of its tick, which is the time `layout::decompose` reports
+/// (with a tick that does not divide a day, the tick that runs across midnight belongs to the
+/// day it starts in). Identifiers are checked (`[A-Za-z_][A-Za-z0-9_]*`, optionally
 /// schema-qualified with one `.`, within the dialect's length limit) and always quoted.
 /// Everything throws `flakeid::sql_error` for SQL it will not write. All functions are
 /// thread-safe (no shared state).
@@ -35,6 +36,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -208,6 +210,19 @@ inline std::chrono::sys_days next_period(std::chrono::sys_days start, period p) 
   return start;
 }
 
+/// The first ID of `l` whose tick starts at or after `day`: an ID's time is its tick's start,
+/// so this is the first ID `decompose` places at `day` or later. 0 up to the epoch; empty when
+/// no tick starts at `day` or later.
+inline std::optional<std::uint64_t> first_id_from(const layout& l, std::chrono::sys_days day) {
+  const std::int64_t ms =
+      std::chrono::time_point_cast<std::chrono::milliseconds>(day).time_since_epoch().count();
+  if (ms <= l.epoch_ms) return 0;
+  const auto tick =
+      static_cast<std::uint64_t>(ms - l.epoch_ms - 1) / static_cast<std::uint64_t>(l.tick_ms) + 1;
+  if (tick > l.max_ticks()) return std::nullopt;
+  return tick << l.shift(field_kind::timestamp);
+}
+
 }  // namespace detail
 
 /// One period of a time-sliced table: its name suffix, its time span `[begin, end)` in UTC and
@@ -224,10 +239,12 @@ struct time_slice {
 };
 
 /// The periods (UTC days, months or years) that hold the times `[from, to)`, each with its ID
-/// bounds: `ids.lo` is `l.min_id_at(begin)`, `ids.hi` the next period's `lo`, so the slices tile
-/// the IDs without overlap and an ID's slice is the one holding `l.decompose(id).timestamp`.
-/// Throws `sql_error` when the layout is not time ordered or `from >= to`, and
-/// `timestamp_overflow_error` when a period starts past the layout's range.
+/// bounds: `ids.lo` is the first ID whose tick starts in the period (at its beginning, or later
+/// when a tick runs across it), `ids.hi` the next period's `lo`, so the slices tile the IDs
+/// without overlap and an ID's slice is the one holding `l.decompose(id).timestamp`. A period in
+/// which no tick starts (one that ends at or before the epoch, or lies within one tick) holds no
+/// ID and has no slice. Throws `sql_error` when the layout is not time ordered or `from >= to`,
+/// and `timestamp_overflow_error` when a period starts past the layout's range.
 inline std::vector<time_slice> time_slices(const layout& l, layout::time_point from,
                                            layout::time_point to, period p) {
   using namespace std::chrono;
@@ -240,22 +257,24 @@ inline std::vector<time_slice> time_slices(const layout& l, layout::time_point f
   std::vector<time_slice> out;
   for (sys_days begin = detail::period_start(floor<days>(from), p); begin < to;) {
     const sys_days end = detail::next_period(begin, p);
-    time_slice s{detail::period_suffix(begin, p), begin, end, {}};
-    // A period may start before the epoch (its IDs then start at the first one) or end past
-    // the layout's range (they run to the last one: `to_end`; as a number, `ids.hi` leaves
+    const std::optional<std::uint64_t> lo = detail::first_id_from(l, begin);
+    if (!lo) {  // no tick starts here: past the range (throws), or within the last tick
+      (void)l.min_id_at(time_point_cast<milliseconds>(begin));
+      begin = end;
+      continue;
+    }
+    time_slice s{detail::period_suffix(begin, p), begin, end, {*lo, 0}};
+    // A period may start before the epoch (its IDs then start at the first one) or hold the
+    // last tick's start (they run to the last ID: `to_end`; as a number, `ids.hi` leaves
     // 2^64 - 1 itself out).
-    const layout::time_point first = time_point_cast<milliseconds>(begin) < l.epoch()
-                                         ? l.epoch()
-                                         : time_point_cast<milliseconds>(begin);
-    s.ids.lo = l.min_id_at(first);
-    if (time_point_cast<milliseconds>(end) > l.expires_at()) {
+    if (const std::optional<std::uint64_t> hi = detail::first_id_from(l, end)) {
+      s.ids.hi = *hi;
+    } else {
       const std::uint64_t last = l.max_id_at(l.expires_at());
       s.ids.hi = last == ~std::uint64_t{0} ? last : last + 1;
       s.to_end = true;
-    } else {
-      s.ids.hi = l.min_id_at(time_point_cast<milliseconds>(end));
     }
-    out.push_back(std::move(s));
+    if (s.ids.lo < s.ids.hi || s.to_end) out.push_back(std::move(s));
     begin = end;
   }
   return out;
@@ -486,7 +505,10 @@ class writer {
     const std::string expr = shard(col, n, by);
     ddl out;
     if (dialect_ == dialect::postgres) {
-      out.clause = "PARTITION BY LIST (" + expr + ")";
+      // A key that is not one parenthesized expression (`(...)::bigint` on a numeric column)
+      // must be put in parentheses of its own.
+      const bool bracketed = expr.front() == '(' && expr.back() == ')';
+      out.clause = "PARTITION BY LIST (" + (bracketed ? expr : "(" + expr + ")") + ")";
       for (std::uint64_t k = 0; k < n; ++k) {
         std::string suffix = "_";  // not `"_" + std::string&&`: GCC 12 misreads it at -O3
         suffix += shard_suffix(k, n);

@@ -80,4 +80,22 @@ TEST_F(postgres_sql_test, numeric_columns_decode_63_bit_layouts_too) {
   ASSERT_NO_FATAL_FAILURE(fields_match_decompose(*db, "twitter", sql::column_type::numeric));
 }
 
+TEST_F(postgres_sql_test, shard_partitions_of_a_numeric_column_route_by_the_gene) {
+  // A 64-bit gene layout: a numeric column, its shard key cast to bigint.
+  constexpr flakeid::layout wide_gene{{flakeid::fields::timestamp(42), flakeid::fields::worker(5),
+                                       flakeid::fields::sequence(12), flakeid::fields::gene(5)},
+                                      0};
+  const sql::writer w{wide_gene, sql::dialect::postgres, sql::column_type::numeric};
+  const sql::writer::ddl ddl = w.shard_partitions("wide_orders", "id", 4);
+  db->exec("DROP TABLE IF EXISTS wide_orders");
+  db->exec("CREATE TABLE wide_orders (id " + w.id_type() + " NOT NULL) " + ddl.clause);
+  for (const std::string& st : ddl.statements) db->exec(st);
+  const std::uint64_t top = wide_gene.max_id();  // past 2^63: gene 31, shard 3
+  db->exec("INSERT INTO wide_orders VALUES (" + std::to_string(top) + "), (" +
+           std::to_string(top - 30) + ")");
+  const auto where = db->partition_of_rows("wide_orders", {});
+  EXPECT_EQ(where.at(top), "3");
+  EXPECT_EQ(where.at(top - 30), "1");
+}
+
 }  // namespace
