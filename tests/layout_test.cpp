@@ -4,7 +4,6 @@
 #include <flakeid/flakeid.hpp>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <type_traits>
 
 using namespace std::chrono;
@@ -143,19 +142,22 @@ TEST(layout_test, rejects_a_timestamp_range_past_64_bit_unix_ms_at_run_time) {
   const flakeid::layout widest{{timestamp(62), sequence(1)}, latest};
   EXPECT_EQ(widest.expires_at().time_since_epoch().count(), INT64_MAX - 1);
   EXPECT_EQ(widest.time_left(widest.epoch()).count(), std::int64_t{1} << 62);
-  for (const auto& [bits, epoch, tick] :
-       {std::tuple{63, std::int64_t{0}, 1}, std::tuple{62, latest + 1, 1},
-        std::tuple{62, std::int64_t{0}, 2}}) {
+  struct range {
+    int bits;
+    std::int64_t epoch;
+    int tick;
+  };
+  for (const range r : {range{63, 0, 1}, range{62, latest + 1, 1}, range{62, 0, 2}}) {
     expect_invalid_layout(
-        [&] {
-          return flakeid::layout{
-              {timestamp(static_cast<unsigned>(bits)), sequence(static_cast<unsigned>(64 - bits))},
-              epoch,
-              milliseconds{tick}};
+        [r] {
+          return flakeid::layout{{timestamp(static_cast<std::uint8_t>(r.bits)),
+                                  sequence(static_cast<std::uint8_t>(64 - r.bits))},
+                                 r.epoch,
+                                 milliseconds{r.tick}};
         },
         ("flakeid: invalid layout: epoch must be >= 0 and epoch + 2^timestamp_bits * tick "
          "must fit 64-bit Unix ms; narrow the timestamp or shorten the tick (got " +
-         std::to_string(bits) + ")")
+         std::to_string(r.bits) + ")")
             .c_str());
   }
   expect_invalid_layout(
