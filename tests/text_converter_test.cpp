@@ -88,6 +88,10 @@ TEST(text_converter_test, a_narrow_radix_holds_ids_up_to_radix_to_the_width_less
   expect_error<flakeid::invalid_id_error>(
       [&] { (void)two.from_text("1_"); },
       "flakeid: text \"1_\": radix62 text \"1_\" has '_' at index 1; allowed: 0-9A-Za-z");
+  // An empty number is named as such, not measured against the form's full width.
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)two.from_text(""); },
+      "flakeid: text \"\" has no number between its prefix and suffix");
   const text_converter padded{{.form = text_form::radix62, .width = 2}};
   EXPECT_EQ(padded.to_text(61), "0z");
   const text_converter r36{{.form = text_form::radix36, .width = 3, .prefix = "T"}};
@@ -97,6 +101,13 @@ TEST(text_converter_test, a_narrow_radix_holds_ids_up_to_radix_to_the_width_less
       [&] { (void)r36.from_text("Tzz"); },
       "flakeid: text \"Tzz\": radix36 text \"zz\" has 'z' at index 0; allowed: 0-9A-Z (upper "
       "case)");
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)r36.from_text("T"); },
+      "flakeid: text \"T\" has no number between its prefix and suffix");
+  const text_converter b32{{.form = text_form::base32, .prefix = "B-"}};
+  expect_error<flakeid::invalid_id_error>(
+      [&] { (void)b32.from_text("B-"); },
+      "flakeid: text \"B-\" has no number between its prefix and suffix");
 }
 
 TEST(text_converter_test, a_width_past_the_form_is_refused) {

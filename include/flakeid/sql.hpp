@@ -365,11 +365,15 @@ class writer {
                        flakeid::detail::format_utc(limit) +
                        "; decode the time in the application, or use unix_ms");
     const std::string ms = unix_ms(column);
-    // Whole seconds and milliseconds apart: an interval times a large count is computed in
-    // double precision, exact only below 2^53 microseconds.
+    // PostgreSQL multiplies an interval by a count in double precision, so each product must
+    // stay exact: millions of seconds (at most 9.3 million, times 10^12 microseconds), seconds
+    // (below 10^6) and milliseconds apart. Only the time part of an interval: days would be
+    // added in the session's time zone.
     if (dialect_ == dialect::postgres)
       return "(timestamptz '1970-01-01 00:00:00+00' + (" + ms +
-             " / 1000) * interval '1 second' + (" + ms + " % 1000) * interval '1 millisecond')";
+             " / 1000000000) * interval '1000000 seconds' + (" + ms +
+             " / 1000 % 1000000) * interval '1 second' + (" + ms +
+             " % 1000) * interval '1 millisecond')";
     return "CAST(TIMESTAMP'1970-01-01 00:00:00' + INTERVAL (" + ms +
            " DIV 1000) SECOND + INTERVAL ((" + ms +
            " MOD 1000) * 1000) MICROSECOND AS DATETIME(3))";

@@ -142,6 +142,7 @@ class text_converter {
       reject(text, "does not end with the suffix " + detail::quote(o_.suffix));
     const std::string_view number =
         text.substr(o_.prefix.size(), text.size() - o_.prefix.size() - o_.suffix.size());
+    if (number.empty()) reject(text, "has no number between its prefix and suffix");
     switch (o_.form) {
       case text_form::radix62:
       case text_form::radix36:
@@ -200,7 +201,6 @@ class text_converter {
   }
 
   static std::uint64_t from_decimal(std::string_view text, std::string_view number) {
-    if (number.empty()) reject(text, "has no number between its prefix and suffix");
     if (number.size() > decimal_width)
       reject(text, "has " + std::to_string(number.size()) + " digits; at most 20 allowed");
     std::uint64_t v = 0;

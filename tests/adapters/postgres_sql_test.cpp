@@ -80,6 +80,17 @@ TEST_F(postgres_sql_test, numeric_columns_decode_63_bit_layouts_too) {
   ASSERT_NO_FATAL_FAILURE(fields_match_decompose(*db, "twitter", sql::column_type::numeric));
 }
 
+TEST_F(postgres_sql_test, created_at_is_exact_to_the_millisecond_up_to_the_year_294276) {
+  // Whole seconds of one-second ticks from 2024 run to the year 280,000 or so, where a count of
+  // seconds times an interval (multiplied in double precision) is no longer exact.
+  const flakeid::field fields[] = {flakeid::fields::timestamp(43), flakeid::fields::worker(8),
+                                   flakeid::fields::sequence(12)};
+  const flakeid::layout seconds{fields, 1704067200000, std::chrono::seconds{1}};
+  ASSERT_GT(seconds.expires_at().time_since_epoch().count(), 8'000'000'000'000'000);
+  ASSERT_NO_FATAL_FAILURE(
+      fields_match_decompose(*db, seconds, "seconds", sql::column_type::bigint));
+}
+
 TEST_F(postgres_sql_test, shard_partitions_of_a_numeric_column_route_by_the_gene) {
   // A 64-bit gene layout: a numeric column, its shard key cast to bigint.
   constexpr flakeid::layout wide_gene{{flakeid::fields::timestamp(42), flakeid::fields::worker(5),

@@ -63,8 +63,8 @@ inline sql::column_type column_type_for(const flakeid::layout& l, sql::dialect d
 /// Every expression and every function of the writer returns what `decompose` returns, for
 /// `sample_ids(l)`.
 template <class Db>
-void fields_match_decompose(Db& db, std::string_view preset, sql::column_type type) {
-  const flakeid::layout& l = flakeid::layout_by_name(preset);
+void fields_match_decompose(Db& db, const flakeid::layout& l, std::string_view preset,
+                            sql::column_type type) {
   const sql::writer w{l, Db::dialect, type};
   const std::string table = "ids_" + std::string(preset);
   const std::string prefix = "f_" + std::string(preset) + "_";
@@ -113,6 +113,12 @@ void fields_match_decompose(Db& db, std::string_view preset, sql::column_type ty
     }
     ASSERT_EQ(row, expected) << preset << " id " << id;
   }
+}
+
+/// `fields_match_decompose` for the preset named `preset`.
+template <class Db>
+void fields_match_decompose(Db& db, std::string_view preset, sql::column_type type) {
+  fields_match_decompose(db, flakeid::layout_by_name(preset), preset, type);
 }
 
 /// Rows inserted into a table partitioned by `p` land in the partition of their creation time,

@@ -3,7 +3,7 @@
 
 # ---- sql: expressions, functions and DDL that know the layout ---------------------------------------
 expect_out(sql_fields_sonyflake
-  "created_at  (timestamptz '1970-01-01 00:00:00+00' + ((((id >> 24) * 10) + 1409529600000) / 1000) * interval '1 second' + ((((id >> 24) * 10) + 1409529600000) % 1000) * interval '1 millisecond')
+  "created_at  (timestamptz '1970-01-01 00:00:00+00' + ((((id >> 24) * 10) + 1409529600000) / 1000000000) * interval '1000000 seconds' + ((((id >> 24) * 10) + 1409529600000) / 1000 % 1000000) * interval '1 second' + ((((id >> 24) * 10) + 1409529600000) % 1000) * interval '1 millisecond')
 unix_ms     (((id >> 24) * 10) + 1409529600000)
 ticks       (id >> 24)
 sequence    ((id >> 16) & 255)
@@ -23,7 +23,7 @@ gene        (o.order_id & 31)
   sql fields --layout seed_gene --dialect mariadb --column o.order_id)
 # A full 64-bit layout needs numeric on PostgreSQL; mastodon's times outlast MySQL's DATETIME.
 expect_out(sql_fields_numeric
-  "created_at  (timestamptz '1970-01-01 00:00:00+00' + ((mod(div(id, 65536), 281474976710656))::bigint / 1000) * interval '1 second' + ((mod(div(id, 65536), 281474976710656))::bigint % 1000) * interval '1 millisecond')
+  "created_at  (timestamptz '1970-01-01 00:00:00+00' + ((mod(div(id, 65536), 281474976710656))::bigint / 1000000000) * interval '1000000 seconds' + ((mod(div(id, 65536), 281474976710656))::bigint / 1000 % 1000000) * interval '1 second' + ((mod(div(id, 65536), 281474976710656))::bigint % 1000) * interval '1 millisecond')
 unix_ms     (mod(div(id, 65536), 281474976710656))::bigint
 ticks       (mod(div(id, 65536), 281474976710656))::bigint
 sequence    (mod(id, 65536))::bigint
@@ -32,7 +32,7 @@ sequence    (mod(id, 65536))::bigint
 expect_out(sql_functions_postgres
   "CREATE OR REPLACE FUNCTION \"orders_created_at\"(id bigint) RETURNS timestamptz
   LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-  AS \$\$SELECT (timestamptz '1970-01-01 00:00:00+00' + (((\$1 >> 22) + 1577203200000) / 1000) * interval '1 second' + (((\$1 >> 22) + 1577203200000) % 1000) * interval '1 millisecond')\$\$;
+  AS \$\$SELECT (timestamptz '1970-01-01 00:00:00+00' + (((\$1 >> 22) + 1577203200000) / 1000000000) * interval '1000000 seconds' + (((\$1 >> 22) + 1577203200000) / 1000 % 1000000) * interval '1 second' + (((\$1 >> 22) + 1577203200000) % 1000) * interval '1 millisecond')\$\$;
 CREATE OR REPLACE FUNCTION \"orders_unix_ms\"(id bigint) RETURNS bigint
   LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
   AS \$\$SELECT ((\$1 >> 22) + 1577203200000)\$\$;
