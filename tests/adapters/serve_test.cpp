@@ -499,6 +499,13 @@ TEST(serve_http_test, speaks_http_1_1_to_a_raw_socket) {
   EXPECT_EQ(kept.answer(), http_answer("200 OK", "10", "Connection: keep-alive\r\n"));
   kept.send("GET /api/segment/get/inv HTTP/1.0\r\n\r\n");
   EXPECT_EQ(kept.answer(), http_answer("200 OK", "11", close));
+  // Lines that end with a bare LF, as a request typed into nc has them (RFC 9112, 2.2), alone
+  // and mixed with CRLF.
+  raw_client lf(s.port());
+  lf.send("GET /api/segment/get/inv HTTP/1.1\nHost: a\n\n");
+  EXPECT_EQ(lf.answer(), http_answer("200 OK", "12"));
+  lf.send("GET /api/segment/get/inv HTTP/1.1\r\nHost: a\n\r\n");
+  EXPECT_EQ(lf.answer(), http_answer("200 OK", "13"));
 
   // What the server refuses itself: a 400 naming why, and the connection closed.
   const std::vector<std::pair<std::string, std::string>> refused = {
@@ -507,6 +514,9 @@ TEST(serve_http_test, speaks_http_1_1_to_a_raw_socket) {
       {"GET healthz HTTP/1.1\r\n\r\n", "a request target starts with '/'"},
       {"GET /api/segment/get/i%zznv HTTP/1.1\r\n\r\n", "the path has a bad % escape"},
       {"GET /healthz HTTP/1.1\r\nno colon\r\n\r\n", "a header line is NAME: VALUE"},
+      {"GET /healthz HTTP/1.1\r\nHost: a\rb\r\n\r\n",
+       "a CR in the request head is not followed by LF"},
+      {"GET /healthz HTTP/1.1\r\r\n\r\n", "a CR in the request head is not followed by LF"},
       {"GET /healthz HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
        "a request body in chunks is not read"},
       {"GET /healthz HTTP/1.1\r\nContent-Length: 5x\r\n\r\n",
@@ -551,7 +561,7 @@ TEST(serve_http_test, speaks_http_1_1_to_a_raw_socket) {
   s.signal(SIGTERM);
   EXPECT_TRUE(idle.closed());
   busy.send("\r\n");
-  EXPECT_EQ(busy.answer(), http_answer("200 OK", "12", close));
+  EXPECT_EQ(busy.answer(), http_answer("200 OK", "14", close));
   EXPECT_TRUE(busy.closed());
   EXPECT_EQ(s.stop(), 0);
 }

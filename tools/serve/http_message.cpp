@@ -1,6 +1,7 @@
 // HTTP/1.1 request heads and answers for flakeid-serve (http_message.hpp).
 #include "http_message.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <system_error>
@@ -54,6 +55,16 @@ const char* reason(int status) {
   }
 }
 
+/// The line at the front of `rest`, which it leaves: lines end with CRLF or a bare LF (RFC
+/// 9112, 2.2, as curl, nc and most servers allow), and the CR is not part of the line.
+std::string_view take_line(std::string_view& rest) {
+  const auto lf = rest.find('\n');
+  std::string_view line = rest.substr(0, lf);
+  rest = lf == std::string_view::npos ? std::string_view{} : rest.substr(lf + 1);
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  return line;
+}
+
 /// Fills `h` from the head `text` (without its blank line); sets `h.refused` on bad input.
 void read_head(std::string_view text, detail::head& h) {
   const auto refuse = [&h](std::string why) {
@@ -61,9 +72,11 @@ void read_head(std::string_view text, detail::head& h) {
     h.why = std::move(why);
     h.keep_alive = false;
   };
-  const auto eol = text.find("\r\n");
-  const std::string_view line = text.substr(0, eol);
-  std::string_view rest = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 2);
+  for (auto cr = text.find('\r'); cr != std::string_view::npos; cr = text.find('\r', cr + 1))
+    if (cr + 1 == text.size() || text[cr + 1] != '\n')
+      return refuse("a CR in the request head is not followed by LF");
+  std::string_view rest = text;
+  const std::string_view line = take_line(rest);
   const auto sp1 = line.find(' ');
   const auto sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
   if (sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos ||
@@ -86,9 +99,7 @@ void read_head(std::string_view text, detail::head& h) {
 
   std::optional<std::size_t> length;
   while (!rest.empty()) {
-    const auto end = rest.find("\r\n");
-    const std::string_view field = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 2);
+    const std::string_view field = take_line(rest);
     const auto colon = field.find(':');
     if (colon == std::string_view::npos || colon == 0 || field.front() == ' ' ||
         field.front() == '\t')
@@ -158,7 +169,11 @@ bool percent_decode(std::string_view in, std::string& out, bool plus_is_space) {
 }
 
 parse_result parse_head(std::string_view in, head& h) {
-  const auto end = in.substr(0, max_head).find("\r\n\r\n");
+  // The blank line: LF LF or LF CR LF (lines may end with a bare LF).
+  const std::string_view window = in.substr(0, max_head);
+  const auto lf_lf = window.find("\n\n");
+  const auto lf_crlf = window.find("\n\r\n");
+  const auto end = std::min(lf_lf, lf_crlf);
   if (end == std::string_view::npos) {
     if (in.size() < max_head) return parse_result::incomplete;
     h.refused = 400;
@@ -166,8 +181,8 @@ parse_result parse_head(std::string_view in, head& h) {
     h.keep_alive = false;
     return parse_result::done;
   }
-  h.size = end + 4;
-  read_head(in.substr(0, end), h);
+  h.size = end + (end == lf_lf ? 2 : 3);
+  read_head(in.substr(0, end + 1), h);
   return parse_result::done;
 }
 
