@@ -595,6 +595,21 @@ TEST_F(serve_test, names_a_bad_option_and_exits_2) {
             "flakeid-serve: unknown option '--bogus'; see 'flakeid-serve --help'\n2\n");
   EXPECT_EQ(run(serve + " --tls-cert c.pem 2>&1; echo $?"),
             "flakeid-serve: --tls-cert and --tls-key go together\n2\n");
+  // A token file that is missing, empty (or holds only a line break), or a directory.
+  const temp_dir dir("serve_token_file");
+  const std::string missing = (dir.path / "none").string();
+  EXPECT_EQ(run(serve + " --token-file " + missing + " 2>&1; echo $?"),
+            "flakeid-serve: --token-file '" + missing +
+                "' cannot be read (No such file or directory)\n2\n");
+  const std::string empty = (dir.path / "empty").string();
+  std::ofstream{empty}.flush();
+  EXPECT_EQ(run(serve + " --token-file " + empty + " 2>&1; echo $?"),
+            "flakeid-serve: --token-file '" + empty + "' is empty\n2\n");
+  std::ofstream{empty} << "\r\n";
+  EXPECT_EQ(run(serve + " --token-file " + empty + " 2>&1; echo $?"),
+            "flakeid-serve: --token-file '" + empty + "' is empty\n2\n");
+  EXPECT_EQ(run(serve + " --token-file " + dir.path.string() + " 2>&1; echo $?"),
+            "flakeid-serve: --token-file '" + dir.path.string() + "' is a directory\n2\n");
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 // flakeid-serve's command line.
 #include "options.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string_view>
 #include <system_error>
@@ -47,12 +51,17 @@ std::uint64_t number(std::string_view option, std::string_view value, std::uint6
 }
 
 std::string read_token(const std::string& file) {
-  std::ifstream in(file);
+  const auto refuse = [&file](const std::string& why) {
+    throw usage_error("flakeid-serve: --token-file '" + file + "' " + why);
+  };
+  struct stat st {};
+  if (::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) refuse("is a directory");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) refuse(std::string("cannot be read (") + std::strerror(errno) + ")");
   std::string token;
-  if (!in || !std::getline(in, token))
-    throw usage_error("flakeid-serve: --token-file '" + file + "' cannot be read");
+  if (!std::getline(in, token) && in.bad()) refuse("cannot be read");
   while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
-  if (token.empty()) throw usage_error("flakeid-serve: --token-file '" + file + "' is empty");
+  if (token.empty()) refuse("is empty");
   return token;
 }
 
