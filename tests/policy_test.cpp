@@ -351,6 +351,31 @@ TYPED_TEST(policy_test, ten_ms_ticks_report_the_step_in_milliseconds) {
   (void)expect_step_back(g, 25ms);  // from the reading to the start of the last tick used
 }
 
+TYPED_TEST(policy_test, a_borrowing_bound_counts_whole_ticks_rounded_down) {
+  // Sonyflake: 10 ms ticks of 256 sequences. 25 ms is two whole ticks ahead; 5 ms is none.
+  const auto run = []<std::int64_t Ms>(flakeid::borrow_ticks<Ms>) {
+    using sony_gen =
+        flakeid::basic_snowflake<flakeid::layouts::sonyflake, flakeid::manual_clock,
+                                 flakeid::policies<flakeid::zero_start, flakeid::borrow_ticks<Ms>,
+                                                   flakeid::throw_on_backwards, TypeParam>>;
+    flakeid::manual_clock manual{start_time};
+    sony_gen g{flakeid::worker_id{1}, manual};
+    std::uint64_t first_tick = 0;
+    std::uint64_t furthest = 0;  // the most ticks an ID ran ahead of the clock
+    for (std::uint64_t k = 0; k < 5 * 256; ++k) {
+      const std::uint64_t tick = flakeid::layouts::sonyflake.decompose(g.next_id()).ticks;
+      if (k == 0) first_tick = tick;
+      const auto clock_tick =
+          first_tick + static_cast<std::uint64_t>((manual.now() - start_time) / milliseconds{10});
+      EXPECT_EQ(tick, first_tick + k / 256) << k;
+      furthest = std::max(furthest, tick - clock_tick);
+    }
+    return std::pair{furthest, manual.now() - start_time};
+  };
+  EXPECT_EQ(run(flakeid::borrow_ticks<25>{}), std::pair(std::uint64_t{2}, milliseconds{20}));
+  EXPECT_EQ(run(flakeid::borrow_ticks<5>{}), std::pair(std::uint64_t{0}, milliseconds{40}));
+}
+
 // ---- bundles ------------------------------------------------------------------------------------
 
 // A one-slot rebind changes that slot and keeps the other three.

@@ -136,8 +136,10 @@ struct wait_next_tick {
 };
 
 /// Borrow future ticks: move on to the next tick at once while the IDs' time stays at most
-/// `MaxAheadMs` ahead of the clock; past that, wait. A clock that is behind the last tick by no
-/// more than MaxAheadMs is taken as the lead this policy built up, not as a step back.
+/// `MaxAheadMs` ahead of the clock; past that, wait. The bound counts whole ticks, rounded down
+/// (`borrow_ticks<25>` on 10 ms ticks borrows two; a bound under one tick borrows none). A clock
+/// that is behind the last tick by no more than that is taken as the lead this policy built up,
+/// not as a step back.
 template <std::int64_t MaxAheadMs>
 struct borrow_ticks {
   static_assert(MaxAheadMs >= 1, "borrow_ticks<MaxAheadMs> needs a bound of at least 1 ms");
