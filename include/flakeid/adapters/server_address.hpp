@@ -90,6 +90,18 @@ inline bool uri_parameter_shown(std::string_view name) {
   return false;
 }
 
+/// Calls `each(item)` for every '&'-separated item of `query`, empty ones included (an empty
+/// query is one empty item).
+template <class Each>
+void uri_query_items(std::string_view query, Each&& each) {
+  for (;;) {
+    const auto amp = query.find('&');
+    each(query.substr(0, amp));
+    if (amp == std::string_view::npos) return;
+    query.remove_prefix(amp + 1);
+  }
+}
+
 /// `text` with any password in it replaced by `***`, for quoting a URI in a message: the part
 /// of the user info after its first ':' (up to the last '@'), and the value of every query
 /// parameter that no store URI has (`?password=...` is none, but may be written as one).
@@ -106,11 +118,10 @@ inline std::string uri_redact(std::string_view text) {
   out += rest.substr(0, q);
   if (q == std::string_view::npos) return out;
   out += '?';
-  std::string_view query = rest.substr(q + 1);
-  for (bool first = true; !query.empty() || first; first = false) {
-    const std::string_view param = query.substr(0, query.find('&'));
-    query.remove_prefix(param.size() < query.size() ? param.size() + 1 : param.size());
+  bool first = true;
+  uri_query_items(rest.substr(q + 1), [&out, &first](std::string_view param) {
     if (!first) out += '&';
+    first = false;
     const auto eq = param.find('=');
     const std::string_view name = param.substr(0, eq);
     if (param.empty() || uri_parameter_shown(name))
@@ -119,7 +130,7 @@ inline std::string uri_redact(std::string_view text) {
       out += "***";
     else
       out.append(name).append("=***");
-  }
+  });
   return out;
 }
 
@@ -177,18 +188,15 @@ void uri_host_port(std::string_view hp, std::string& host, int& port, std::strin
 /// item without a value fails.
 template <class Fail, class Each>
 void uri_query(std::string_view query, Fail&& fail, Each&& each) {
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const std::string_view item = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-    if (item.empty()) continue;
+  uri_query_items(query, [&fail, &each](std::string_view item) {
+    if (item.empty()) return;
     const auto eq = item.find('=');
     const std::string_view name = item.substr(0, eq);
     std::string value;
     if (eq == std::string_view::npos || !percent_decode(item.substr(eq + 1), value))
       fail("query parameter '" + std::string(name) + "' needs a value");
     each(name, value);
-  }
+  });
 }
 
 }  // namespace detail
@@ -227,6 +235,18 @@ struct server_address {
     if (a.connect_timeout.count() <= 0) a.connect_timeout = connect;
     if (a.command_timeout.count() <= 0) a.command_timeout = command;
     return a;
+  }
+
+  /// Calls `each(item)` for every '&'-separated item of `query`, empty ones included (an empty
+  /// query is one empty item).
+  template <class Each>
+  void uri_query_items(std::string_view query, Each&& each) {
+    for (;;) {
+      const auto amp = query.find('&');
+      each(query.substr(0, amp));
+      if (amp == std::string_view::npos) return;
+      query.remove_prefix(amp + 1);
+    }
   }
 
   /// `text` with any password in it replaced by `***`, for quoting a URI in a message: the part

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -28,6 +29,17 @@ namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
 namespace detail {
 
+/// Where the user info of a URI `conninfo` lies: from after `scheme://` up to its last '@';
+/// none when `conninfo` is no URI or has no '@'.
+inline std::optional<std::pair<std::size_t, std::size_t>> postgres_user_info(
+    std::string_view conninfo) {
+  const auto scheme = conninfo.find("://");
+  const auto at = conninfo.rfind('@');
+  if (scheme == std::string_view::npos || at == std::string_view::npos || at < scheme + 3)
+    return std::nullopt;
+  return std::pair{scheme + 3, at};
+}
+
 /// The passwords a libpq connection string may hold, found without parsing it (it may not
 /// parse): in a URI, the user info after its first ':' (up to the last '@'), raw and
 /// percent-decoded; the value of a `password` keyword or query parameter. Longest first.
@@ -36,11 +48,10 @@ inline std::vector<std::string> postgres_secrets(std::string_view conninfo) {
   const auto add = [&](std::string_view v) {
     if (!v.empty()) out.emplace_back(v);
   };
-  if (const auto scheme = conninfo.find("://"); scheme != std::string_view::npos) {
-    const auto at = conninfo.rfind('@');
-    const auto colon = conninfo.find(':', scheme + 3);
-    if (at != std::string_view::npos && at > scheme && colon != std::string_view::npos &&
-        colon < at) {
+  if (const auto info = postgres_user_info(conninfo)) {
+    const auto [from, at] = *info;
+    const auto colon = conninfo.find(':', from);
+    if (colon < at) {
       const std::string_view raw = conninfo.substr(colon + 1, at - colon - 1);
       add(raw);
       std::string decoded;
@@ -163,12 +174,11 @@ class postgres_connection {
     std::string db;
     // libpq ends a URI's user info at the first '/': a password with a '/' in it would be read
     // as a host, a port and a database name, which messages show.
-    if (const auto scheme = conninfo_.find("://"); scheme != std::string::npos) {
-      const auto at = conninfo_.rfind('@');
-      if (at != std::string::npos && at > scheme && conninfo_.find('/', scheme + 3) < at)
-        throw invalid_option_error(
-            "flakeid: invalid PostgreSQL connection string: an '@' follows a '/' (a '/' in the "
-            "password is written %2F, an '@' in the path or a parameter %40)");
+    if (const auto info = postgres_user_info(conninfo_);
+        info && conninfo_.find('/', info->first) < info->second) {
+      throw invalid_option_error(
+          "flakeid: invalid PostgreSQL connection string: an '@' follows a '/' (a '/' in the "
+          "password is written %2F, an '@' in the path or a parameter %40)");
     }
     char* err = nullptr;
     PQconninfoOption* opts = PQconninfoParse(conninfo_.c_str(), &err);
