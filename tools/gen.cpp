@@ -52,7 +52,8 @@ const std::string_view gen_help =
     "                FLAKEID_LEASE_NAMESPACE, default 'default'); a note on stderr says which\n"
     "                (-q silences it). When no id can be leased, gen fails (exit 1): it never\n"
     "                falls back to a fixed id.\n"
-    "  --datacenter  the datacenter id (default 0).\n"
+    "  --datacenter  the datacenter id (default 0), with --worker or FLAKEID_WORKER_ID only: a\n"
+    "                leased id takes its datacenter from the lease.\n"
     "  --gene        the key whose gene the IDs carry (layouts with a gene field; default 0).\n"
     "  --format      text (default), json ({\"id\":\"...\"} per line) or tsv (with a header).\n"
     "\n"
@@ -219,6 +220,12 @@ int run_gen(context& c, std::span<const std::string> argv) {
         r.layout_name + " has none");
   const std::size_t preset = preset_index("gen", l, r.layout_name, "mint IDs of");
 
+  // A leased id is a node number over the datacenter and worker fields (lease 32 of twitter is
+  // datacenter 1, worker 0): a datacenter put over it would give two holders one node.
+  if (a.get("--datacenter") && !a.get("--worker") && std::getenv("FLAKEID_WORKER_ID") == nullptr)
+    fail(
+        "flakeid gen: --datacenter applies only to a fixed worker id (--worker or "
+        "FLAKEID_WORKER_ID): a leased id takes its datacenter from the lease");
   default_node fallback;
   if (const auto w = a.get("--worker")) {
     r.node.node.worker = read_number("gen", "--worker", *w);

@@ -41,3 +41,24 @@ execute_process(
 if(NOT rc EQUAL 1 OR NOT out STREQUAL "" OR NOT err STREQUAL "flakeid gen: no worker id could be leased: cannot create the lease directory ${lease_dir}/missing: No such file or directory; pass --worker W (or set FLAKEID_WORKER_ID) to use a fixed id\n")
   failed(gen_no_worker_no_fallback "no lease directory: exit ${rc}, stdout '${out}', stderr '${err}'")
 endif()
+# A leased id is a node number over the datacenter and worker fields (lease 32 of twitter is
+# datacenter 1, worker 0), so --datacenter on a leased id gave two runs holding ids 0 and 32 the
+# same node (2 runs of 1,000,000 IDs with --datacenter 3: 36,864 duplicates). gen refuses it,
+# before it takes a lease; with a fixed worker (FLAKEID_WORKER_ID) the datacenter is the user's.
+set(dc_dir "${CMAKE_CURRENT_BINARY_DIR}/cli-dc-leases-${tag}")
+file(MAKE_DIRECTORY "${dc_dir}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${dc_dir}
+                        FLAKEID_LEASE_NAMESPACE=clitest "${CLI}" gen --datacenter 3
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(GLOB dc_files "${dc_dir}/*")
+if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR NOT dc_files STREQUAL "" OR NOT err STREQUAL "flakeid gen: --datacenter applies only to a fixed worker id (--worker or FLAKEID_WORKER_ID): a leased id takes its datacenter from the lease\n")
+  failed(gen_datacenter_with_a_lease_refused "exit ${rc}, stdout '${out}', stderr '${err}', files '${dc_files}'")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env FLAKEID_WORKER_ID=7 "${CLI}" gen -q --datacenter 3
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(STRIP "${out}" out)
+execute_process(COMMAND "${CLI}" parse --layout twitter "${out}" OUTPUT_VARIABLE parsed)
+if(NOT rc EQUAL 0 OR NOT parsed MATCHES " datacenter=3 worker=7 ")
+  failed(gen_datacenter_with_an_env_worker "exit ${rc}, stderr '${err}', parsed '${parsed}'")
+endif()
+file(REMOVE_RECURSE "${dc_dir}")
