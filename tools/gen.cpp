@@ -1,6 +1,8 @@
 // flakeid gen: mints IDs with a snowflake generator of a preset layout.
 #include "gen.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -49,7 +51,9 @@ const std::string_view gen_help =
     "  --worker      the worker id. Without it, the id comes from the environment variable\n"
     "                FLAKEID_WORKER_ID, else from a host-wide file lease (directory\n"
     "                FLAKEID_LEASE_DIR, default /dev/shm/flakeid; namespace\n"
-    "                FLAKEID_LEASE_NAMESPACE, default 'default'); a note on stderr says which\n"
+    "                FLAKEID_LEASE_NAMESPACE, default 'default'; in a container with an IPC\n"
+    "                namespace of its own, its /dev/shm is its own: name a directory that every\n"
+    "                container sees); a note on stderr says which\n"
     "                (-q silences it). When no id can be leased, gen fails (exit 1): it never\n"
     "                falls back to a fixed id.\n"
     "  --datacenter  the datacenter id (default 0), with --worker or FLAKEID_WORKER_ID only: a\n"
@@ -116,6 +120,26 @@ struct default_node {
   std::shared_ptr<void> keep;
 };
 
+/// Why the default lease directory may be this process's container's alone, or empty. It is
+/// host-wide in the host's IPC namespace only: a container with one of its own (Docker's and
+/// Kubernetes' default) has a /dev/shm of its own too, unless the directory is a mount of its
+/// own (a host directory mounted into every container). Empty where /proc cannot tell.
+std::string private_default_directory() {
+#if defined(__linux__)
+  constexpr ino_t host_ipc_namespace = 0xEFFFFFFFU;  // the kernel's PROC_IPC_INIT_INO
+  struct stat ns {};
+  if (::stat("/proc/self/ns/ipc", &ns) != 0 || ns.st_ino == host_ipc_namespace) return {};
+  struct stat dir {};
+  struct stat shm {};
+  if (::stat(flakeid::default_lease_directory().c_str(), &dir) == 0 &&
+      ::stat("/dev/shm", &shm) == 0 && dir.st_dev != shm.st_dev)
+    return {};
+  return "ipc:[" + std::to_string(ns.st_ino) + "]";
+#else
+  return {};
+#endif
+}
+
 default_node default_worker(const context& c, const flakeid::layout& l) {
   if (std::getenv("FLAKEID_WORKER_ID") != nullptr)
     return {flakeid::env_worker_id{}.assign(l), nullptr};
@@ -130,6 +154,16 @@ default_node default_worker(const context& c, const flakeid::layout& l) {
     if (e == flakeid::lease_event::waiting) c.note(detail);
   };
   try {
+    if (dir == nullptr || *dir == '\0') {
+      if (const std::string ns = private_default_directory(); !ns.empty())
+        throw std::runtime_error(
+            "this process has an IPC namespace of its own (" + ns + ": a container's), so " +
+            flakeid::default_lease_directory() +
+            " may be this container's alone and another container could lease the same id: set "
+            "FLAKEID_LEASE_DIR to a directory mounted into every container that mints "
+            "(FLAKEID_LEASE_DIR=" +
+            flakeid::default_lease_directory() + " takes this one as it is)");
+    }
     const flakeid::file_store store{
         (dir != nullptr && *dir != '\0') ? std::string(dir) : flakeid::default_lease_directory(),
         where};

@@ -62,3 +62,33 @@ if(NOT rc EQUAL 0 OR NOT parsed MATCHES " datacenter=3 worker=7 ")
   failed(gen_datacenter_with_an_env_worker "exit ${rc}, stderr '${err}', parsed '${parsed}'")
 endif()
 file(REMOVE_RECURSE "${dc_dir}")
+# The default directory, /dev/shm/flakeid, is host-wide only in the host's IPC namespace: a
+# container with one of its own (Docker's and Kubernetes' default) has a /dev/shm of its own, and
+# two such containers each leased id 0 (2 containers x 1,000,000 IDs: 114,688 duplicates). gen
+# refuses the default there (exit 1, nothing minted); a directory named in FLAKEID_LEASE_DIR is
+# the user's word that every container sees it. Run where `unshare` may make an IPC and a mount
+# namespace (as root, or with user namespaces).
+execute_process(COMMAND unshare --ipc --mount true RESULT_VARIABLE can_unshare OUTPUT_QUIET ERROR_QUIET)
+set(as_container unshare --ipc --mount)
+if(NOT can_unshare EQUAL 0)
+  execute_process(COMMAND unshare --user --map-root-user --ipc --mount true
+                  RESULT_VARIABLE can_unshare OUTPUT_QUIET ERROR_QUIET)
+  set(as_container unshare --user --map-root-user --ipc --mount)
+endif()
+if(can_unshare EQUAL 0)
+  execute_process(COMMAND ${as_container} env -u FLAKEID_WORKER_ID -u FLAKEID_LEASE_DIR
+                          sh -c "mount -t tmpfs shm /dev/shm && exec \"$0\" gen" "${CLI}"
+                  COMMAND_ECHO NONE RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 1 OR NOT out STREQUAL "" OR NOT err MATCHES "^flakeid gen: no worker id could be leased: this process has an IPC namespace of its own \\(ipc:\\[[0-9]+\\]: a container's\\), so /dev/shm/flakeid may be this container's alone and another container could lease the same id: set FLAKEID_LEASE_DIR to a directory mounted into every container that mints \\(FLAKEID_LEASE_DIR=/dev/shm/flakeid takes this one as it is\\); pass --worker W \\(or set FLAKEID_WORKER_ID\\) to use a fixed id\n$")
+    failed(gen_default_lease_refused_in_a_container "exit ${rc}, stdout '${out}', stderr '${err}'")
+  endif()
+  set(named_dir "${CMAKE_CURRENT_BINARY_DIR}/cli-named-leases-${tag}")
+  file(MAKE_DIRECTORY "${named_dir}")
+  execute_process(COMMAND ${as_container} env -u FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=${named_dir}
+                          "${CLI}" gen -q
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^[0-9]+\n$")
+    failed(gen_named_lease_dir_in_a_container "exit ${rc}, stdout '${out}', stderr '${err}'")
+  endif()
+  file(REMOVE_RECURSE "${named_dir}")
+endif()
