@@ -2,10 +2,18 @@
 // fence a generator honours.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
 #include <atomic>
 #include <cstdlib>
+#include <flakeid/host_worker_id.hpp>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "generator_support.hpp"
 
@@ -161,6 +169,60 @@ TEST(worker_id_test, private_ipv4_node_takes_the_low_16_bits_as_sonyflake_does) 
                  "flakeid: no network interface that is up has a private IPv4 address (10/8, "
                  "172.16/12, 192.168/16)");
   }
+}
+
+// Interfaces as `getifaddrs` lists them: a name, an IPv4 address, the flags.
+struct interface_entry {
+  std::string name;
+  const char* ip;
+  unsigned flags;
+};
+constexpr auto up = static_cast<unsigned>(IFF_UP);
+constexpr auto loopback = static_cast<unsigned>(IFF_UP | IFF_LOOPBACK);
+
+// The address `private_ipv4_node{}` takes from `entries` (docker0 and virbr0 are bridges), and
+// in `passed_over` the bridges' it passed over.
+std::string own_address(std::vector<interface_entry> entries, std::string& passed_over) {
+  std::vector<sockaddr_in> addresses(entries.size());
+  std::vector<ifaddrs> list(entries.size());
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    addresses[k].sin_family = AF_INET;
+    EXPECT_EQ(::inet_pton(AF_INET, entries[k].ip, &addresses[k].sin_addr), 1);
+    list[k].ifa_name = entries[k].name.data();
+    list[k].ifa_flags = entries[k].flags;
+    list[k].ifa_addr = reinterpret_cast<sockaddr*>(&addresses[k]);
+    list[k].ifa_next = k + 1 < entries.size() ? &list[k + 1] : nullptr;
+  }
+  const auto bridge = [](const char* name) {
+    return std::string_view(name) == "docker0" || std::string_view(name) == "virbr0";
+  };
+  return flakeid::detail::own_private_ipv4(list.data(), bridge, passed_over);
+}
+
+// Two hosts with public addresses on eth0 and Docker's bridge took docker0's 172.17.0.1, both
+// worker 1 (2 hosts x 1,000,000 IDs: 933,888 duplicates). A bridge's address is every such
+// host's: it is passed over, and a host with no other private address is told to name its own.
+TEST(worker_id_test, private_ipv4_node_passes_over_a_bridges_address_that_other_hosts_have) {
+  std::string passed_over;
+  EXPECT_EQ(own_address({{"eth0", "203.0.113.5", up}, {"docker0", "172.17.0.1", up}}, passed_over),
+            "");
+  EXPECT_EQ(passed_over, "172.17.0.1 on docker0");
+  passed_over.clear();
+  EXPECT_EQ(own_address({{"virbr0", "192.168.122.1", up},
+                         {"docker0", "172.17.0.1", up},
+                         {"eth0", "10.1.2.3", up}},
+                        passed_over),
+            "10.1.2.3");
+  EXPECT_EQ(passed_over, "192.168.122.1 on virbr0, 172.17.0.1 on docker0");
+  // Neither an address on a loopback (an anycast address that many hosts carry) nor one on an
+  // interface that is down.
+  passed_over.clear();
+  EXPECT_EQ(
+      own_address(
+          {{"lo", "10.9.9.9", loopback}, {"eth0", "10.0.0.1", 0}, {"eth1", "192.168.1.20", up}},
+          passed_over),
+      "192.168.1.20");
+  EXPECT_EQ(passed_over, "");
 }
 
 TEST(worker_id_test, host_pid_guess_stays_within_the_layouts_fields) {

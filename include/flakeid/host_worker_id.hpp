@@ -20,6 +20,11 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +32,7 @@
 #include <string>
 #include <string_view>
 
+#include "detail/posix_file.hpp"
 #include "detail/text_util.hpp"
 #include "layout.hpp"
 #include "version.hpp"
@@ -34,6 +40,66 @@
 
 namespace flakeid {
 inline namespace FLAKEID_ABI_NAMESPACE {
+
+namespace detail {
+
+/// Whether `ip` lies in 10/8, 172.16/12 or 192.168/16 (RFC 1918).
+[[nodiscard]] inline bool is_private_ipv4(const std::uint8_t (&ip)[4]) noexcept {
+  return ip[0] == 10 || (ip[0] == 172 && ip[1] >= 16 && ip[1] < 32) ||
+         (ip[0] == 192 && ip[1] == 168);
+}
+
+/// Whether network interface `name` of this process's network namespace is a bridge (Linux:
+/// its driver, as `ethtool -i` tells it, is "bridge"; false elsewhere).
+[[nodiscard]] inline bool is_bridge_interface(const char* name) {
+#if defined(__linux__)
+  const unique_fd s{::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
+  if (s.get() < 0 || std::strlen(name) >= IFNAMSIZ) return false;
+  ethtool_drvinfo info{};
+  info.cmd = ETHTOOL_GDRVINFO;
+  ifreq req{};
+  std::memcpy(req.ifr_name, name, std::strlen(name));
+  req.ifr_data = reinterpret_cast<char*>(&info);  // NOLINT: the ioctl's argument
+  if (::ioctl(s.get(), SIOCETHTOOL, &req) != 0) return false;
+  return std::strncmp(info.driver, "bridge", sizeof info.driver) == 0;
+#else
+  (void)name;
+  return false;
+#endif
+}
+
+/// The host's own private IPv4 address in `list` (from `getifaddrs`), dotted: the first on an
+/// interface that is up and is neither a loopback nor a bridge (`is_bridge`). A bridge's address
+/// is the gateway of the containers or virtual machines behind it, and every host with the same
+/// software has the same one (Docker's docker0 172.17.0.1, libvirt's virbr0 192.168.122.1): two
+/// hosts with public addresses on their own interfaces both took docker0's, worker 1. Empty when
+/// there is none; `passed_over` then lists the bridges' private addresses (`172.17.0.1 on
+/// docker0`), for the message.
+inline std::string own_private_ipv4(const ifaddrs* list, bool (*is_bridge)(const char*),
+                                    std::string& passed_over) {
+  for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET ||
+        (i->ifa_flags & IFF_UP) == 0 || (i->ifa_flags & IFF_LOOPBACK) != 0)
+      continue;
+    sockaddr_in in{};
+    std::memcpy(&in, i->ifa_addr, sizeof in);
+    const std::uint32_t a = ntohl(in.sin_addr.s_addr);
+    const std::uint8_t ip[4] = {static_cast<std::uint8_t>(a >> 24),
+                                static_cast<std::uint8_t>(a >> 16),
+                                static_cast<std::uint8_t>(a >> 8), static_cast<std::uint8_t>(a)};
+    if (!is_private_ipv4(ip)) continue;
+    std::string text = std::to_string(ip[0]) + "." + std::to_string(ip[1]) + "." +
+                       std::to_string(ip[2]) + "." + std::to_string(ip[3]);
+    if (i->ifa_name != nullptr && is_bridge(i->ifa_name)) {
+      passed_over += (passed_over.empty() ? "" : ", ") + text + " on " + i->ifa_name;
+      continue;
+    }
+    return text;
+  }
+  return {};
+}
+
+}  // namespace detail
 
 /// The ordinal of a Kubernetes StatefulSet pod, from its host name `<set>-<ordinal>`
 /// (`orders-12` gives worker 12). The host name comes from the constructor, or else from
@@ -67,11 +133,15 @@ struct statefulset_ordinal {
 
 /// Sonyflake's machine id: the low 16 bits of the host's private IPv4 address (RFC 1918:
 /// 10/8, 172.16/12, 192.168/16) as the worker id, so hosts of one /16 never share it. The
-/// address comes from `address` (dotted quad), or else from the first interface that is up and
-/// has a private IPv4 address (`getifaddrs`, the kernel's order). Every process of a host gets
-/// the same id: for more than one per host, use a lease. Throws `worker_id_error` when there is
-/// no such address or `address` is not one, and `field_range_error` when the 16 bits do not fit
-/// the layout's worker field (use a layout with 16 worker bits, such as `sonyflake`).
+/// address comes from `address` (dotted quad), or else from the first interface that is up, is
+/// not a loopback and not a bridge, and has a private IPv4 address (`getifaddrs`, the kernel's
+/// order). A bridge's address is passed over: it is the gateway of the containers or virtual
+/// machines behind it, the same on every host that runs the same software (Docker's docker0,
+/// 172.17.0.1); a host whose own address is on a bridge passes it as `address`. Every process
+/// of a host gets the same id: for more than one per host, use a lease. Throws
+/// `worker_id_error` when there is no such address (naming the bridges' it passed over) or
+/// `address` is not one, and `field_range_error` when the 16 bits do not fit the layout's
+/// worker field (use a layout with 16 worker bits, such as `sonyflake`).
 struct private_ipv4_node {
   std::string address;  // empty: the machine's first private IPv4 address
 
@@ -79,13 +149,25 @@ struct private_ipv4_node {
     std::uint8_t ip[4] = {};
     std::string text = address;
     if (text.empty()) {
-      text = first_private_ipv4();
+      std::string bridges;
+      ifaddrs* list = nullptr;
+      if (::getifaddrs(&list) == 0) {
+        text = detail::own_private_ipv4(list, detail::is_bridge_interface, bridges);
+        ::freeifaddrs(list);
+      }
+      if (text.empty() && !bridges.empty())
+        detail::reject_worker(
+            "no network interface that is up, other than a bridge, has a private IPv4 address "
+            "(10/8, 172.16/12, 192.168/16); a bridge's (" +
+            bridges +
+            ") is the gateway of the containers or virtual machines behind it, which other hosts "
+            "have too: pass this host's own address (private_ipv4_node{\"10.0.4.2\"})");
       if (text.empty())
         detail::reject_worker(
             "no network interface that is up has a private IPv4 address "
             "(10/8, 172.16/12, 192.168/16)");
     }
-    if (!parse(text, ip) || !is_private(ip))
+    if (!parse(text, ip) || !detail::is_private_ipv4(ip))
       detail::reject_worker("'" + text +
                             "' is not a private IPv4 address (10/8, 172.16/12, 192.168/16)");
     const std::uint64_t n = (std::uint64_t{ip[2]} << 8) | ip[3];
@@ -97,10 +179,6 @@ struct private_ipv4_node {
   }
 
  private:
-  static bool is_private(const std::uint8_t (&ip)[4]) noexcept {
-    return ip[0] == 10 || (ip[0] == 172 && ip[1] >= 16 && ip[1] < 32) ||
-           (ip[0] == 192 && ip[1] == 168);
-  }
   static bool parse(std::string_view t, std::uint8_t (&ip)[4]) noexcept {
     for (int i = 0; i < 4; ++i) {
       const std::size_t end = i < 3 ? t.find('.') : t.size();
@@ -111,27 +189,6 @@ struct private_ipv4_node {
       t = i < 3 ? t.substr(end + 1) : std::string_view{};
     }
     return true;
-  }
-  static std::string first_private_ipv4() {
-    ifaddrs* list = nullptr;
-    if (::getifaddrs(&list) != 0) return {};
-    std::string found;
-    for (const ifaddrs* i = list; i != nullptr && found.empty(); i = i->ifa_next) {
-      if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET ||
-          (i->ifa_flags & IFF_UP) == 0)
-        continue;
-      sockaddr_in in{};
-      std::memcpy(&in, i->ifa_addr, sizeof in);
-      const std::uint32_t a = ntohl(in.sin_addr.s_addr);
-      const std::uint8_t ip[4] = {static_cast<std::uint8_t>(a >> 24),
-                                  static_cast<std::uint8_t>(a >> 16),
-                                  static_cast<std::uint8_t>(a >> 8), static_cast<std::uint8_t>(a)};
-      if (is_private(ip))
-        found = std::to_string(ip[0]) + "." + std::to_string(ip[1]) + "." + std::to_string(ip[2]) +
-                "." + std::to_string(ip[3]);
-    }
-    ::freeifaddrs(list);
-    return found;
   }
 };
 
