@@ -147,6 +147,10 @@ default_node default_worker(const context& c, const flakeid::layout& l) {
   if (const char* ns = std::getenv("FLAKEID_LEASE_NAMESPACE"); ns != nullptr && *ns != '\0')
     where.name_space = ns;
   const char* dir = std::getenv("FLAKEID_LEASE_DIR");
+  if (dir != nullptr && *dir != '\0' && *dir != '/')
+    fail("flakeid gen: FLAKEID_LEASE_DIR " + quote(dir) +
+         " is a relative path, another directory in each working directory, where a run "
+         "elsewhere could lease the same id; give an absolute path");
   flakeid::lease_options options;
   // A claim that must wait over a second (a new lease directory, a store that may have lost its
   // records) says so, with how long and why, before the wait.

@@ -46,12 +46,20 @@ namespace flakeid_cli {
 namespace {
 
 /// The file store's directory: FLAKEID_SEGMENT_DIR, else $XDG_STATE_HOME/flakeid/segments, else
-/// ~/.local/state/flakeid/segments.
+/// ~/.local/state/flakeid/segments. Absolute only: a relative one is another directory in each
+/// working directory, whose counter starts again. A relative FLAKEID_SEGMENT_DIR is bad input; a
+/// relative XDG_STATE_HOME (or HOME) is ignored, as the XDG specification says.
 std::filesystem::path segment_directory() {
-  if (const char* d = std::getenv("FLAKEID_SEGMENT_DIR"); d != nullptr && *d != '\0') return d;
-  if (const char* s = std::getenv("XDG_STATE_HOME"); s != nullptr && *s != '\0')
+  if (const char* d = std::getenv("FLAKEID_SEGMENT_DIR"); d != nullptr && *d != '\0') {
+    if (*d != '/')
+      fail("flakeid gen: FLAKEID_SEGMENT_DIR " + quote(d) +
+           " is a relative path, another directory in each working directory, where a run "
+           "elsewhere would hand out the same numbers again; give an absolute path");
+    return d;
+  }
+  if (const char* s = std::getenv("XDG_STATE_HOME"); s != nullptr && *s == '/')
     return std::filesystem::path(s) / "flakeid" / "segments";
-  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0')
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h == '/')
     return std::filesystem::path(h) / ".local" / "state" / "flakeid" / "segments";
   fail("flakeid gen: no directory for the file store: set FLAKEID_SEGMENT_DIR");
 }

@@ -94,6 +94,27 @@ if(NOT counter STREQUAL "00000000000000000026\n")
   failed(gen_segment_file_counter "orders.segment holds '${counter}'")
 endif()
 file(REMOVE_RECURSE "${segment_dir}")
+# A relative directory is another one in each working directory: two runs from two directories
+# handed out the same numbers (XDG_STATE_HOME=state: 2 runs x 1,000, 1,000 repeated). A relative
+# FLAKEID_SEGMENT_DIR is bad input (exit 2); a relative XDG_STATE_HOME is ignored, as the XDG
+# specification says, for $HOME/.local/state.
+set(rel_home "${CMAKE_CURRENT_BINARY_DIR}/cli-home-${tag}")
+set(rel_cwd "${CMAKE_CURRENT_BINARY_DIR}/cli-cwd-${tag}")
+file(MAKE_DIRECTORY "${rel_home}" "${rel_cwd}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env FLAKEID_SEGMENT_DIR=ids "${CLI}" gen --generator segment
+                        --store file -n 2
+                WORKING_DIRECTORY "${rel_cwd}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR EXISTS "${rel_cwd}/ids" OR NOT err STREQUAL "flakeid gen: FLAKEID_SEGMENT_DIR 'ids' is a relative path, another directory in each working directory, where a run elsewhere would hand out the same numbers again; give an absolute path\n")
+  failed(gen_segment_relative_dir_refused "exit ${rc}, stdout '${out}', stderr '${err}'")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_SEGMENT_DIR XDG_STATE_HOME=state
+                        HOME=${rel_home} "${CLI}" gen --generator segment --store file -n 2
+                WORKING_DIRECTORY "${rel_cwd}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "1\n2\n" OR EXISTS "${rel_cwd}/state"
+   OR NOT EXISTS "${rel_home}/.local/state/flakeid/segments/default.segment")
+  failed(gen_segment_relative_xdg_state_home_ignored "exit ${rc}, stdout '${out}', stderr '${err}'")
+endif()
+file(REMOVE_RECURSE "${rel_home}" "${rel_cwd}")
 
 # ---- gen --config FILE --name NAME (a registry configuration, docs/registry.md) ---------------
 if(CLI_REGISTRY)

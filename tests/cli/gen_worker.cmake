@@ -62,6 +62,18 @@ if(NOT rc EQUAL 0 OR NOT parsed MATCHES " datacenter=3 worker=7 ")
   failed(gen_datacenter_with_an_env_worker "exit ${rc}, stderr '${err}', parsed '${parsed}'")
 endif()
 file(REMOVE_RECURSE "${dc_dir}")
+# A relative FLAKEID_LEASE_DIR is another directory in each working directory: two runs from two
+# directories each leased id 0 (2 runs x 1,000,000 IDs: 57,344 duplicates). It is bad input
+# (exit 2), refused before a lease is taken.
+set(rel_cwd "${CMAKE_CURRENT_BINARY_DIR}/cli-lease-cwd-${tag}")
+file(MAKE_DIRECTORY "${rel_cwd}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=FLAKEID_WORKER_ID FLAKEID_LEASE_DIR=leases
+                        "${CLI}" gen
+                WORKING_DIRECTORY "${rel_cwd}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR EXISTS "${rel_cwd}/leases" OR NOT err STREQUAL "flakeid gen: FLAKEID_LEASE_DIR 'leases' is a relative path, another directory in each working directory, where a run elsewhere could lease the same id; give an absolute path\n")
+  failed(gen_relative_lease_dir_refused "exit ${rc}, stdout '${out}', stderr '${err}'")
+endif()
+file(REMOVE_RECURSE "${rel_cwd}")
 # The default directory, /dev/shm/flakeid, is host-wide only in the host's IPC namespace: a
 # container with one of its own (Docker's and Kubernetes' default) has a /dev/shm of its own, and
 # two such containers each leased id 0 (2 containers x 1,000,000 IDs: 114,688 duplicates). gen
