@@ -68,6 +68,28 @@ TEST_F(mysql_lease_test, release_records_the_last_timestamp_and_frees_the_row) {
   EXPECT_EQ(r.rows[0].at(1), "1") << "the last timestamp is kept for the next holder";
 }
 
+TEST_F(mysql_lease_test, renewals_and_release_are_committed_under_a_global_autocommit_off) {
+  // Sessions that start with autocommit off kept a renewal's or release's UPDATE open until
+  // the session ended, when the server rolled it back: the row went back to the claim's
+  // expiry while the holder minted up to the deadline it had been confirmed.
+  auto o = quick_options(unique_ns("autocommit"));
+  (void)b.raw().exec("SET GLOBAL autocommit = 0");
+  std::string open;
+  {
+    auto l = flakeid::mysql_store{b.server.uri(), store_options_of(o)}.lease(o);
+    EXPECT_EQ(l.acquire(4), 0U);
+    l.renew_now();
+    open = b.value_of("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE "
+                      "trx_rows_modified > 0");
+  }
+  (void)b.raw().exec("SET GLOBAL autocommit = 1");
+  EXPECT_EQ(open, "0") << "transactions that changed rows and are still open";
+  EXPECT_EQ(b.value_of("SELECT holder IS NULL FROM `flakeid_lease_" + o.name_space +
+                       "` WHERE id = 0"),
+            "1")
+      << "released";
+}
+
 TEST_F(mysql_lease_test, an_older_table_gets_the_instance_column_from_a_claim_that_names_one) {
   an_older_table_gets_the_instance_column_from_a_claim_that_names_one(b);
 }

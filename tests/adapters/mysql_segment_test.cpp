@@ -163,6 +163,24 @@ TEST_F(mysql_segment_test, a_chain_in_leaf_mode_takes_the_steps_of_leafs_dynamic
       {"101", "301", "501", "601", "701", "901", "1301", "2101", "2901"});
 }
 
+TEST_F(mysql_cosid_segment_test, resume_above_is_committed_under_a_global_autocommit_off) {
+  // A server whose sessions start with autocommit off (my.cnf, or an init_connect that sets
+  // it): a statement outside START TRANSACTION stays uncommitted, and the server rolls it back
+  // when the session ends.
+  const std::string ns = unique_segment_ns("autocommit");
+  make_leaf_table(b, ns, 1, 100);
+  (void)b.raw().exec("SET GLOBAL autocommit = 0");
+  const flakeid::mysql_store leaf{b.server.uri(), {.name_space = ns}, flakeid::mysql_table::leaf};
+  const flakeid::mysql_store cosid{b.server.uri(), {.name_space = ns},
+                                   flakeid::mysql_table::cosid};
+  EXPECT_EQ(leaf.distributor(ns).resume_above(5000), 5000U);
+  EXPECT_EQ(cosid.distributor("orders").resume_above(300), 300U);
+  // Those distributors have closed their connections; new ones count above what was resumed.
+  EXPECT_EQ(leaf.distributor(ns).next_max_id(10), 5010U) << "Leaf's segment [5001, 5011)";
+  EXPECT_EQ(cosid.distributor("orders").next_max_id(10), 310U);
+  (void)b.raw().exec("SET GLOBAL autocommit = 1");
+}
+
 /// Forks `processes` children, each drawing `per_process` IDs from a generator with options
 /// `o` on counter `key` of `table`, while this process takes `peer_calls` segments of
 /// `peer_step` with `peer(step)`, which returns the segment's [first, last]. Every ID is

@@ -142,8 +142,9 @@ inline std::string mysql_literal(std::string_view s) {
 /// One connection to MySQL or MariaDB, opened on first use within `connect_timeout`, every
 /// request bounded by `io_timeout` on the client side. A request that fails (or runs out of
 /// time) drops the connection, so the server rolls back what it had begun, and the next one
-/// reconnects. The session runs in UTC with CLIENT_FOUND_ROWS (an UPDATE counts the rows it
-/// matched). Not thread-safe: one caller at a time.
+/// reconnects. The session runs in UTC with autocommit on (whatever the server's default) and
+/// CLIENT_FOUND_ROWS (an UPDATE counts the rows it matched). Not thread-safe: one caller at a
+/// time.
 class mysql_connection {
  public:
   mysql_connection(mysql_address o, std::chrono::milliseconds connect_timeout,
@@ -293,7 +294,10 @@ class mysql_connection {
     if (!m) throw store_connection_error(head + "out of memory");
     (void)::mysql_options(m.get(), MYSQL_OPT_NONBLOCK, nullptr);
     (void)mysql_optionsv(m.get(), MYSQL_SET_CHARSET_NAME, "utf8mb4");
-    (void)mysql_optionsv(m.get(), MYSQL_INIT_COMMAND, "SET time_zone = '+00:00'");
+    // Autocommit on whatever the server's default (`autocommit = 0` in its configuration or
+    // an `init_connect`): a statement outside START TRANSACTION would stay open, and be rolled
+    // back with the session, after it was confirmed (a renewal, a release, `resume_above`).
+    (void)mysql_optionsv(m.get(), MYSQL_INIT_COMMAND, "SET time_zone = '+00:00', autocommit = 1");
     if (o_.tls_required()) {
       my_bool on = 1;
       (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_ENFORCE, &on);
