@@ -181,6 +181,22 @@ TEST_F(mysql_cosid_segment_test, resume_above_is_committed_under_a_global_autoco
   (void)b.raw().exec("SET GLOBAL autocommit = 1");
 }
 
+TEST_F(mysql_segment_test, a_leaf_column_at_its_end_is_an_error_under_a_lax_sql_mode) {
+  // Leaf's max_id made INT by its operators, on a server whose sql_mode is not strict: the
+  // server would store max_id + step cut down to 2^31 - 1, with a warning, and hand that range
+  // out again at every call.
+  make_leaf_table(b, "order", 2147483000, 1000);
+  (void)b.raw().exec("ALTER TABLE leaf_alloc MODIFY max_id INT NOT NULL DEFAULT 1; "
+                     "SET GLOBAL sql_mode = ''");
+  auto d = b.store("leafns", patient).distributor("order", flakeid::mysql_table::leaf);
+  for (std::uint64_t i = 0; i < 6; ++i) EXPECT_EQ(d.next_max_id(100), 2147483099U + 100 * i);
+  expect_next_max_id_fails(d, "order", 100,
+                           "mysql 127.0.0.1:" + std::to_string(b.server.port()) +
+                               " user flakeid db flakeid: Out of range value for column 'max_id'");
+  EXPECT_EQ(d.current(), 2147483599U) << "unchanged";
+  (void)b.raw().exec("SET GLOBAL sql_mode = DEFAULT");
+}
+
 /// Forks `processes` children, each drawing `per_process` IDs from a generator with options
 /// `o` on counter `key` of `table`, while this process takes `peer_calls` segments of
 /// `peer_step` with `peer(step)`, which returns the segment's [first, last]. Every ID is

@@ -142,9 +142,9 @@ inline std::string mysql_literal(std::string_view s) {
 /// One connection to MySQL or MariaDB, opened on first use within `connect_timeout`, every
 /// request bounded by `io_timeout` on the client side. A request that fails (or runs out of
 /// time) drops the connection, so the server rolls back what it had begun, and the next one
-/// reconnects. The session runs in UTC with autocommit on (whatever the server's default) and
-/// CLIENT_FOUND_ROWS (an UPDATE counts the rows it matched). Not thread-safe: one caller at a
-/// time.
+/// reconnects. The session runs in UTC with autocommit on and a strict `sql_mode` (whatever the
+/// server's defaults) and CLIENT_FOUND_ROWS (an UPDATE counts the rows it matched). Not
+/// thread-safe: one caller at a time.
 class mysql_connection {
  public:
   mysql_connection(mysql_address o, std::chrono::milliseconds connect_timeout,
@@ -297,7 +297,11 @@ class mysql_connection {
     // Autocommit on whatever the server's default (`autocommit = 0` in its configuration or
     // an `init_connect`): a statement outside START TRANSACTION would stay open, and be rolled
     // back with the session, after it was confirmed (a renewal, a release, `resume_above`).
-    (void)mysql_optionsv(m.get(), MYSQL_INIT_COMMAND, "SET time_zone = '+00:00', autocommit = 1");
+    // Strict: without it a value past its column's type (Leaf's `max_id` made INT) is stored
+    // cut down to the type's largest, with a warning, and the same range is handed out again.
+    (void)mysql_optionsv(m.get(), MYSQL_INIT_COMMAND,
+                         "SET time_zone = '+00:00', autocommit = 1, sql_mode = CONCAT_WS(',', "
+                         "NULLIF(@@SESSION.sql_mode, ''), 'STRICT_ALL_TABLES')");
     if (o_.tls_required()) {
       my_bool on = 1;
       (void)mysql_optionsv(m.get(), MYSQL_OPT_SSL_ENFORCE, &on);
