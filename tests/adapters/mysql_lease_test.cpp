@@ -90,6 +90,26 @@ TEST_F(mysql_lease_test, renewals_and_release_are_committed_under_a_global_autoc
       << "released";
 }
 
+TEST_F(mysql_lease_test, a_table_without_transactions_is_refused) {
+  // A MyISAM lease table (an operator's, or one converted): SELECT ... FOR UPDATE SKIP LOCKED
+  // locks nothing there, and two claimers took one id (8 processes: id 1 held twice).
+  auto o = quick_options(unique_ns("myisam"));
+  (void)b.raw().exec("CREATE TABLE `flakeid_lease_" + o.name_space +
+                     "` (id BIGINT NOT NULL PRIMARY KEY, holder VARCHAR(255) NULL, last_unix_ms "
+                     "BIGINT NULL, expires_ms BIGINT NOT NULL, instance VARCHAR(128) CHARACTER "
+                     "SET utf8mb4 COLLATE utf8mb4_bin NULL) ENGINE=MyISAM");
+  auto l = flakeid::mysql_store{b.server.uri(), store_options_of(o)}.lease(o);
+  expect_error<flakeid::lease_store_error>(
+      [&] { (void)l.acquire(4); },
+      "flakeid: mysql 127.0.0.1:" + std::to_string(b.server.port()) +
+          " user flakeid db flakeid: table flakeid_lease_" + o.name_space +
+          " uses the MyISAM engine, not InnoDB: without transactions and row locks two "
+          "processes can take one id, and a restart can lose the claims (ALTER TABLE "
+          "flakeid_lease_" +
+          o.name_space + " ENGINE=InnoDB)");
+  EXPECT_EQ(b.value_of("SELECT COUNT(*) FROM `flakeid_lease_" + o.name_space + "` WHERE holder IS NOT NULL"), "0");
+}
+
 TEST_F(mysql_lease_test, an_older_table_gets_the_instance_column_from_a_claim_that_names_one) {
   an_older_table_gets_the_instance_column_from_a_claim_that_names_one(b);
 }

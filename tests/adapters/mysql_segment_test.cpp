@@ -197,6 +197,40 @@ TEST_F(mysql_segment_test, a_leaf_column_at_its_end_is_an_error_under_a_lax_sql_
   (void)b.raw().exec("SET GLOBAL sql_mode = DEFAULT");
 }
 
+TEST_F(mysql_segment_test, a_table_without_transactions_is_refused) {
+  // Leaf's, CosId's and flakeid's tables in engines without transactions or row locks: the
+  // SELECT after the UPDATE may read another process's step too, and two processes then hand
+  // out one range (4 processes x 5,000 calls on a MyISAM leaf_alloc: 9,429 repeated ranges);
+  // MEMORY also forgets every counter at a restart.
+  make_leaf_table(b, "order", 1, 1000);
+  (void)b.raw().exec(
+      "ALTER TABLE leaf_alloc ENGINE=MyISAM; CREATE TABLE cosid (name VARCHAR(100) NOT NULL, "
+      "last_max_id BIGINT UNSIGNED NOT NULL DEFAULT 0, last_fetch_time BIGINT UNSIGNED NOT NULL "
+      "DEFAULT 0, CONSTRAINT cosid_pk PRIMARY KEY (name)) ENGINE=Aria; CREATE TABLE "
+      "`flakeid_segment_mem` (`key` VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, "
+      "last_max_id BIGINT UNSIGNED NOT NULL, expires_ms BIGINT NULL, born VARCHAR(32) NULL) "
+      "ENGINE=MEMORY DEFAULT CHARSET=utf8mb4");
+  const std::string where = "mysql 127.0.0.1:" + std::to_string(b.server.port()) +
+                            " user flakeid db flakeid: table ";
+  const std::string risk =
+      " engine, not InnoDB: without transactions and row locks two processes can take one "
+      "range, and a restart can lose the counter (ALTER TABLE ";
+  auto leaf = b.store("mem", patient).distributor("order", flakeid::mysql_table::leaf);
+  expect_next_max_id_fails(leaf, "order", 100,
+                           where + "leaf_alloc uses the MyISAM" + risk +
+                               "leaf_alloc ENGINE=InnoDB)");
+  auto cosid = b.store("mem", patient).distributor("order", flakeid::mysql_table::cosid);
+  expect_next_max_id_fails(cosid, "order", 100,
+                           where + "cosid uses the Aria" + risk + "cosid ENGINE=InnoDB)");
+  auto own = b.store("mem", patient).distributor("order");
+  expect_next_max_id_fails(own, "order", 100,
+                           where + "flakeid_segment_mem uses the MEMORY" + risk +
+                               "flakeid_segment_mem ENGINE=InnoDB)");
+  EXPECT_EQ(b.value_of("SELECT max_id FROM leaf_alloc"), "1") << "nothing counted";
+  EXPECT_EQ(b.value_of("SELECT COUNT(*) FROM cosid"), "0");
+  EXPECT_EQ(b.value_of("SELECT COUNT(*) FROM `flakeid_segment_mem`"), "0");
+}
+
 /// Forks `processes` children, each drawing `per_process` IDs from a generator with options
 /// `o` on counter `key` of `table`, while this process takes `peer_calls` segments of
 /// `peer_step` with `peer(step)`, which returns the segment's [first, last]. Every ID is

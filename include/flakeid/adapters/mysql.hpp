@@ -16,7 +16,8 @@
 /// `io_timeout`; see `store_options`); a request that runs out drops the connection, so the
 /// server rolls back what it had begun, and the next one reconnects. Messages name the
 /// server's host:port, user and database, never the password. Tables need InnoDB (row locks,
-/// transactions) and MySQL 8.0.1+ or MariaDB 10.6+ (`SKIP LOCKED`).
+/// transactions; a lease's first claim and a distributor's new connection refuse a table in
+/// another engine, naming it) and MySQL 8.0.1+ or MariaDB 10.6+ (`SKIP LOCKED`).
 ///
 /// ## Leases (`store.lease()`)
 ///
@@ -347,7 +348,8 @@ class mysql_distributor
 
   /// On a new connection: refuses a server that loses its last commits when mysqld stops
   /// abruptly (`innodb_flush_log_at_trx_commit = 0`), where a counter could hand a number out
-  /// twice. Throws `store_connection_error`.
+  /// twice, and a table in another engine than InnoDB (`mysql_require_innodb`). Throws
+  /// `store_connection_error`.
   void check_durable() {
     if (s_->conn.connected()) return;
     const detail::mysql_answer a = s_->conn.exec("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit");
@@ -356,6 +358,14 @@ class mysql_distributor
       throw detail::store_connection_error(
           "the server runs with innodb_flush_log_at_trx_commit = 0, which loses the last commits "
           "when mysqld stops abruptly; a segment counter needs 1 (or 2)");
+    }
+    try {
+      detail::mysql_require_innodb(
+          s_->conn, kind_ == mysql_table::flakeid ? "flakeid_segment_" + options_.name_space : table_,
+          "two processes can take one range, and a restart can lose the counter");
+    } catch (...) {
+      s_->conn.reset();  // checked again on the next connection
+      throw;
     }
   }
 

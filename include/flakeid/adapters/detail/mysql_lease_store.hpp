@@ -70,6 +70,25 @@ inline void mysql_add_column(mysql_connection& conn, std::string_view table,
   }
 }
 
+/// Refuses table `table` (unquoted) of the connection's database when it is there in another
+/// engine than InnoDB: the statements of flakeid, Leaf and CosId count on its transactions and
+/// row locks (on MyISAM or Aria the `SELECT` after an `UPDATE` reads another session's step as
+/// well, and `FOR UPDATE SKIP LOCKED` locks nothing; MEMORY forgets every row at a restart).
+/// `risk` says what could follow. A missing table (made InnoDB, or named by the statement's own
+/// error) and a view pass. Throws `store_connection_error`.
+inline void mysql_require_innodb(mysql_connection& conn, std::string_view table,
+                                 std::string_view risk) {
+  const mysql_answer a = conn.exec(
+      "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND "
+      "TABLE_NAME = " +
+      mysql_literal(table));
+  if (a.rows.empty() || a.rows[0].empty() || !a.rows[0][0] || *a.rows[0][0] == "InnoDB") return;
+  const std::string t(table);
+  throw store_connection_error(conn.where() + ": table " + t + " uses the " + *a.rows[0][0] +
+                               " engine, not InnoDB: without transactions and row locks " +
+                               std::string(risk) + " (ALTER TABLE " + t + " ENGINE=InnoDB)");
+}
+
 /// The server's clock in Unix ms. Throws `store_connection_error`.
 inline std::int64_t mysql_clock_ms(mysql_connection& conn) {
   const mysql_answer now = conn.exec(std::string("SELECT ") + mysql_now_ms);
@@ -324,6 +343,8 @@ class mysql_lease_store final : public lease_store {
                        " (id BIGINT NOT NULL PRIMARY KEY, holder VARCHAR(255) NULL, "
                        "last_unix_ms BIGINT NULL, expires_ms BIGINT NOT NULL, instance " +
                        std::string(instance_type) + ") ENGINE=InnoDB");
+      mysql_require_innodb(conn_, name_,
+                           "two processes can take one id, and a restart can lose the claims");
       add_own_row();
       state_.ready = true;
     }
