@@ -174,6 +174,32 @@ TEST_F(mysql_lease_test, worker_node_rows_give_every_start_a_new_id_beside_uid_g
       "flakeid: worker node table name 'w`n' is invalid: use 1 to 40 letters, digits, '_' or '-'");
 }
 
+TEST_F(mysql_lossy_lease_test, worker_node_rows_are_refused_by_a_server_that_loses_commits) {
+  // With innodb_flush_log_at_trx_commit = 0 a row inserted within the second before mysqld
+  // was killed is gone after the restart, and the next start got its id again while the
+  // first process ran on with it (ids 1 and 2, a SIGKILL, then 1 again).
+  const auto address = flakeid::mysql_address::parse(b.server.uri());
+  std::vector<std::uint64_t> ids;
+  std::vector<std::string> refused;
+  for (int run = 0; run < 2; ++run) {
+    try {
+      flakeid::mysql_worker_node node{address};
+      ids.push_back(node.assign(flakeid::layouts::twitter).node.worker);
+    } catch (const flakeid::lease_store_error& e) {
+      refused.emplace_back(e.what());
+    }
+    b.server.stop();  // SIGKILL
+    b.server.start();
+  }
+  EXPECT_EQ(ids, std::vector<std::uint64_t>{}) << "ids handed out";
+  const std::string message =
+      "flakeid: mysql 127.0.0.1:" + std::to_string(b.server.port()) +
+      " user flakeid db flakeid: the server runs with innodb_flush_log_at_trx_commit = 0, which "
+      "loses the last commits when mysqld stops abruptly, and the next start could take a "
+      "WORKER_NODE id again: a worker node needs 1 (or 2)";
+  EXPECT_EQ(refused, (std::vector<std::string>{message, message}));
+}
+
 TEST(mysql_lease_unreachable, fails_with_a_clear_error_within_the_connect_timeout) {
   const std::string port = std::to_string(free_port());
   const std::string error = unreachable_lease_error<flakeid::mysql_store>(

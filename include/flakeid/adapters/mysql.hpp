@@ -454,7 +454,11 @@ struct worker_node_options {
 ///     flakeid::mysql_worker_node node{flakeid::mysql_address::parse(uri)};
 ///     flakeid::classic_snowflake<flakeid::layouts::baidu_t> gen{node};  // or any layout
 ///
-/// Throws `lease_store_error` when the server cannot be reached or answers with an error.
+/// Throws `lease_store_error` when the server cannot be reached or answers with an error, and
+/// for a server running `innodb_flush_log_at_trx_commit = 0` (killed, it loses the last rows
+/// inserted, and a start after its restart got an id a running process held). The table is
+/// assumed kept: a `TRUNCATE`, or a restore from an older backup, gives ids again that running
+/// processes hold (uid-generator has the same assumption).
 class mysql_worker_node {
  public:
   explicit mysql_worker_node(mysql_address address, worker_node_options node = {},
@@ -500,6 +504,15 @@ class mysql_worker_node {
                                 std::chrono::system_clock::now().time_since_epoch())
                                 .count());
     const detail::mysql_answer a = detail::lease_call([&] {
+      // A server that loses its last commits when killed (innodb_flush_log_at_trx_commit = 0)
+      // would give the next start this row's id again after a restart: no lease notices that.
+      const detail::mysql_answer f = conn_.exec("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit");
+      if (f.rows.size() == 1 && !f.rows[0].empty() && f.rows[0][0] == "0")
+        throw detail::store_connection_error(
+            conn_.where() +
+            ": the server runs with innodb_flush_log_at_trx_commit = 0, which loses the last "
+            "commits when mysqld stops abruptly, and the next start could take a " +
+            node_.table + " id again: a worker node needs 1 (or 2)");
       return conn_.exec(
           "CREATE TABLE IF NOT EXISTS " + t +
           " (ID BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, HOST_NAME VARCHAR(64) NOT NULL, "
