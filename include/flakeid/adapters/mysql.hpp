@@ -105,7 +105,13 @@
 /// raises the counter to `n` and counts on its row from then on. A counter that may expire
 /// (`expire_after`) and was idle that long on this distributor's clock is taken as made anew.
 /// A first call adds `born` to an older table. Leaf's and CosId's tables have no birth: a row
-/// of theirs made again is not noticed (their servers do not notice it either).
+/// of theirs made again is noticed only as a counter gone back (their servers notice nothing).
+///
+/// On every table a distributor counts only on a row at or above the end of its last range
+/// (`AND last_max_id >= reached` in its UPDATE; Leaf's `max_id >` it): a row below it went
+/// back (a restore from an older backup, a replica that lagged promoted, a hand edit, a CosId
+/// row deleted and made at 0) and is refused with `segment_store_error`, without counting,
+/// until `resume_above(n)`. A process started after such a loss cannot tell.
 ///
 /// A counter that may expire (`expire_after`) also sets `expires_ms` (the server's Unix ms
 /// plus the idle time) in that statement; a distributor's first such call adds the column to
@@ -199,14 +205,15 @@ class mysql_distributor
       }
       const std::string s = std::to_string(step);
       const std::string k = detail::mysql_literal(row_);
-      return value_of(exec("INSERT IGNORE INTO cosid (name, last_max_id, last_fetch_time) "
-                           "VALUES (" +
-                           k +
-                           ", 0, UNIX_TIMESTAMP()); START TRANSACTION; UPDATE cosid SET "
-                           "last_max_id = last_max_id + " +
-                           s + ", last_fetch_time = UNIX_TIMESTAMP() WHERE name = " + k +
-                           "; SELECT last_max_id FROM cosid WHERE name = " + k + "; COMMIT"),
-                      what);
+      return reach(value_of(exec("INSERT IGNORE INTO cosid (name, last_max_id, last_fetch_time) "
+                                 "VALUES (" +
+                                 k +
+                                 ", 0, UNIX_TIMESTAMP()); START TRANSACTION; UPDATE cosid SET "
+                                 "last_max_id = last_max_id + " +
+                                 s + ", last_fetch_time = UNIX_TIMESTAMP() WHERE name = " + k +
+                                 not_below("last_max_id") +
+                                 "; SELECT last_max_id FROM cosid WHERE name = " + k + "; COMMIT"),
+                            what));
     });
   }
 
@@ -228,17 +235,19 @@ class mysql_distributor
                               ") WHERE biz_tag = " + k +
                               "; SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k);
           if (a.rows.empty()) throw no_leaf_row(what);
-          return value_of(a, what) - 1;
+          return s_->memo.reached = value_of(a, what) - 1;
         }
         case mysql_table::cosid: break;
       }
       const std::string floor = std::to_string(highest_used);
-      return value_of(
-          exec("INSERT IGNORE INTO cosid (name, last_max_id, last_fetch_time) VALUES (" + k +
-               ", 0, UNIX_TIMESTAMP()); UPDATE cosid SET last_max_id = "
-               "GREATEST(last_max_id, " +
-               floor + ") WHERE name = " + k + "; SELECT last_max_id FROM cosid WHERE name = " + k),
-          what);
+      return s_->memo.reached = value_of(
+                 exec("INSERT IGNORE INTO cosid (name, last_max_id, last_fetch_time) VALUES (" +
+                      k +
+                      ", 0, UNIX_TIMESTAMP()); UPDATE cosid SET last_max_id = "
+                      "GREATEST(last_max_id, " +
+                      floor + ") WHERE name = " + k +
+                      "; SELECT last_max_id FROM cosid WHERE name = " + k),
+                 what);
     });
   }
 
@@ -286,10 +295,14 @@ class mysql_distributor
     if (!s_->memo.born.empty()) {
       const detail::mysql_answer a =
           exec("START TRANSACTION; UPDATE " + table_ + " SET last_max_id = last_max_id + " + s +
-               expiry + " WHERE `key` = " + k +
-               " AND born = " + detail::mysql_literal(s_->memo.born) + read + "; COMMIT");
+               expiry + " WHERE `key` = " + k + " AND born = " +
+               detail::mysql_literal(s_->memo.born) + not_below("last_max_id") + read +
+               "; COMMIT");
       const std::string now = born_of(a);
-      if (!now.empty() && now == s_->memo.born) return took(a, what);
+      if (!now.empty() && now == s_->memo.born) {
+        (void)reach(value_at(a, 0, what));  // refuses a row left below the last range
+        return took(a, what);
+      }
       check_birth(now);
     }
     return took(exec("START TRANSACTION; INSERT INTO " + table_ + " (`key`, last_max_id, born" +
@@ -327,17 +340,51 @@ class mysql_distributor
       throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
     const std::uint64_t v = value_at(a, 0, what);
     took_range(std::move(born));
+    s_->memo.reached = v;
+    return v;
+  }
+
+  /// ` AND <column> >= reached` for an UPDATE that counts, once this distributor took a range:
+  /// a row below it went back, and is left as it is (`reach` refuses it).
+  [[nodiscard]] std::string not_below(const char* column) const {
+    const std::uint64_t r = s_->memo.reached;
+    if (r == 0) return {};
+    return std::string(" AND ") + column + " >= " + std::to_string(r);
+  }
+
+  /// `v` (the end of the range a call took), recorded; throws `segment_store_error` when it
+  /// lies below the end of this distributor's last range: the row went back since (the server
+  /// lost commits, was restored from an older backup or replaced by a replica that lagged, or
+  /// the row was edited, or deleted and made again), its UPDATE matched nothing, and the
+  /// numbers above `v` may have been handed out already.
+  std::uint64_t reach(std::uint64_t v) {
+    const std::uint64_t r = s_->memo.reached;
+    if (v < r)
+      throw segment_store_error(
+          name_, key_,
+          "the counter went back since this distributor's last range (it had reached " +
+              std::to_string(r) + ", now " + std::to_string(v) +
+              "): the server lost commits, was restored from an older backup or replaced by a "
+              "replica that lagged, or the row was edited or deleted; numbers above " +
+              std::to_string(v) +
+              " may have been handed out: find the highest number in use and call "
+              "resume_above(it)");
+    s_->memo.reached = v;
     return v;
   }
 
   /// `next_max_id` on Leaf's table, in the transaction Leaf's segment service runs.
   std::uint64_t next_leaf(std::uint64_t step, const std::string& what) {
     const std::string k = detail::mysql_literal(row_);
+    // max_id is one above the largest number handed out: it must be above `reached`.
+    const std::string above =
+        s_->memo.reached == 0 ? std::string() : " AND max_id > " + std::to_string(s_->memo.reached);
     const auto a = exec("START TRANSACTION; UPDATE leaf_alloc SET max_id = max_id + " +
-                        std::to_string(step) + " WHERE biz_tag = " + k +
+                        std::to_string(step) + " WHERE biz_tag = " + k + above +
                         "; SELECT max_id FROM leaf_alloc WHERE biz_tag = " + k + "; COMMIT");
     if (a.rows.empty()) throw no_leaf_row(what);
-    return value_of(a, what) - 1;  // Leaf's segment is [max_id - step, max_id)
+    const std::uint64_t max_id = value_of(a, what);
+    return reach(max_id == 0 ? 0 : max_id - 1);  // Leaf's segment is [max_id - step, max_id)
   }
 
   /// Runs `sql` on the connection, checking a new connection first (`check_durable`).

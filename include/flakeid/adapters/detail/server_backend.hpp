@@ -53,6 +53,7 @@ struct table_memo {
   bool born_ready = false;    // the table has its `born` column
   std::string born{};         // the row's birth at this distributor's last range; empty: none
   std::chrono::steady_clock::time_point last_range{};  // when that range was taken
+  std::uint64_t reached = 0;  // MySQL: the end of that range (or of `resume_above`); 0: none
 };
 
 /// A new birth token for a counter's row: 64 random bits in hex. Two rows made apart never
