@@ -79,14 +79,15 @@ TEST_F(mysql_lease_test, renewals_and_release_are_committed_under_a_global_autoc
     auto l = flakeid::mysql_store{b.server.uri(), store_options_of(o)}.lease(o);
     EXPECT_EQ(l.acquire(4), 0U);
     l.renew_now();
-    open = b.value_of("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE "
-                      "trx_rows_modified > 0");
+    open = b.value_of(
+        "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE "
+        "trx_rows_modified > 0");
   }
   (void)b.raw().exec("SET GLOBAL autocommit = 1");
   EXPECT_EQ(open, "0") << "transactions that changed rows and are still open";
-  EXPECT_EQ(b.value_of("SELECT holder IS NULL FROM `flakeid_lease_" + o.name_space +
-                       "` WHERE id = 0"),
-            "1")
+  EXPECT_EQ(
+      b.value_of("SELECT holder IS NULL FROM `flakeid_lease_" + o.name_space + "` WHERE id = 0"),
+      "1")
       << "released";
 }
 
@@ -107,7 +108,9 @@ TEST_F(mysql_lease_test, a_table_without_transactions_is_refused) {
           "processes can take one id, and a restart can lose the claims (ALTER TABLE "
           "flakeid_lease_" +
           o.name_space + " ENGINE=InnoDB)");
-  EXPECT_EQ(b.value_of("SELECT COUNT(*) FROM `flakeid_lease_" + o.name_space + "` WHERE holder IS NOT NULL"), "0");
+  EXPECT_EQ(b.value_of("SELECT COUNT(*) FROM `flakeid_lease_" + o.name_space +
+                       "` WHERE holder IS NOT NULL"),
+            "0");
 }
 
 TEST_F(mysql_lease_test, an_older_table_gets_the_instance_column_from_a_claim_that_names_one) {

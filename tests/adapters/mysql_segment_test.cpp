@@ -171,8 +171,7 @@ TEST_F(mysql_cosid_segment_test, resume_above_is_committed_under_a_global_autoco
   make_leaf_table(b, ns, 1, 100);
   (void)b.raw().exec("SET GLOBAL autocommit = 0");
   const flakeid::mysql_store leaf{b.server.uri(), {.name_space = ns}, flakeid::mysql_table::leaf};
-  const flakeid::mysql_store cosid{b.server.uri(), {.name_space = ns},
-                                   flakeid::mysql_table::cosid};
+  const flakeid::mysql_store cosid{b.server.uri(), {.name_space = ns}, flakeid::mysql_table::cosid};
   EXPECT_EQ(leaf.distributor(ns).resume_above(5000), 5000U);
   EXPECT_EQ(cosid.distributor("orders").resume_above(300), 300U);
   // Those distributors have closed their connections; new ones count above what was resumed.
@@ -186,8 +185,9 @@ TEST_F(mysql_segment_test, a_leaf_column_at_its_end_is_an_error_under_a_lax_sql_
   // server would store max_id + step cut down to 2^31 - 1, with a warning, and hand that range
   // out again at every call.
   make_leaf_table(b, "order", 2147483000, 1000);
-  (void)b.raw().exec("ALTER TABLE leaf_alloc MODIFY max_id INT NOT NULL DEFAULT 1; "
-                     "SET GLOBAL sql_mode = ''");
+  (void)b.raw().exec(
+      "ALTER TABLE leaf_alloc MODIFY max_id INT NOT NULL DEFAULT 1; "
+      "SET GLOBAL sql_mode = ''");
   auto d = b.store("leafns", patient).distributor("order", flakeid::mysql_table::leaf);
   for (std::uint64_t i = 0; i < 6; ++i) EXPECT_EQ(d.next_max_id(100), 2147483099U + 100 * i);
   expect_next_max_id_fails(d, "order", 100,
@@ -210,22 +210,22 @@ TEST_F(mysql_segment_test, a_table_without_transactions_is_refused) {
       "`flakeid_segment_mem` (`key` VARCHAR(255) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, "
       "last_max_id BIGINT UNSIGNED NOT NULL, expires_ms BIGINT NULL, born VARCHAR(32) NULL) "
       "ENGINE=MEMORY DEFAULT CHARSET=utf8mb4");
-  const std::string where = "mysql 127.0.0.1:" + std::to_string(b.server.port()) +
-                            " user flakeid db flakeid: table ";
+  const std::string where =
+      "mysql 127.0.0.1:" + std::to_string(b.server.port()) + " user flakeid db flakeid: table ";
   const std::string risk =
       " engine, not InnoDB: without transactions and row locks two processes can take one "
       "range, and a restart can lose the counter (ALTER TABLE ";
   auto leaf = b.store("mem", patient).distributor("order", flakeid::mysql_table::leaf);
-  expect_next_max_id_fails(leaf, "order", 100,
-                           where + "leaf_alloc uses the MyISAM" + risk +
-                               "leaf_alloc ENGINE=InnoDB)");
+  expect_next_max_id_fails(
+      leaf, "order", 100,
+      where + "leaf_alloc uses the MyISAM" + risk + "leaf_alloc ENGINE=InnoDB)");
   auto cosid = b.store("mem", patient).distributor("order", flakeid::mysql_table::cosid);
   expect_next_max_id_fails(cosid, "order", 100,
                            where + "cosid uses the Aria" + risk + "cosid ENGINE=InnoDB)");
   auto own = b.store("mem", patient).distributor("order");
-  expect_next_max_id_fails(own, "order", 100,
-                           where + "flakeid_segment_mem uses the MEMORY" + risk +
-                               "flakeid_segment_mem ENGINE=InnoDB)");
+  expect_next_max_id_fails(
+      own, "order", 100,
+      where + "flakeid_segment_mem uses the MEMORY" + risk + "flakeid_segment_mem ENGINE=InnoDB)");
   EXPECT_EQ(b.value_of("SELECT max_id FROM leaf_alloc"), "1") << "nothing counted";
   EXPECT_EQ(b.value_of("SELECT COUNT(*) FROM cosid"), "0");
   EXPECT_EQ(b.value_of("SELECT COUNT(*) FROM `flakeid_segment_mem`"), "0");
@@ -240,8 +240,7 @@ TEST_F(mysql_cosid_segment_test, a_counter_gone_back_under_a_running_distributor
   make_leaf_table(b, ns, 1, 100);
   const flakeid::mysql_store own{b.server.uri(), {.name_space = ns}};
   const flakeid::mysql_store leaf{b.server.uri(), {.name_space = ns}, flakeid::mysql_table::leaf};
-  const flakeid::mysql_store cosid{b.server.uri(), {.name_space = ns},
-                                   flakeid::mysql_table::cosid};
+  const flakeid::mysql_store cosid{b.server.uri(), {.name_space = ns}, flakeid::mysql_table::cosid};
   std::vector<flakeid::mysql_distributor> ds{own.distributor("orders"), leaf.distributor(ns),
                                              cosid.distributor("orders")};
   for (auto& d : ds) {
@@ -254,8 +253,8 @@ TEST_F(mysql_cosid_segment_test, a_counter_gone_back_under_a_running_distributor
                      ns + "'; UPDATE cosid SET last_max_id = 50");
   const auto refused = [](flakeid::mysql_distributor& d, const std::string& reached,
                           const std::string& now) {
-    const std::string head = "flakeid: segment store " + std::string(d.store_name()) +
-                             ", key '" + std::string(d.key()) +
+    const std::string head = "flakeid: segment store " + std::string(d.store_name()) + ", key '" +
+                             std::string(d.key()) +
                              "': the counter went back since this distributor's last range (it "
                              "had reached " +
                              reached + ", now " + now + "): ";

@@ -241,8 +241,7 @@ class mysql_distributor
       }
       const std::string floor = std::to_string(highest_used);
       return s_->memo.reached = value_of(
-                 exec("INSERT IGNORE INTO cosid (name, last_max_id, last_fetch_time) VALUES (" +
-                      k +
+                 exec("INSERT IGNORE INTO cosid (name, last_max_id, last_fetch_time) VALUES (" + k +
                       ", 0, UNIX_TIMESTAMP()); UPDATE cosid SET last_max_id = "
                       "GREATEST(last_max_id, " +
                       floor + ") WHERE name = " + k +
@@ -293,11 +292,10 @@ class mysql_distributor
     const std::string expiry = idle_ms_ == 0 ? std::string() : ", expires_ms = " + until;
     const std::string read = "; SELECT last_max_id, born FROM " + table_ + " WHERE `key` = " + k;
     if (!s_->memo.born.empty()) {
-      const detail::mysql_answer a =
-          exec("START TRANSACTION; UPDATE " + table_ + " SET last_max_id = last_max_id + " + s +
-               expiry + " WHERE `key` = " + k + " AND born = " +
-               detail::mysql_literal(s_->memo.born) + not_below("last_max_id") + read +
-               "; COMMIT");
+      const detail::mysql_answer a = exec(
+          "START TRANSACTION; UPDATE " + table_ + " SET last_max_id = last_max_id + " + s + expiry +
+          " WHERE `key` = " + k + " AND born = " + detail::mysql_literal(s_->memo.born) +
+          not_below("last_max_id") + read + "; COMMIT");
       const std::string now = born_of(a);
       if (!now.empty() && now == s_->memo.born) {
         (void)reach(value_at(a, 0, what));  // refuses a row left below the last range
@@ -399,16 +397,15 @@ class mysql_distributor
   /// `store_connection_error`.
   void check_durable() {
     if (s_->conn.connected()) return;
-    const detail::mysql_answer a = s_->conn.exec("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit");
-    if (a.rows.size() == 1 && !a.rows[0].empty() && a.rows[0][0] == "0") {
+    if (detail::mysql_loses_commits(s_->conn)) {
       s_->conn.reset();
-      throw detail::store_connection_error(
-          "the server runs with innodb_flush_log_at_trx_commit = 0, which loses the last commits "
-          "when mysqld stops abruptly; a segment counter needs 1 (or 2)");
+      throw detail::store_connection_error(std::string(detail::mysql_loses_commits_text) +
+                                           "; a segment counter needs 1 (or 2)");
     }
     try {
       detail::mysql_require_innodb(
-          s_->conn, kind_ == mysql_table::flakeid ? "flakeid_segment_" + options_.name_space : table_,
+          s_->conn,
+          kind_ == mysql_table::flakeid ? "flakeid_segment_" + options_.name_space : table_,
           "two processes can take one range, and a restart can lose the counter");
     } catch (...) {
       s_->conn.reset();  // checked again on the next connection
@@ -553,13 +550,11 @@ class mysql_worker_node {
     const detail::mysql_answer a = detail::lease_call([&] {
       // A server that loses its last commits when killed (innodb_flush_log_at_trx_commit = 0)
       // would give the next start this row's id again after a restart: no lease notices that.
-      const detail::mysql_answer f = conn_.exec("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit");
-      if (f.rows.size() == 1 && !f.rows[0].empty() && f.rows[0][0] == "0")
-        throw detail::store_connection_error(
-            conn_.where() +
-            ": the server runs with innodb_flush_log_at_trx_commit = 0, which loses the last "
-            "commits when mysqld stops abruptly, and the next start could take a " +
-            node_.table + " id again: a worker node needs 1 (or 2)");
+      if (detail::mysql_loses_commits(conn_))
+        throw detail::store_connection_error(conn_.where() + ": " +
+                                             std::string(detail::mysql_loses_commits_text) +
+                                             ", and the next start could take a " + node_.table +
+                                             " id again: a worker node needs 1 (or 2)");
       return conn_.exec(
           "CREATE TABLE IF NOT EXISTS " + t +
           " (ID BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, HOST_NAME VARCHAR(64) NOT NULL, "

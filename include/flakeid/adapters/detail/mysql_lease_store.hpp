@@ -70,6 +70,18 @@ inline void mysql_add_column(mysql_connection& conn, std::string_view table,
   }
 }
 
+/// Why a server that `mysql_loses_commits` is refused where a row must outlive mysqld.
+inline constexpr std::string_view mysql_loses_commits_text =
+    "the server runs with innodb_flush_log_at_trx_commit = 0, which loses the last commits when "
+    "mysqld stops abruptly";
+
+/// Whether the server loses its last commits when mysqld stops abruptly
+/// (`innodb_flush_log_at_trx_commit = 0`). Throws `store_connection_error`.
+inline bool mysql_loses_commits(mysql_connection& conn) {
+  const mysql_answer a = conn.exec("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit");
+  return a.rows.size() == 1 && !a.rows[0].empty() && a.rows[0][0] == "0";
+}
+
 /// Refuses table `table` (unquoted) of the connection's database when it is there in another
 /// engine than InnoDB: the statements of flakeid, Leaf and CosId count on its transactions and
 /// row locks (on MyISAM or Aria the `SELECT` after an `UPDATE` reads another session's step as
