@@ -750,6 +750,9 @@ TEST_F(zookeeper_lease_test, leaf_workers_take_the_sequence_of_their_address_bes
   flakeid::detail::zookeeper_session peer{b.address(), std::chrono::seconds{30}};
   const std::string where = "zookeeper " + b.server.hosts();
   std::int64_t first_report = 0;
+  const std::int64_t before = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
   {
     flakeid::zookeeper_leaf_worker a{b.address(), {.ip = "10.0.0.1", .port = "8080"}};
     const flakeid::worker_assignment x = a.assign(flakeid::layouts::twitter);
@@ -761,6 +764,8 @@ TEST_F(zookeeper_lease_test, leaf_workers_take_the_sequence_of_their_address_bes
     EXPECT_EQ(data->first.rfind("{\"ip\":\"10.0.0.1\",\"port\":\"8080\",\"timestamp\":", 0), 0U)
         << data->first;
     first_report = std::stoll(data->first.substr(data->first.rfind(':') + 1));
+    // A report reaches two periods (3 s) ahead: the generator mints only below it.
+    EXPECT_GE(first_report, before + 6'000);
     // A second flakeid process on the same address is refused while the first one runs.
     flakeid::zookeeper_leaf_worker twin{b.address(), {.ip = "10.0.0.1", .port = "8080"}};
     expect_error<flakeid::worker_id_error>(
@@ -778,12 +783,17 @@ TEST_F(zookeeper_lease_test, leaf_workers_take_the_sequence_of_their_address_bes
             ZOK);
   flakeid::zookeeper_leaf_worker c{b.address(), {.ip = "10.0.0.3", .port = "8080"}};
   EXPECT_EQ(c.assign(flakeid::layouts::twitter).node, (flakeid::node_id{0, 2}));
-  // The first address starts again: the same worker id, not before its last report.
+  // The first address starts again: the same worker id, not before the last timestamp its
+  // previous run recorded at its end (below the deadline it reported).
   {
+    const auto data = peer.get("/snowflake/leaf/forever/10.0.0.1:8080-0000000000");
+    ASSERT_TRUE(data.has_value());
+    const std::int64_t recorded = std::stoll(data->first.substr(data->first.rfind(':') + 1));
+    EXPECT_LT(recorded, first_report);
     flakeid::zookeeper_leaf_worker again{b.address(), {.ip = "10.0.0.1", .port = "8080"}};
     const flakeid::worker_assignment x = again.assign(flakeid::layouts::twitter);
     EXPECT_EQ(x.node, (flakeid::node_id{0, 0}));
-    EXPECT_EQ(x.not_after_unix_ms, first_report);
+    EXPECT_EQ(x.not_after_unix_ms, recorded);
   }
   // A clock behind the reported timestamp is refused, as Leaf's start-up check does.
   const std::string ahead = R"({"ip":"10.0.0.1","port":"8080","timestamp":)" +
@@ -805,9 +815,65 @@ TEST_F(zookeeper_lease_test, leaf_workers_take_the_sequence_of_their_address_bes
   }
 }
 
+// A Leaf worker's generator mints between its reports. The node must cover every ID minted, or
+// a restart on a clock behind the last ID (an NTP step, a container moved to a host whose clock
+// is behind) passes Leaf's start-up check and mints them again: before the fix, a run exited
+// cleanly and a second one started 2 s behind it repeated 526,365 of 1,650,200 IDs.
+TEST_F(zookeeper_lease_test, a_leaf_worker_restarted_behind_its_last_id_is_refused) {
+  // One report an hour: every ID below is minted after the only report, an hour ahead of it.
+  const flakeid::leaf_worker_options address{
+      .ip = "10.0.0.11", .port = "8080", .report_every = std::chrono::hours{1}};
+  flakeid::manual_clock clk = clock_at_wall(std::chrono::hours{1});
+  std::uint64_t first = 0;
+  {
+    flakeid::zookeeper_leaf_worker a{b.address(), address};
+    manual_gen gen{a, clk};
+    first = gen.next_id();
+    for (int i = 0; i < 99; ++i) (void)gen.next_id();
+  }
+  // The same address starts again with the generator's clock where the last run's IDs are.
+  flakeid::zookeeper_leaf_worker again{b.address(), address};
+  try {
+    manual_gen gen{again, clk};
+    const std::uint64_t id = gen.next_id();
+    ADD_FAILURE() << "started behind the last run's IDs and minted " << id
+                  << (id == first ? ", the last run's first ID" : "");
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_GT(e.step(), std::chrono::minutes{59}) << e.what();
+    EXPECT_LE(e.step(), std::chrono::hours{1}) << e.what();
+  }
+}
+
+// The live node of a worker goes with its session (a pause longer than the session timeout,
+// here deleted by hand). A second worker on the address then finds the first one's reports
+// ahead of its clock and is refused, instead of minting the first one's IDs beside it: before
+// the fix, a worker stopped for 8 s (SIGSTOP) and a second started meanwhile repeated 962,705
+// of 3,408,200 IDs.
+TEST_F(zookeeper_lease_test, a_leaf_worker_whose_live_node_went_keeps_a_second_one_out) {
+  flakeid::detail::zookeeper_session peer{b.address(), std::chrono::seconds{30}};
+  const flakeid::leaf_worker_options address{
+      .ip = "10.0.0.12", .port = "8080", .report_every = std::chrono::hours{1}};
+  flakeid::manual_clock clk = clock_at_wall(std::chrono::minutes{1});
+  flakeid::zookeeper_leaf_worker a{b.address(), address};
+  manual_gen first{a, clk};
+  const std::uint64_t id = first.next_id();
+  ASSERT_TRUE(peer.remove("/snowflake/leaf/flakeid-live/10.0.0.12:8080", -1));
+  flakeid::zookeeper_leaf_worker twin{b.address(), address};
+  try {
+    manual_gen second{twin, clk};
+    const std::uint64_t again = second.next_id();
+    ADD_FAILURE() << "a second worker started beside the first and minted " << again
+                  << (again == id ? ", the first one's ID" : "");
+  } catch (const flakeid::clock_backwards_error& e) {
+    EXPECT_GT(e.step(), std::chrono::minutes{59}) << e.what();
+    EXPECT_LE(e.step(), std::chrono::hours{2}) << e.what();
+  }
+  EXPECT_GT(first.next_id(), id);
+}
+
 // Leaf falls back to a worker id cached on local disk when ZooKeeper is down at start-up;
 // flakeid refuses the start instead (docs/leases.md, "Leaf's snowflake mode"). A worker
-// assigned before the outage keeps minting: its id is its address's for good.
+// assigned before the outage keeps minting up to the deadline it last reported.
 TEST_F(zookeeper_lease_test, a_leaf_worker_started_while_the_server_is_down_is_refused) {
   // The running worker connects on a loaded machine too; the one started later meets no server.
   const flakeid::leaf_worker_options address{

@@ -279,15 +279,22 @@ struct leaf_worker_options {
 /// A worker id from Leaf's snowflake mode: the persistent sequential node
 /// `/snowflake/<name>/forever/<ip>:<port>-<sequence>` of this service's address (made on its
 /// first start, found again on every later one), whose sequence number is the worker id, and
-/// whose data, `{"ip":...,"port":...,"timestamp":<Unix ms>}`, is this clock's last report. As in
-/// Leaf, a start whose clock is behind the reported timestamp is refused
-/// (`clock_backwards_error`, with the step), and the timestamp is reported again every
-/// `report_every` while the object lives; the generator also mints only after it. A Leaf
-/// server and a flakeid process therefore never share a worker id unless they share an
-/// address. Two flakeid processes with one address are refused: the one running holds the
-/// ephemeral node `/snowflake/<name>/flakeid-live/<ip>:<port>`. A sequence past the layout's
-/// node bits (Leaf's layout: 1023) is a `worker_id_error`. Other failures throw
-/// `lease_store_error`.
+/// whose data, `{"ip":...,"port":...,"timestamp":<Unix ms>}`, is this worker's last report. As
+/// in Leaf, a start whose clock is behind the reported timestamp is refused
+/// (`clock_backwards_error`, with the step), and the generator mints only after it. Unlike
+/// Leaf, the timestamp reported is a deadline: the clock plus two `report_every`, written every
+/// `report_every` while the object lives, and the generator mints only below the last one
+/// written (its fence; past it, `lease_lost_error` until a report is written again), so no ID
+/// lies at or after the timestamp in the node. The destructor writes the exact last timestamp
+/// used, so a restart need not wait for the deadline; after a crash a restart is refused
+/// until the clock passes it. A Leaf server and a flakeid process therefore never share a
+/// worker id unless they share an address. Two flakeid processes with one address are
+/// refused: the one running holds the ephemeral node `/snowflake/<name>/flakeid-live/<ip>:<port>`,
+/// made in the `multi` of the start's first report, which writes the node at the version read;
+/// each report writes at the version of this worker's last write, so once another start wrote
+/// the node (this worker's session, and its live node, went while it was paused) this worker
+/// reports no more and its generator stops at its deadline. A sequence past the layout's node
+/// bits (Leaf's layout: 1023) is a `worker_id_error`. Other failures throw `lease_store_error`.
 ///
 ///     flakeid::zookeeper_leaf_worker leaf{{"zk1:2181,zk2:2181"}, {.ip = "10.0.0.7", .port = "8080"}};
 ///     flakeid::classic_snowflake<> gen{leaf};
@@ -314,12 +321,14 @@ class zookeeper_leaf_worker {
       detail::forget_after_fork(cv_);
       return;
     }
+    fence_->deadline_unix_ms.store(INT64_MIN, std::memory_order_seq_cst);
     {
       std::lock_guard lk(m_);
       stop_ = true;
     }
     cv_.notify_all();
     if (reporter_.joinable()) reporter_.join();
+    record_last();
   }
 
   /// Finds or makes this address's node and returns its sequence as the node of layout `l`.
@@ -331,44 +340,77 @@ class zookeeper_leaf_worker {
       detail::reject_worker("this Leaf worker was assigned already (" + node_ + ")");
     const std::string address = o_.ip + ":" + o_.port;
     const std::string forever = "/snowflake/" + o_.name + "/forever";
-    const auto wall_ms = [] {
-      return std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
-          .count();
-    };
+    const std::string live = "/snowflake/" + o_.name + "/flakeid-live/" + address;
     std::int64_t reported = INT64_MIN;
     std::uint64_t seq = 0;
+    std::int64_t until = 0;
     detail::lease_call([&] {
       (void)s_.create("/snowflake", "", 0);
       (void)s_.create("/snowflake/" + o_.name, "", 0);
       (void)s_.create(forever, "", 0);
       (void)s_.create("/snowflake/" + o_.name + "/flakeid-live", "", 0);
-      if (!s_.create("/snowflake/" + o_.name + "/flakeid-live/" + address, "", ZOO_EPHEMERAL))
-        detail::reject_worker(s_.where() + ": another flakeid process serves " + address +
-                              " in Leaf's /snowflake/" + o_.name + " (its node flakeid-live/" +
-                              address + " is held)");
-      if (!find_node(forever, address, seq, reported)) seq = make_node(forever, address, wall_ms());
+      // The live node and the first report in one `multi`, the report at the version read:
+      // a holder whose live node went (its session expired) finds its next report refused.
+      for (int attempt = 0;; ++attempt) {
+        node_.clear();
+        reported = INT64_MIN;
+        int read_version = -1;
+        const bool found = find_node(forever, address, seq, reported, read_version);
+        if (s_.exists(live)) reject_held(address);
+        const std::int64_t now = wall_ms();
+        if (found && reported != INT64_MIN && reported > now)
+          throw clock_backwards_error(
+              "flakeid: " + s_.where() + " " + node_ + " holds a timestamp " +
+                  std::to_string(reported - now) +
+                  " ms ahead of this clock (Leaf's start-up check): wait until the clock passes it",
+              std::chrono::milliseconds{reported - now});
+        until = now + ahead_ms();
+        const std::string json = data_json(until);
+        const std::string prefix = forever + "/" + address + "-";
+        std::string made(prefix.size() + 32, '\0');
+        Stat written{};
+        std::vector<zoo_op_t> ops(2);
+        zoo_create_op_init(&ops[0], live.c_str(), "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL,
+                           nullptr, 0);
+        if (found)
+          zoo_set_op_init(&ops[1], node_.c_str(), json.data(), static_cast<int>(json.size()),
+                          read_version, &written);
+        else
+          zoo_create_op_init(&ops[1], prefix.c_str(), json.data(), static_cast<int>(json.size()),
+                             &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT_SEQUENTIAL, made.data(),
+                             static_cast<int>(made.size()));
+        const int rc = s_.multi(ops);
+        if (rc == ZOK) {
+          if (!found) seq = made_node(made);
+          version_ = found ? written.version : 0;
+          live_session_ = s_.session_id();
+          break;
+        }
+        if (rc == ZNODEEXISTS && s_.exists(live)) reject_held(address);
+        if ((rc != ZBADVERSION && rc != ZNONODE && rc != ZNODEEXISTS) || attempt >= 20)
+          throw detail::store_connection_error(s_.where() + ": start on " + prefix + ": " +
+                                               zerror(rc));
+      }
     });
-    const std::int64_t now = wall_ms();
-    if (reported != INT64_MIN && reported > now)
-      throw clock_backwards_error(
-          "flakeid: " + s_.where() + " " + node_ + " holds a timestamp " +
-              std::to_string(reported - now) +
-              " ms ahead of this clock (Leaf's start-up check): wait until the clock passes it",
-          std::chrono::milliseconds{reported - now});
     const std::uint64_t last = detail::last_node(l);
     if (seq > last)
       detail::reject_worker(s_.where() + " " + node_ + ": sequence " + std::to_string(seq) +
                             " is past the layout's " + std::to_string(detail::node_bits(l)) +
                             " datacenter and worker bits (0.." + std::to_string(last) + ")");
+    confirmed_ = until;
+    fence_->deadline_unix_ms.store(until, std::memory_order_seq_cst);
     worker_assignment a;
     a.node = detail::node_of(l, seq);
     a.not_after_unix_ms = reported;
+    a.fence = fence_;
     a.source = s_.where() + " " + node_;
-    report(now);
     reporter_ = std::thread([this] { run(); });
     return a;
   }
+
+  /// The fence of the generators on this worker: they mint only below the timestamp last
+  /// written to the node.
+  [[nodiscard]] const fence_ptr& fence() const noexcept { return fence_; }
 
   /// The node of this address (empty before `assign`).
   [[nodiscard]] std::string node() const {
@@ -377,43 +419,53 @@ class zookeeper_leaf_worker {
   }
 
  private:
-  /// Finds this address's node among Leaf's `forever` nodes: sets `node_`, its sequence `seq`
-  /// and the timestamp it `reported`; false when there is none.
+  /// Finds this address's node among Leaf's `forever` nodes: sets `node_`, its sequence `seq`,
+  /// the timestamp it `reported` and its `node_version`; false when there is none.
   bool find_node(const std::string& forever, const std::string& address, std::uint64_t& seq,
-                 std::int64_t& reported) {
+                 std::int64_t& reported, int& node_version) {
     for (const std::string& child : s_.children(forever)) {
       const auto dash = child.rfind('-');
       if (dash == std::string::npos || child.substr(0, dash) != address) continue;
       const auto n = detail::parse_decimal<std::uint64_t>(child.substr(dash + 1));
       if (!n) continue;
+      const auto data = s_.get(forever + "/" + child);
+      if (!data) continue;
       node_ = forever + "/" + child;
       seq = *n;
-      const auto data = s_.get(node_);
-      if (data) reported = timestamp_of(data->first);
+      reported = timestamp_of(data->first);
+      node_version = data->second.version;
       return true;
     }
     return false;
   }
 
-  /// Makes this address's node (persistent, sequential, as Leaf makes them) reporting `at_ms`:
-  /// sets `node_` and returns its sequence.
-  std::uint64_t make_node(const std::string& forever, const std::string& address,
-                          std::int64_t at_ms) {
-    const std::string prefix = forever + "/" + address + "-";
-    const std::string json = data_json(at_ms);
-    std::string made(prefix.size() + 32, '\0');
-    const int rc =
-        s_.check(zoo_create(s_.handle(), prefix.c_str(), json.data(), static_cast<int>(json.size()),
-                            &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT_SEQUENTIAL, made.data(),
-                            static_cast<int>(made.size())));
-    if (rc != ZOK)
-      throw detail::store_connection_error(s_.where() + ": create " + prefix + ": " + zerror(rc));
+  [[noreturn]] void reject_held(const std::string& address) {
+    detail::reject_worker(s_.where() + ": another flakeid process serves " + address +
+                          " in Leaf's /snowflake/" + o_.name + " (its node flakeid-live/" +
+                          address + " is held)");
+  }
+
+  /// Sets `node_` to the sequential node `made` (its buffer) and returns its sequence.
+  std::uint64_t made_node(std::string made) {
     made.resize(made.find('\0'));
     node_ = made;
     const auto n = detail::parse_decimal<std::uint64_t>(made.substr(made.rfind('-') + 1));
     if (!n)
       throw detail::store_connection_error(s_.where() + ": node " + made + " has no sequence");
     return *n;
+  }
+
+  static std::int64_t wall_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+
+  /// How far ahead of the clock a report reaches: two periods, so that the next report raises
+  /// the fence before the generator gets there.
+  [[nodiscard]] std::int64_t ahead_ms() const {
+    const std::int64_t r = o_.report_every.count();
+    return r > INT64_MAX / 8 ? INT64_MAX / 4 : 2 * r;
   }
 
   [[nodiscard]] std::string data_json(std::int64_t ms) const {
@@ -434,26 +486,61 @@ class zookeeper_leaf_worker {
         .value_or(INT64_MIN);
   }
 
-  /// Writes `now` into the node unless the clock went back below the last report (as Leaf).
+  /// Writes `now + ahead_ms()` into the node, at the version this worker wrote last, and then
+  /// raises the fence to it; nothing when that would not raise it (the clock went back). A
+  /// write refused because the node changed is this worker's own lost write only while its
+  /// live node is its session's; else another process took the address, and this worker
+  /// reports no more (its generators stop at the fence).
   void report(std::int64_t now) {
-    if (now < last_report_) return;
+    if (lost_) return;
+    const std::int64_t until = now + ahead_ms();
+    if (until <= confirmed_) return;
     try {
-      const std::string json = data_json(now);
-      (void)s_.check(
-          zoo_set(s_.handle(), node_.c_str(), json.data(), static_cast<int>(json.size()), -1));
-      last_report_ = now;
+      const std::string json = data_json(until);
+      Stat st{};
+      const int rc = s_.check(zoo_set2(s_.handle(), node_.c_str(), json.data(),
+                                       static_cast<int>(json.size()), version_, &st));
+      if (rc == ZOK) {
+        version_ = st.version;
+        confirmed_ = until;
+        fence_->deadline_unix_ms.store(until, std::memory_order_seq_cst);
+        return;
+      }
+      if (rc != ZBADVERSION && rc != ZNONODE) return;
+      const std::string live =
+          "/snowflake/" + o_.name + "/flakeid-live/" + o_.ip + ":" + o_.port;
+      const auto mine = s_.exists(live);
+      const auto node = s_.get(node_);
+      if (mine && node && mine->ephemeralOwner == s_.session_id() &&
+          live_session_ == s_.session_id())
+        version_ = node->second.version;  // an answer lost earlier: the write was applied
+      else
+        lost_ = true;
     } catch (const std::exception&) {
-      // The next report tries again; the start-up check only needs a timestamp that is not
-      // ahead of the clock.
+      // The next report tries again; the fence holds the generator meanwhile.
+    }
+  }
+
+  /// Records the exact last timestamp for the next start (after the fence went down): at most
+  /// the deadline, at least the newest tick minted and the clock plus the generators' lead.
+  void record_last() noexcept {
+    if (lost_ || confirmed_ == INT64_MIN || !s_.connected()) return;
+    const std::int64_t last =
+        std::min(confirmed_ - 1,
+                 std::max(fence_->last_unix_ms.load(std::memory_order_acquire),
+                          wall_ms() + fence_->lead_ms.load(std::memory_order_acquire)));
+    try {
+      const std::string json = data_json(last);
+      (void)s_.check(zoo_set(s_.handle(), node_.c_str(), json.data(),
+                             static_cast<int>(json.size()), version_));
+    } catch (const std::exception&) {
+      // The node keeps the deadline: a restart waits for it.
     }
   }
 
   void run() {
     std::unique_lock lk(m_);
-    while (!cv_.wait_for(lk, o_.report_every, [&] { return stop_; }))
-      report(std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
-                 .count());
+    while (!cv_.wait_for(lk, o_.report_every, [&] { return stop_; })) report(wall_ms());
   }
 
   leaf_worker_options o_;
@@ -462,7 +549,11 @@ class zookeeper_leaf_worker {
   std::condition_variable cv_;
   bool stop_ = false;
   std::string node_;
-  std::int64_t last_report_ = INT64_MIN;
+  fence_ptr fence_ = fence_ptr::make();
+  std::int64_t confirmed_ = INT64_MIN;  // the timestamp last written to the node: the fence
+  int version_ = -1;                    // the node's version after this worker's last write
+  std::int64_t live_session_ = 0;       // the session that made the live node
+  bool lost_ = false;                   // another process took the address
   std::thread reporter_;
 };
 
