@@ -100,7 +100,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -293,7 +295,11 @@ struct leaf_worker_options {
 /// made in the `multi` of the start's first report, which writes the node at the version read;
 /// each report writes at the version of this worker's last write, so once another start wrote
 /// the node (this worker's session, and its live node, went while it was paused) this worker
-/// reports no more and its generator stops at its deadline. A sequence past the layout's node
+/// reports no more and its generator stops at its deadline. ZooKeeper numbers the nodes of a
+/// `forever` made again (deleted by hand) from 0 again, while workers on the old nodes mint up
+/// to their deadlines: `/flakeid-leaf/<name>` keeps `forever`'s creation and the longest reach
+/// of a report, and a start that finds `forever` made again, or any start in the next
+/// such reach, waits it out (`not_after_unix_ms` is its end). A sequence past the layout's node
 /// bits (Leaf's layout: 1023) is a `worker_id_error`. Other failures throw `lease_store_error`.
 ///
 ///     flakeid::zookeeper_leaf_worker leaf{{"zk1:2181,zk2:2181"}, {.ip = "10.0.0.7", .port = "8080"}};
@@ -344,11 +350,18 @@ class zookeeper_leaf_worker {
     std::int64_t reported = INT64_MIN;
     std::uint64_t seq = 0;
     std::int64_t until = 0;
+    std::int64_t settled = INT64_MIN;
     detail::lease_call([&] {
       (void)s_.create("/snowflake", "", 0);
       (void)s_.create("/snowflake/" + o_.name, "", 0);
       (void)s_.create(forever, "", 0);
       (void)s_.create("/snowflake/" + o_.name + "/flakeid-live", "", 0);
+      // A `forever` made again numbers its nodes from 0 again, while workers on the old nodes
+      // mint up to their deadlines: every start waits those out.
+      settled = forever_settled(forever);
+      for (std::int64_t now = wall_ms(); now <= settled; now = wall_ms())
+        std::this_thread::sleep_for(std::chrono::milliseconds{std::min<std::int64_t>(
+            settled - now + 1, 100)});
       // The live node and the first report in one `multi`, the report at the version read:
       // a holder whose live node went (its session expired) finds its next report refused.
       for (int attempt = 0;; ++attempt) {
@@ -401,7 +414,7 @@ class zookeeper_leaf_worker {
     fence_->deadline_unix_ms.store(until, std::memory_order_seq_cst);
     worker_assignment a;
     a.node = detail::node_of(l, seq);
-    a.not_after_unix_ms = reported;
+    a.not_after_unix_ms = std::max(reported, settled);
     a.fence = fence_;
     a.source = s_.where() + " " + node_;
     reporter_ = std::thread([this] { run(); });
@@ -437,6 +450,44 @@ class zookeeper_leaf_worker {
       return true;
     }
     return false;
+  }
+
+  /// Reads and updates flakeid's mark of `forever` (`/flakeid-leaf/<name>`: "<its creation
+  /// zxid> <Unix ms> <ms>", the ms until which a node's sequence may still be in use by a
+  /// worker of a `forever` since deleted, and the longest reach of a report seen); returns that
+  /// Unix ms. A `forever` of another creation than the mark's sets it to the clock plus the
+  /// longest reach.
+  std::int64_t forever_settled(const std::string& forever) {
+    const std::string mark = "/flakeid-leaf/" + o_.name;
+    (void)s_.create("/flakeid-leaf", "", 0);
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      const auto f = s_.exists(forever);
+      if (!f) throw detail::store_connection_error(s_.where() + ": " + forever + " went");
+      const auto m = s_.get(mark);
+      std::int64_t czxid = f->czxid, until = INT64_MIN, reach = ahead_ms();
+      if (m) {
+        std::int64_t c = 0, u = 0, r = 0;
+        if (std::sscanf(m->first.c_str(), "%" SCNd64 " %" SCNd64 " %" SCNd64, &c, &u, &r) == 3) {
+          until = u;
+          reach = std::max(reach, r);
+          if (c != f->czxid) until = std::max(until, wall_ms() + reach);
+        } else {
+          until = wall_ms() + reach;  // unreadable: as a `forever` made again
+        }
+      }
+      const std::string text =
+          std::to_string(czxid) + " " + std::to_string(until) + " " + std::to_string(reach);
+      if (m && m->first == text) return until;
+      std::vector<zoo_op_t> ops(1);
+      if (m)
+        zoo_set_op_init(&ops[0], mark.c_str(), text.data(), static_cast<int>(text.size()),
+                        m->second.version, nullptr);
+      else
+        zoo_create_op_init(&ops[0], mark.c_str(), text.data(), static_cast<int>(text.size()),
+                           &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
+      if (s_.multi(ops) == ZOK) return until;
+    }
+    throw detail::store_connection_error(s_.where() + ": cannot update " + mark);
   }
 
   [[noreturn]] void reject_held(const std::string& address) {
