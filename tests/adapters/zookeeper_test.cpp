@@ -2,9 +2,13 @@
 // standalone on loopback with its data in a temporary directory) started for each test.
 #include <flakeid/adapters/zookeeper.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -61,6 +65,56 @@ TEST_F(zookeeper_segment_test, a_counter_that_may_expire_keeps_its_idle_time_in_
   const auto node = peek.get(d.path());
   ASSERT_TRUE(node.has_value());
   EXPECT_EQ(node->first, "20\n3600000");
+  EXPECT_EQ(store.current("d@20250318"), 20U);
+}
+
+// The child of zookeeper_segment_test.a_host_whose_clock_is_ahead_sweeps_no_counter_in_use,
+// run before main when FLAKEID_TEST_ZK_SWEEP holds "<hosts> <namespace>": one call on another
+// key that may expire after an hour sweeps the namespace; it exits 0 when the call answers.
+[[maybe_unused]] const int zookeeper_sweep_child = [] {
+  const char* env = std::getenv("FLAKEID_TEST_ZK_SWEEP");
+  if (env == nullptr) return 0;
+  const std::string arg = env;
+  const auto sp = arg.find(' ');
+  try {
+    flakeid::zookeeper_store store{arg.substr(0, sp),
+                                   {.name_space = arg.substr(sp + 1), .connect_timeout = 30s}};
+    auto d = store.distributor("d@20250319");
+    d.expire_after(1h);
+    std::_Exit(d.next_max_id(10) == 10 ? 0 : 1);
+  } catch (...) {
+    std::_Exit(2);
+  }
+}();
+
+// A counter that may expire is deleted once idle that long on the ensemble's clock. Held
+// against this host's clock instead, a process whose clock is 2 h ahead (here libfaketime)
+// deleted a counter written a moment ago, in use, and it counted from 0 again: a second run of
+// 1,000 calls repeated all 1,000 segments of the first.
+TEST_F(zookeeper_segment_test, a_host_whose_clock_is_ahead_sweeps_no_counter_in_use) {
+  const std::string lib = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1";
+  FLAKEID_REQUIRE_SERVER(::access(lib.c_str(), R_OK) == 0,
+                         "libfaketime (" + lib + ") is not installed (Debian: faketime)");
+  const std::string ns = unique_segment_ns("sweep");
+  auto store = b.store(ns, patient);
+  auto d = store.distributor("d@20250318");
+  d.expire_after(1h);
+  EXPECT_EQ(d.next_max_id(10), 10U);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("LD_PRELOAD", lib.c_str(), 1);
+    ::setenv("FAKETIME", "+2h", 1);
+    ::setenv("FAKETIME_DONT_FAKE_MONOTONIC", "1", 1);
+    ::setenv("FLAKEID_TEST_ZK_SWEEP", (b.server.hosts() + " " + ns).c_str(), 1);
+    ::execl("/proc/self/exe", "zookeeper_tests", "--gtest_list_tests", static_cast<char*>(nullptr));
+    ::_exit(3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << "1: a wrong answer; 2: an error; 3: no exec";
+  EXPECT_EQ(d.next_max_id(10), 20U);
   EXPECT_EQ(store.current("d@20250318"), 20U);
 }
 

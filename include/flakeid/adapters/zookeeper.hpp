@@ -78,7 +78,7 @@
 /// wrote first; a missing node counts from 0. Keys are percent-encoded into one node name. A
 /// counter that may expire (`expire_after`) holds the ms it may stay idle on a second line;
 /// a distributor's first such call deletes, each with a version check, the counters whose
-/// last write is older than that. A distributor refuses (`segment_store_error`) a counter
+/// last write is older than that on the ensemble's clock. A distributor refuses (`segment_store_error`) a counter
 /// whose node was deleted, made again or went back below what it reached since its last call
 /// (unless it may expire); a process that starts after such a loss cannot tell.
 ///
@@ -140,7 +140,7 @@ struct zookeeper_counter_memo {
 /// reached or the counter would pass 2^64 - 1. Thread-safety: every member may be called
 /// concurrently (calls take turns on the session). `expire_after(idle)`: every `next_max_id`
 /// also marks the counter as one that may be deleted once it has not been written for `idle`
-/// (the node's modification time, on the server's clock, against this host's); the first such
+/// (the node's modification time against the ensemble's clock, read by a write); the first such
 /// call deletes the marked counters of the namespace that have been idle longer than they may
 /// be, each with a version check, so a counter written meanwhile stays.
 class zookeeper_distributor
@@ -207,9 +207,9 @@ class zookeeper_distributor
   /// Deletes the counters of the namespace that may expire and have been idle too long.
   void sweep() {
     const std::string dir = "/flakeid/" + options_.name_space + "/segments";
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
+    // The nodes' modification times are the ensemble's: so is the time they are held against
+    // (this host's clock an hour ahead deleted counters written a moment ago, in use).
+    const auto now = detail::unix_ms_of(detail::zookeeper_clock(s_->conn, options_.name_space));
     for (const std::string& name : s_->conn.children(dir)) {
       const std::string path = dir + "/" + name;
       const auto node = s_->conn.get(path);
