@@ -451,6 +451,32 @@ TEST_F(zookeeper_lease_test,
   EXPECT_EQ(next.renew(0, "holder-b", late.deadline + 100ms), flakeid::renewal::held);
 }
 
+TEST_F(zookeeper_lease_test, a_deadline_set_back_by_hand_lets_no_claim_take_a_live_holders_id) {
+  // An operator sets `last/0` of a live holder to an old value (`set` in zkCli). A holder's own
+  // write records a deadline ahead of its write, so the claimer counts the node as written at
+  // its modification time plus ttl: before, the id was taken over at once while its holder
+  // minted (1,001,926 of 2,005,000 IDs repeated).
+  holder_of_id_0 h{b.address(), "setback"};
+  ASSERT_TRUE(h.claimed);
+  flakeid::detail::zookeeper_session peer{b.address(), 30s};
+  const std::string last = "/flakeid/" + h.o.name_space + "/last/0";
+  ASSERT_EQ(zoo_set(peer.handle(), last.c_str(), "1", 1, -1), ZOK);
+  const auto node = peer.get(last);
+  ASSERT_TRUE(node.has_value());
+  const std::chrono::sys_time<std::chrono::milliseconds> bound{
+      std::chrono::milliseconds{node->second.mtime} + h.o.ttl};
+  flakeid::detail::zookeeper_lease_store next{b.address(), h.o};
+  flakeid::claim_request early = claim_of_id_0("holder-b");
+  early.settled = bound - 1ms;
+  EXPECT_FALSE(next.claim(early).has_value()) << "took the id of a live holder";
+  flakeid::claim_request late = claim_of_id_0("holder-b");
+  late.settled = bound;
+  const auto c = next.claim(late);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->id, 0U);
+  EXPECT_EQ(c->last, bound) << "the latest deadline the holder could have had";
+}
+
 TEST_F(zookeeper_lease_test, a_takeover_between_a_renewals_reads_fails_the_renewal) {
   // A renewal reads two nodes before its `multi`; a claimer takes the id over (the holder's
   // deadline has settled) between the two reads. Read `held/<id>` first and `last/<id>` second,

@@ -22,7 +22,9 @@
 /// from the ensemble stops at its deadline, and the next holder waits for that deadline plus
 /// `safe_guard`, however long the server takes to expire the session: a claim takes an id whose
 /// `held/<id>` is another session's once that holder's recorded deadline has passed by
-/// `safe_guard` (the node deleted at the version read and made again in the claim's `multi`),
+/// `safe_guard` (a deadline more than `safe_guard` before the node's last write, which no
+/// holder records, counts as that write's time plus `ttl`: an older value set by hand) (the
+/// node deleted at the version read and made again in the claim's `multi`),
 /// so a dead holder's id comes back after `ttl + safe_guard` whatever the session timeout. The
 /// old session's renewal then answers `taken`: it finds `held/<id>` another session's, or, had
 /// it read before the takeover, its write of `last/<id>` (at the version it read) fails.

@@ -46,6 +46,8 @@ class zookeeper_lease_store final : public lease_store {
       : ns_(o.name_space),
         root_("/flakeid/" + o.name_space),
         hold_ms_((o.ttl + o.safe_guard).count()),
+        ttl_ms_(o.ttl.count()),
+        guard_ms_(o.safe_guard.count()),
         retry_for_(io_timeout_or(o.io_timeout, segment_io_timeout)),
         s_(std::move(a), o.connect_timeout) {
     s_.replace_when_cut_for(zookeeper_patience);
@@ -173,11 +175,21 @@ class zookeeper_lease_store final : public lease_store {
   /// node deleted at that version and made again in one `multi`); the old holder's renewal
   /// then finds the node another session's and answers `taken`. Nothing when the node is this
   /// session's or gone, or the deadline has not settled.
-  std::optional<int> stale_held(const std::string& name, std::optional<std::int64_t> last,
-                                const claim_request& q) {
-    if (!last || *last > unix_ms_of(q.settled)) return std::nullopt;
+  ///
+  /// A holder records a deadline ahead of the time of its write (`written`, the leader's time
+  /// of the node's last write), less any clock skew: a `last` more than `safe_guard` before it
+  /// was written by hand, and counts as `written + ttl`, the latest deadline the holder could
+  /// have had then (an operator setting an older deadline let a claim take over a live holder's
+  /// id at once, and both minted: 1,001,926 of 2,005,000 IDs repeated).
+  std::optional<int> stale_held(const std::string& name, std::optional<std::int64_t>& last,
+                                std::int64_t written, const claim_request& q) {
+    if (!last) return std::nullopt;
+    const std::int64_t bound =
+        *last < written - guard_ms_ ? std::max(*last, written + ttl_ms_) : *last;
+    if (bound > unix_ms_of(q.settled)) return std::nullopt;
     const auto held = s_.exists(root_ + "/held/" + name);
     if (!held || held->ephemeralOwner == s_.session_id()) return std::nullopt;
+    last = bound;
     return held->version;
   }
 
@@ -195,10 +207,10 @@ class zookeeper_lease_store final : public lease_store {
       if (*id >= q.count) continue;
       const auto node = s_.get(root_ + "/last/" + name);
       if (!node) continue;
-      const auto last = parse_decimal<std::int64_t>(node->first);
+      auto last = parse_decimal<std::int64_t>(node->first);
       int held_version = -1;
       if (std::find(held.begin(), held.end(), name) != held.end()) {
-        const std::optional<int> stale = stale_held(name, last, q);
+        const std::optional<int> stale = stale_held(name, last, node->second.mtime, q);
         if (!stale) continue;
         held_version = *stale;
       }
@@ -316,9 +328,10 @@ class zookeeper_lease_store final : public lease_store {
     const auto held = s_.exists(hp);
     const auto last_node = s_.get(lp);
     if (!last_node) return {};
-    const auto last = parse_decimal<std::int64_t>(last_node->first);
+    auto last = parse_decimal<std::int64_t>(last_node->first);
     // Held by a session whose holder's deadline has settled: taken as if free.
-    const std::optional<int> stale = held ? stale_held(i, last, q) : std::nullopt;
+    const std::optional<int> stale =
+        held ? stale_held(i, last, last_node->second.mtime, q) : std::nullopt;
     if (held && held->ephemeralOwner != s_.session_id() && !stale) {
       // Its holder claimed it for this instance unless the record changed since it was read
       // (a claim for another instance, or for none, rewrites it).
@@ -461,6 +474,8 @@ class zookeeper_lease_store final : public lease_store {
   std::string ns_;
   std::string root_;
   std::int64_t hold_ms_;
+  std::int64_t ttl_ms_;
+  std::int64_t guard_ms_;
   std::chrono::milliseconds retry_for_;  // lost answers of claims and releases: tried again
   std::vector<sent> sent_;
   std::int64_t record_czxid_ = 0;  // the creation of the held id's deadline node
