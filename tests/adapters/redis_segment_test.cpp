@@ -407,6 +407,75 @@ TEST_F(redis_segment_rollback, a_running_distributor_refuses_a_server_that_lost_
           "in use and call resume_above(it)");
 }
 
+// A failover and back (Sentinel's, or an operator's): the replica had not yet received the
+// last ranges when it took over, and the old primary, made its replica, loaded its data. Promoted
+// again, the old primary serves the counter below ranges it handed out, under its own run id and
+// the counter's own mark: without the replication id in the mark, a process started afterwards
+// and one running across it both counted on from there (1,000 numbers repeated of 2,000).
+TEST_F(redis_segment_test, a_failback_onto_a_lagging_replicas_data_never_repeats_a_number) {
+  const std::string ns = unique_segment_ns("failback");
+  redis_server replica;
+  replica.start();
+  flakeid::detail::redis_connection x{b.server.options(), patient, patient};
+  flakeid::detail::redis_connection y{replica.options(), patient, patient};
+  const auto synced = [&](flakeid::detail::redis_connection& c) {
+    return info_field(c, "replication", "master_link_status") == "up" &&
+           info_field(c, "persistence", "loading") == "0";
+  };
+  const auto counter = [&](flakeid::detail::redis_connection& c) {
+    const auto r = c.command({"GET", "flakeid:{" + ns + "}:segment:orders"});
+    return r->type == REDIS_REPLY_STRING ? std::string(r->str, r->len) : std::string();
+  };
+  for (auto* c : {&x, &y}) (void)c->command({"CONFIG", "SET", "repl-diskless-sync-delay", "0"});
+  (void)y.command({"REPLICAOF", "127.0.0.1", std::to_string(b.server.port())});
+  ASSERT_TRUE(eventually([&] { return synced(y); }));
+  auto running = b.store(ns, patient).distributor("orders");  // a process running across it
+  const std::string head =
+      "flakeid: segment store " + std::string(running.store_name()) + ", key 'orders': ";
+  std::vector<std::uint64_t> all{running.next_max_id(100)};
+  append(all, ranges_in_child(b, ns, 9, 100).maxes);
+  ASSERT_EQ(all.back(), 1000U);
+  ASSERT_TRUE(eventually([&] { return counter(y) == "1000"; }));
+  const std::string old_replid = info_field(x, "replication", "master_replid");
+  (void)y.command({"REPLICAOF", "NO", "ONE"});  // takes over; the rest never reaches it
+  append(all, ranges_in_child(b, ns, 9, 100).maxes);
+  all.push_back(running.next_max_id(100));
+  ASSERT_EQ(all.back(), 2000U);
+  (void)x.command({"REPLICAOF", "127.0.0.1", std::to_string(replica.port())});
+  ASSERT_TRUE(eventually([&] { return synced(x) && counter(x) == "1000"; }));
+  (void)x.command({"REPLICAOF", "NO", "ONE"});  // and back
+  ASSERT_EQ(counter(x), "1000");
+  const std::string run = info_field(x, "server", "run_id");
+  const std::string lost = "the counter was last written at server run " + run +
+                           ", evicted_keys 0, master_replid " + old_replid +
+                           " and the server is now at run " + run +
+                           ", evicted_keys 0, master_replid " +
+                           info_field(x, "replication", "master_replid") +
+                           ": it took over another server's data since (it was a replica, "
+                           "second_repl_offset is set): it may have lost ranges it handed out; "
+                           "find the highest number in use and call resume_above(it)";
+  const auto after = ranges_in_child(b, ns, 10, 100);
+  append(all, after.maxes);
+  EXPECT_EQ(after.error, head + lost);
+  std::string refused;  // the first call may fail on a connection the sync closed
+  for (int i = 0; i < 2 && refused.find("resume_above") == std::string::npos; ++i) {
+    try {
+      all.push_back(running.next_max_id(100));
+    } catch (const flakeid::segment_store_error& e) {
+      refused = e.what();
+    }
+  }
+  EXPECT_EQ(refused, head + lost);
+  EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
+  EXPECT_EQ(running.resume_above(2000), 2000U);
+  const auto resumed = ranges_in_child(b, ns, 10, 100);
+  EXPECT_EQ(resumed.error, "");
+  append(all, resumed.maxes);
+  all.push_back(running.next_max_id(100));
+  EXPECT_EQ(all.back(), 3100U);
+  EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
+}
+
 TEST(redis_segment_unreachable, fails_within_the_connect_timeout_naming_the_store) {
   const std::string port = std::to_string(free_port());  // nothing listens there
   unreachable<flakeid::redis_store>("127.0.0.1:" + port, "redis 127.0.0.1:" + port);

@@ -86,16 +86,17 @@
 /// namespace's keys in one cluster slot):
 ///
 ///     flakeid:{ns}:segment:<key>       the counter's last max; INCRBY <step> hands out a segment
-///     flakeid:{ns}:segment-mark:<key>  "<run_id> <evicted_keys>": the server's memory at the
-///                                      counter's last write
+///     flakeid:{ns}:segment-mark:<key>  "<run_id> <evicted_keys> <master_replid>": the
+///                                      server's memory at the counter's last write
 ///     flakeid:{ns}:segment-birth:<key> "<run_id> <evicted_keys> <seconds> <microseconds>": the
 ///                                      server and its time when the counter was made
 ///
 /// Each call is one script (one round trip) that refuses, instead of counting, a server that
 /// may evict the counter (an `allkeys-*` policy; `volatile-*` with `expire_after`) or may have
-/// lost ranges: the mark is of another server run (a restart, a failover), the counter is gone
-/// and its mark is not, the mark is gone since this distributor's last
-/// range, or a counter has no mark on a server that evicted keys, or the counter was made again
+/// lost ranges: the mark is of another server run (a restart, a failover), or of this run with
+/// another `master_replid` on a server that took over from another since (a failover and back:
+/// as a replica it loaded the other's copy of the data, which may lack the last ranges), the
+/// counter is gone and its mark is not, the mark is gone since this distributor's last range, or a counter has no mark on a server that evicted keys, or the counter was made again
 /// since this distributor's last range (its birth differs: the server lost it, and a process
 /// started since counted anew from 0, also past this distributor's ranges). A restart is accepted when the
 /// server cannot have lost a write: `appendonly yes` with `appendfsync always` (CONFIG GET, one
@@ -136,14 +137,16 @@ inline namespace FLAKEID_ABI_NAMESPACE {
 namespace detail {
 
 /// A segment call: KEYS[1] the counter, KEYS[2] its mark (the server's memory, "<run_id>
-/// <evicted_keys>", at the counter's last write), KEYS[3] its birth; ARGV[1] the step, [2] the
+/// <evicted_keys> <master_replid>", at the counter's last write; earlier versions wrote no
+/// replication id), KEYS[3] its birth; ARGV[1] the step, [2] the
 /// expiry (ms, 0: none), [3] the mark this distributor saw last ('' none), [4] a mark a durable
 /// server may replace ('' none), [5] the birth this distributor saw last ('' none). Answers
 /// {the new max, the mark, the birth, 0}, or {-1 (an allkeys-* policy), -2 (a volatile-* policy
 /// and an expiry), -3 (the mark is of another server run: 1 when the server logs every write and took over from
 /// no other), -4 (the counter is gone, its mark not), -5 (the mark is gone since this
 /// distributor's last range), -6 (a counter below 0), -7 (no mark, and the server has evicted
-/// keys), -8 (another birth than this distributor's last: the counter was made again), the
+/// keys), -8 (another birth than this distributor's last: the counter was made again), -9 (a
+/// mark of this run with another replication id, on a server that took over since), the
 /// policy, the mark or birth seen, the counter or evicted_keys, the server's memory or birth,
 /// 0 | 1}.
 inline const std::string redis_segment_script = std::string(redis_state_lua) + R"lua(
@@ -152,12 +155,19 @@ local exp = tonumber(ARGV[2])
 if string.sub(pol, 1, 8) == 'allkeys-' then return {-1, pol, st, 0} end
 if exp > 0 and string.sub(pol, 1, 9) == 'volatile-' then return {-2, pol, st, 0} end
 local function run(s) return string.match(s, '^%S+') end
+local repl = redis.call('INFO', 'replication')
+local rid = string.match(repl, 'master_replid:(%w+)') or '?'
+local took = not string.find(repl, 'second_repl_offset:-1', 1, true)
 local mark = redis.call('GET', KEYS[2])
 if mark and run(mark) ~= run(st) and mark ~= ARGV[4] then
   local durable = run(mark) ~= run(st)
     and string.find(redis.call('INFO', 'persistence'), 'aof_enabled:1', 1, true)
-    and string.find(redis.call('INFO', 'replication'), 'second_repl_offset:-1', 1, true)
+    and not took
   return {-3, mark, st, durable and 1 or 0}
+end
+local mrid = mark and string.match(mark, '^%S+ %S+ (%w+)$')
+if mrid and run(mark) == run(st) and mrid ~= rid and took then
+  return {-9, mark, st .. ' ' .. rid, 0}
 end
 if mark and redis.call('EXISTS', KEYS[1]) == 0 then return {-4, mark, st, 0} end
 if not mark and ARGV[3] ~= '' and (exp == 0 or run(ARGV[3]) ~= run(st)) then
@@ -178,13 +188,13 @@ if not birth then
 end
 if exp > 0 then
   redis.call('PEXPIRE', KEYS[1], exp)
-  redis.call('SET', KEYS[2], st, 'PX', exp)
+  redis.call('SET', KEYS[2], st .. ' ' .. rid, 'PX', exp)
   redis.call('SET', KEYS[3], birth, 'PX', exp)
 else
-  redis.call('SET', KEYS[2], st)
+  redis.call('SET', KEYS[2], st .. ' ' .. rid)
   redis.call('SET', KEYS[3], birth)
 end
-return {v, st, birth, 0}
+return {v, st .. ' ' .. rid, birth, 0}
 )lua";
 
 /// `resume_above`: KEYS and ARGV[2] as the segment call, ARGV[1] the floor. Raises the counter
@@ -193,6 +203,7 @@ return {v, st, birth, 0}
 inline const std::string redis_resume_script = std::string(redis_state_lua) + R"lua(
 local pol, st = redis_state()
 if string.sub(pol, 1, 8) == 'allkeys-' then return {-1, pol} end
+st = st .. ' ' .. (string.match(redis.call('INFO', 'replication'), 'master_replid:(%w+)') or '?')
 local v = redis.call('GET', KEYS[1]) or '0'
 if not tonumber(v) or tonumber(v) < tonumber(ARGV[1]) then v = ARGV[1] end
 local exp = tonumber(ARGV[2])
@@ -325,11 +336,17 @@ class redis_distributor
     }
   }
 
-  /// "run <id>, evicted_keys <n>" for a mark "<id> <n>".
-  static std::string memory_of(const std::string& mark) {
+  /// "run <id>, evicted_keys <n>" for a mark "<id> <n>" (and its replication id, when
+  /// `with_replid`, for a mark "<id> <n> <replid>").
+  static std::string memory_of(const std::string& mark, bool with_replid = false) {
     const auto sp = mark.find(' ');
     if (sp == std::string::npos) return "run " + mark;
-    return "run " + mark.substr(0, sp) + ", evicted_keys " + mark.substr(sp + 1);
+    const auto sp2 = mark.find(' ', sp + 1);
+    std::string out = "run " + mark.substr(0, sp) + ", evicted_keys " +
+                      mark.substr(sp + 1, sp2 == std::string::npos ? sp2 : sp2 - sp - 1);
+    if (with_replid && sp2 != std::string::npos)
+      out += ", master_replid " + mark.substr(sp2 + 1);
+    return out;
   }
 
   /// Throws for an answer `code` < 0 of the segment script.
@@ -356,6 +373,10 @@ class redis_distributor
     } else if (code == -6) {
       why = "the counter " + redis_key_ + " holds " + seen + ", below 0: it was not written by " +
             "flakeid";
+    } else if (code == -9) {
+      why = "the counter was last written at server " + memory_of(seen, true) +
+            " and the server is now at " + memory_of(now, true) + ": it took over another " +
+            "server's data since (it was a replica, second_repl_offset is set)" + lost;
     } else if (code == -8) {
       why = detail::made_again_text("at server " + seen, now, "the server lost it");
     } else if (code == -7) {
