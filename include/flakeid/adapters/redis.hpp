@@ -23,8 +23,9 @@
 ///                                renewal, or is "released" for `safe_guard` after a release
 ///     flakeid:{ns}:last:<id>     the holder's deadline (Unix ms, no expiry): every ID it minted
 ///                                lies below it; recorded before the holder may use it
-///     flakeid:{ns}:epoch         "<run_id> <evicted_keys> <Unix ms>": the server's memory
-///                                (INFO server, INFO stats) the other keys are, and when it began
+///     flakeid:{ns}:epoch         "<run_id>:<master_replid> <evicted_keys> <Unix ms>": the
+///                                server's memory (INFO server, replication, stats) the other
+///                                keys are, and when it began
 ///     flakeid:{ns}:inst:<id>     the instance (`lease_options::instance`) of the id's last
 ///                                claimer (no expiry); absent when it named none
 ///     flakeid:{ns}:instance:<name>  the id recorded for instance <name> (no expiry): an index,

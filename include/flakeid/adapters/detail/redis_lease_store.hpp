@@ -25,9 +25,11 @@ namespace detail {
 
 /// The start of every script: `redis_state()` answers the server's `maxmemory_policy` and its
 /// memory, "<run_id> <evicted_keys>" (INFO memory, stats and server: CONFIG may be renamed);
-/// `redis_epoch(key, memory, window)` keeps in `key` "<run_id> <evicted_keys> <Unix ms>", the
-/// memory the keys it guards are and when it began (a restart, a failover or an eviction since
-/// starts a new one), and answers its start when less than `window` ms ago, else ''.
+/// `redis_epoch(key, memory, window)` keeps in `key` "<run_id>:<master_replid> <evicted_keys>
+/// <Unix ms>", the memory the keys it guards are and when it began (a restart, a failover, an
+/// eviction, or a new replication id since starts a new one: a server made a replica loads
+/// another's copy of the data, which keeps its run id), and answers its start when less than
+/// `window` ms ago, else ''.
 inline constexpr const char* redis_state_lua = R"lua(
 local function redis_state()
   local pol = string.match(redis.call('INFO', 'memory'), 'maxmemory_policy:([%w%-]+)') or '?'
@@ -36,6 +38,8 @@ local function redis_state()
   return pol, run .. ' ' .. ev
 end
 local function redis_epoch(key, st, window)
+  local rid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%w+)') or '?'
+  st = string.gsub(st, ' ', ':' .. rid .. ' ', 1)
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   local m = redis.call('GET', key)
@@ -56,9 +60,10 @@ end
 /// long after an epoch's start a claim reports it (ms), [9] the claimer's instance ('' for
 /// none), [10] `kept_after` (Unix ms). Answers {id, -1 (none free) or -2 (an allkeys-* policy), the id's previous `last:` or
 /// '' (or the policy), the epoch's start when recent or '', 0 | 1 (the instance's own id) | 2
-/// (the instance's id, held: nothing taken)}. The epoch is "<run_id> <evicted_keys> <Unix ms>":
-/// a restart, a failover or an eviction since starts a new one. `ids` counts the ids ever taken,
-/// so that records deleted by hand under a live holder are noticed (the loss is then now).
+/// (the instance's id, held: nothing taken)}. The epoch is "<run_id>:<master_replid>
+/// <evicted_keys> <Unix ms>": a restart, a failover (and back) or an eviction since starts a new
+/// one. `ids` counts the ids ever taken, so that records deleted by hand under a live holder
+/// are noticed (the loss is then now).
 inline const std::string redis_claim_script = std::string(redis_state_lua) + R"lua(
 local p = ARGV[1]
 local pol, st = redis_state()
