@@ -209,6 +209,16 @@ TEST_F(redis_auth_test, malformed_addresses_are_clear_errors_without_the_passwor
       {"http://:" + password + "@cache",
        "flakeid: invalid Redis address 'http://:***@cache': scheme 'http' is not redis, "
        "rediss or unix"},
+      // User info without ':' is the password to redis-cli -u and Lettuce: never quoted (it
+      // was read as the user name, which where() and every error showed).
+      {"redis://" + password + "@cache:6379/2",
+       "flakeid: invalid Redis address 'redis://***@cache:6379/2': the user info has no ':' "
+       "(redis-cli -u and Lettuce read it as a password): write user:password@, :password@ "
+       "for the default user, or user:@ for a user without a password"},
+      {"unix://" + password + "@/run/redis.sock?db=2",
+       "flakeid: invalid Redis address 'unix://***@/run/redis.sock?db=2': the user info has "
+       "no ':' (redis-cli -u and Lettuce read it as a password): write user:password@, "
+       ":password@ for the default user, or user:@ for a user without a password"},
   };
   for (const auto& [text, expected] : cases) EXPECT_EQ(parse_error(text), expected);
   EXPECT_EQ(error_of([&] { (void)flakeid::redis_store{"redis://:" + password + "@::1:6379"}; }),
@@ -217,7 +227,7 @@ TEST_F(redis_auth_test, malformed_addresses_are_clear_errors_without_the_passwor
   ::unsetenv("FLAKEID_TEST_REDIS_URL");
   EXPECT_EQ(error_of([] { (void)flakeid::redis_options::from_env("FLAKEID_TEST_REDIS_URL"); }),
             "flakeid: environment variable FLAKEID_TEST_REDIS_URL is not set (want "
-            "redis://[user[:password]@]host[:port][/db])");
+            "redis://[[user]:password@]host[:port][/db])");
 }
 
 TEST_F(redis_auth_test, an_address_in_designated_initializers_names_its_server_and_works) {

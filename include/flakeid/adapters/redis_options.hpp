@@ -7,9 +7,9 @@
 ///
 /// Three ways to say it, all giving the same struct:
 ///
-///     redis://[user[:password]@]host[:port][/db][?timeout=2s]     plain TCP (port 6379)
-///     rediss://[user[:password]@]host[:port][/db][?tls_ca=...]    TLS
-///     unix://[user[:password]@]/path/to/redis.sock[?db=2]        a Unix socket
+///     redis://[[user]:password@]host[:port][/db][?timeout=2s]     plain TCP (port 6379)
+///     rediss://[[user]:password@]host[:port][/db][?tls_ca=...]    TLS
+///     unix://[[user]:password@]/path/to/redis.sock[?db=2]        a Unix socket
 ///     host:port                                                  the address alone
 ///
 ///     auto o = flakeid::redis_options::parse("rediss://app:s3cret@cache.internal:6380/2");
@@ -17,7 +17,9 @@
 ///     flakeid::redis_options d{.address = {.host = "cache.internal", .password = "s3cret"},
 ///                              .db = 2};                // or field by field
 ///
-/// In a URI, user and password are percent-decoded (`%40` is '@'); an IPv6 address is written
+/// In a URI, user and password are percent-decoded (`%40` is '@'); user info without ':'
+/// (`redis://name@host`, which `redis-cli -u` and Lettuce read as a password) is refused
+/// without quoting it: write `user:password@`, `:password@` or `user:@`. An IPv6 address is written
 /// in brackets (`redis://[::1]:6379`). Query parameters: `timeout` (both bounds), `connect_timeout`,
 /// `command_timeout` (`250ms`, `2s`, or a number of milliseconds), `db`, and for TLS `tls_ca`,
 /// `tls_cert`, `tls_key`, `tls_server_name`.
@@ -68,7 +70,7 @@ struct redis_options {
 
   static constexpr int default_port = 6379;
   static constexpr const char* kind = "redis";
-  static constexpr const char* uri_form = "redis://[user[:password]@]host[:port][/db]";
+  static constexpr const char* uri_form = "redis://[[user]:password@]host[:port][/db]";
   /// `where()` shows ` tls` when TLS is on, and ` db <n>` after the user (`redis
   /// unix:/run/redis.sock db 2`).
   [[nodiscard]] bool tls_shown() const noexcept { return address.tls; }
@@ -115,6 +117,17 @@ inline redis_options redis_options::parse(std::string_view text) {
     detail::uri_host_port(text, o.address.host, o.address.port, "[::1]:6379", fail);
     return o;
   }
+  // User info without ':' is the password to `redis-cli -u` and Lettuce, a user name to
+  // others: refused, and not quoted, since it may be a password.
+  const std::size_t from = text.find("://") + 3;
+  if (const auto at = text.rfind('@');
+      at != std::string_view::npos && at >= from && text.substr(from, at - from).find(':') ==
+                                                         std::string_view::npos)
+    detail::bad_server_uri("Redis", std::string(text.substr(0, from)) + "***" +
+                                        std::string(text.substr(at)),
+                           "the user info has no ':' (redis-cli -u and Lettuce read it as a "
+                           "password): write user:password@, :password@ for the default user, "
+                           "or user:@ for a user without a password");
   const auto [scheme, rest, query] = detail::split_server_uri(text, default_port, o.address, fail);
   if (scheme == "rediss") {
     o.address.tls = true;
