@@ -446,14 +446,13 @@ TEST_F(redis_segment_test, a_failback_onto_a_lagging_replicas_data_never_repeats
   (void)x.command({"REPLICAOF", "NO", "ONE"});  // and back
   ASSERT_EQ(counter(x), "1000");
   const std::string run = info_field(x, "server", "run_id");
-  const std::string lost = "the counter was last written at server run " + run +
-                           ", evicted_keys 0, master_replid " + old_replid +
-                           " and the server is now at run " + run +
-                           ", evicted_keys 0, master_replid " +
-                           info_field(x, "replication", "master_replid") +
-                           ": it took over another server's data since (it was a replica, "
-                           "second_repl_offset is set): it may have lost ranges it handed out; "
-                           "find the highest number in use and call resume_above(it)";
+  const std::string lost =
+      "the counter was last written at server run " + run + ", evicted_keys 0, master_replid " +
+      old_replid + " and the server is now at run " + run + ", evicted_keys 0, master_replid " +
+      info_field(x, "replication", "master_replid") +
+      ": it took over another server's data since (it was a replica, "
+      "second_repl_offset is set): it may have lost ranges it handed out; "
+      "find the highest number in use and call resume_above(it)";
   const auto after = ranges_in_child(b, ns, 10, 100);
   append(all, after.maxes);
   EXPECT_EQ(after.error, head + lost);

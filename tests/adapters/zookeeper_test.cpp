@@ -964,18 +964,22 @@ TEST_F(zookeeper_lease_test, a_leaf_forever_made_again_waits_out_the_old_workers
         .count();
   };
   flakeid::manual_clock clk = clock_at_wall(std::chrono::seconds{1});
-  flakeid::zookeeper_leaf_worker a{
-      b.address(),
-      {.name = "remade", .ip = "10.0.0.13", .port = "8080", .report_every = std::chrono::seconds{1}}};
+  flakeid::zookeeper_leaf_worker a{b.address(),
+                                   {.name = "remade",
+                                    .ip = "10.0.0.13",
+                                    .port = "8080",
+                                    .report_every = std::chrono::seconds{1}}};
   manual_gen first{a, clk};
   const std::uint64_t id = first.next_id();
   for (const std::string& child : peer.children("/snowflake/remade/forever"))
     ASSERT_TRUE(peer.remove("/snowflake/remade/forever/" + child, -1));
   ASSERT_TRUE(peer.remove("/snowflake/remade/forever", -1));
   const std::int64_t before = wall();
-  flakeid::zookeeper_leaf_worker c{
-      b.address(),
-      {.name = "remade", .ip = "10.0.0.14", .port = "8080", .report_every = std::chrono::seconds{1}}};
+  flakeid::zookeeper_leaf_worker c{b.address(),
+                                   {.name = "remade",
+                                    .ip = "10.0.0.14",
+                                    .port = "8080",
+                                    .report_every = std::chrono::seconds{1}}};
   const flakeid::worker_assignment x = c.assign(flakeid::layouts::twitter);
   EXPECT_EQ(x.node, (flakeid::node_id{0, 0}));  // the sequence of the running worker
   // Not before the running worker's reports could reach (two periods of 1 s).

@@ -345,8 +345,7 @@ class redis_distributor
     const auto sp2 = mark.find(' ', sp + 1);
     std::string out = "run " + mark.substr(0, sp) + ", evicted_keys " +
                       mark.substr(sp + 1, sp2 == std::string::npos ? sp2 : sp2 - sp - 1);
-    if (with_replid && sp2 != std::string::npos)
-      out += ", master_replid " + mark.substr(sp2 + 1);
+    if (with_replid && sp2 != std::string::npos) out += ", master_replid " + mark.substr(sp2 + 1);
     return out;
   }
 

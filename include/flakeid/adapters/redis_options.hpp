@@ -121,10 +121,10 @@ inline redis_options redis_options::parse(std::string_view text) {
   // others: refused, and not quoted, since it may be a password.
   const std::size_t from = text.find("://") + 3;
   if (const auto at = text.rfind('@');
-      at != std::string_view::npos && at >= from && text.substr(from, at - from).find(':') ==
-                                                         std::string_view::npos)
-    detail::bad_server_uri("Redis", std::string(text.substr(0, from)) + "***" +
-                                        std::string(text.substr(at)),
+      at != std::string_view::npos && at >= from &&
+      text.substr(from, at - from).find(':') == std::string_view::npos)
+    detail::bad_server_uri("Redis",
+                           std::string(text.substr(0, from)) + "***" + std::string(text.substr(at)),
                            "the user info has no ':' (redis-cli -u and Lettuce read it as a "
                            "password): write user:password@, :password@ for the default user, "
                            "or user:@ for a user without a password");

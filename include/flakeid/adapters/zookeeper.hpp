@@ -104,8 +104,8 @@
 #include <chrono>
 #include <cinttypes>
 #include <condition_variable>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -348,7 +348,6 @@ class zookeeper_leaf_worker {
       detail::reject_worker("this Leaf worker was assigned already (" + node_ + ")");
     const std::string address = o_.ip + ":" + o_.port;
     const std::string forever = "/snowflake/" + o_.name + "/forever";
-    const std::string live = "/snowflake/" + o_.name + "/flakeid-live/" + address;
     std::int64_t reported = INT64_MIN;
     std::uint64_t seq = 0;
     std::int64_t until = 0;
@@ -362,50 +361,10 @@ class zookeeper_leaf_worker {
       // mint up to their deadlines: every start waits those out.
       settled = forever_settled(forever);
       for (std::int64_t now = wall_ms(); now <= settled; now = wall_ms())
-        std::this_thread::sleep_for(std::chrono::milliseconds{std::min<std::int64_t>(
-            settled - now + 1, 100)});
-      // The live node and the first report in one `multi`, the report at the version read:
-      // a holder whose live node went (its session expired) finds its next report refused.
-      for (int attempt = 0;; ++attempt) {
-        node_.clear();
-        reported = INT64_MIN;
-        int read_version = -1;
-        const bool found = find_node(forever, address, seq, reported, read_version);
-        if (s_.exists(live)) reject_held(address);
-        const std::int64_t now = wall_ms();
-        if (found && reported != INT64_MIN && reported > now)
-          throw clock_backwards_error(
-              "flakeid: " + s_.where() + " " + node_ + " holds a timestamp " +
-                  std::to_string(reported - now) +
-                  " ms ahead of this clock (Leaf's start-up check): wait until the clock passes it",
-              std::chrono::milliseconds{reported - now});
-        until = now + ahead_ms();
-        const std::string json = data_json(until);
-        const std::string prefix = forever + "/" + address + "-";
-        std::string made(prefix.size() + 32, '\0');
-        Stat written{};
-        std::vector<zoo_op_t> ops(2);
-        zoo_create_op_init(&ops[0], live.c_str(), "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL,
-                           nullptr, 0);
-        if (found)
-          zoo_set_op_init(&ops[1], node_.c_str(), json.data(), static_cast<int>(json.size()),
-                          read_version, &written);
-        else
-          zoo_create_op_init(&ops[1], prefix.c_str(), json.data(), static_cast<int>(json.size()),
-                             &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT_SEQUENTIAL, made.data(),
-                             static_cast<int>(made.size()));
-        const int rc = s_.multi(ops);
-        if (rc == ZOK) {
-          if (!found) seq = made_node(made);
-          version_ = found ? written.version : 0;
-          live_session_ = s_.session_id();
-          break;
-        }
-        if (rc == ZNODEEXISTS && s_.exists(live)) reject_held(address);
-        if ((rc != ZBADVERSION && rc != ZNONODE && rc != ZNODEEXISTS) || attempt >= 20)
-          throw detail::store_connection_error(s_.where() + ": start on " + prefix + ": " +
-                                               zerror(rc));
-      }
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds{std::min<std::int64_t>(settled - now + 1, 100)});
+      for (int attempt = 0; !try_start(forever, address, seq, reported, until, attempt >= 20);)
+        ++attempt;
     });
     const std::uint64_t last = detail::last_node(l);
     if (seq > last)
@@ -434,6 +393,61 @@ class zookeeper_leaf_worker {
   }
 
  private:
+  /// `/snowflake/<name>/flakeid-live/<ip>:<port>`: held (ephemeral) by the process serving
+  /// this address.
+  [[nodiscard]] std::string live_path() const {
+    return "/snowflake/" + o_.name + "/flakeid-live/" + o_.ip + ":" + o_.port;
+  }
+
+  /// One try at a start: reads this address's node (Leaf's start-up check against the clock),
+  /// then makes the live node and writes the first report (or makes the node) in one `multi`,
+  /// the report at the version read, so that a holder whose live node went (its session
+  /// expired) finds its next report refused. Sets `seq`, `reported` (the node's timestamp
+  /// before) and `until` (the one written); false when the node changed meanwhile (try again,
+  /// unless `last_try`: then it throws).
+  bool try_start(const std::string& forever, const std::string& address, std::uint64_t& seq,
+                 std::int64_t& reported, std::int64_t& until, bool last_try) {
+    const std::string live = live_path();
+    node_.clear();
+    reported = INT64_MIN;
+    int read_version = -1;
+    const bool found = find_node(forever, address, seq, reported, read_version);
+    if (s_.exists(live)) reject_held(address);
+    const std::int64_t now = wall_ms();
+    if (found && reported != INT64_MIN && reported > now)
+      throw clock_backwards_error(
+          "flakeid: " + s_.where() + " " + node_ + " holds a timestamp " +
+              std::to_string(reported - now) +
+              " ms ahead of this clock (Leaf's start-up check): wait until the clock passes it",
+          std::chrono::milliseconds{reported - now});
+    until = now + ahead_ms();
+    const std::string json = data_json(until);
+    const std::string prefix = forever + "/" + address + "-";
+    std::string made(prefix.size() + 32, '\0');
+    Stat written{};
+    std::vector<zoo_op_t> ops(2);
+    zoo_create_op_init(&ops[0], live.c_str(), "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, nullptr,
+                       0);
+    if (found)
+      zoo_set_op_init(&ops[1], node_.c_str(), json.data(), static_cast<int>(json.size()),
+                      read_version, &written);
+    else
+      zoo_create_op_init(&ops[1], prefix.c_str(), json.data(), static_cast<int>(json.size()),
+                         &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT_SEQUENTIAL, made.data(),
+                         static_cast<int>(made.size()));
+    const int rc = s_.multi(ops);
+    if (rc == ZOK) {
+      if (!found) seq = made_node(made);
+      version_ = found ? written.version : 0;
+      live_session_ = s_.session_id();
+      return true;
+    }
+    if (rc == ZNODEEXISTS && s_.exists(live)) reject_held(address);
+    if ((rc != ZBADVERSION && rc != ZNONODE && rc != ZNODEEXISTS) || last_try)
+      throw detail::store_connection_error(s_.where() + ": start on " + prefix + ": " + zerror(rc));
+    return false;
+  }
+
   /// Finds this address's node among Leaf's `forever` nodes: sets `node_`, its sequence `seq`,
   /// the timestamp it `reported` and its `node_version`; false when there is none.
   bool find_node(const std::string& forever, const std::string& address, std::uint64_t& seq,
@@ -560,9 +574,7 @@ class zookeeper_leaf_worker {
         return;
       }
       if (rc != ZBADVERSION && rc != ZNONODE) return;
-      const std::string live =
-          "/snowflake/" + o_.name + "/flakeid-live/" + o_.ip + ":" + o_.port;
-      const auto mine = s_.exists(live);
+      const auto mine = s_.exists(live_path());
       const auto node = s_.get(node_);
       if (mine && node && mine->ephemeralOwner == s_.session_id() &&
           live_session_ == s_.session_id())
@@ -578,14 +590,13 @@ class zookeeper_leaf_worker {
   /// the deadline, at least the newest tick minted and the clock plus the generators' lead.
   void record_last() noexcept {
     if (lost_ || confirmed_ == INT64_MIN || !s_.connected()) return;
-    const std::int64_t last =
-        std::min(confirmed_ - 1,
-                 std::max(fence_->last_unix_ms.load(std::memory_order_acquire),
-                          wall_ms() + fence_->lead_ms.load(std::memory_order_acquire)));
+    const std::int64_t last = std::min(
+        confirmed_ - 1, std::max(fence_->last_unix_ms.load(std::memory_order_acquire),
+                                 wall_ms() + fence_->lead_ms.load(std::memory_order_acquire)));
     try {
       const std::string json = data_json(last);
-      (void)s_.check(zoo_set(s_.handle(), node_.c_str(), json.data(),
-                             static_cast<int>(json.size()), version_));
+      (void)s_.check(zoo_set(s_.handle(), node_.c_str(), json.data(), static_cast<int>(json.size()),
+                             version_));
     } catch (const std::exception&) {
       // The node keeps the deadline: a restart waits for it.
     }
