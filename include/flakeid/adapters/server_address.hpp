@@ -237,18 +237,6 @@ struct server_address {
     return a;
   }
 
-  /// Calls `each(item)` for every '&'-separated item of `query`, empty ones included (an empty
-  /// query is one empty item).
-  template <class Each>
-  void uri_query_items(std::string_view query, Each&& each) {
-    for (;;) {
-      const auto amp = query.find('&');
-      each(query.substr(0, amp));
-      if (amp == std::string_view::npos) return;
-      query.remove_prefix(amp + 1);
-    }
-  }
-
   /// `text` with any password in it replaced by `***`, for quoting a URI in a message: the part
   /// of the user info after its first ':' (up to the last '@').
   [[nodiscard]] static std::string redact(std::string_view text) {
