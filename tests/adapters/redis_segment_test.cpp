@@ -181,6 +181,20 @@ void append(std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& fr
   to.insert(to.end(), from.begin(), from.end());
 }
 
+/// After a refusal: `running` resumes above `floor`, a child takes ten ranges of 100 and
+/// `running` one more, which ends at `last`; no number in `all` and these repeats.
+void resume_and_count_on(const redis_backend& b, const std::string& ns,
+                         flakeid::redis_distributor& running, std::vector<std::uint64_t>& all,
+                         std::uint64_t floor, std::uint64_t last) {
+  EXPECT_EQ(running.resume_above(floor), floor);
+  const auto resumed = ranges_in_child(b, ns, 10, 100);
+  EXPECT_EQ(resumed.error, "");
+  append(all, resumed.maxes);
+  all.push_back(running.next_max_id(100));
+  EXPECT_EQ(all.back(), last);
+  EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
+}
+
 TEST_F(redis_segment_test, fifty_days_of_a_grouped_counter_hold_two_days_of_connections) {
   using namespace std::chrono;
   auto store = b.store(unique_segment_ns("days"), patient);
@@ -373,13 +387,7 @@ TEST_F(redis_segment_rollback, a_rollback_to_an_old_snapshot_never_repeats_a_num
   expect_error<flakeid::segment_store_error>([&] { all.push_back(running.next_max_id(100)); },
                                              head + lost);
   EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
-  EXPECT_EQ(running.resume_above(2200), 2200U);
-  const auto resumed = ranges_in_child(b, ns, 10, 100);
-  EXPECT_EQ(resumed.error, "");
-  append(all, resumed.maxes);
-  all.push_back(running.next_max_id(100));
-  EXPECT_EQ(all.back(), 3300U);
-  EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
+  resume_and_count_on(b, ns, running, all, 2200, 3300);
 }
 
 // A server that lost everything (no persistence) looks like a new one to a process started
@@ -466,13 +474,7 @@ TEST_F(redis_segment_test, a_failback_onto_a_lagging_replicas_data_never_repeats
   }
   EXPECT_EQ(refused, head + lost);
   EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
-  EXPECT_EQ(running.resume_above(2000), 2000U);
-  const auto resumed = ranges_in_child(b, ns, 10, 100);
-  EXPECT_EQ(resumed.error, "");
-  append(all, resumed.maxes);
-  all.push_back(running.next_max_id(100));
-  EXPECT_EQ(all.back(), 3100U);
-  EXPECT_EQ(repeated_numbers(all, 100), 0U) << all.size() << " ranges";
+  resume_and_count_on(b, ns, running, all, 2000, 3100);
 }
 
 TEST(redis_segment_unreachable, fails_within_the_connect_timeout_naming_the_store) {
