@@ -224,8 +224,9 @@ void a_live_twin_is_refused(Backend& b) {
 }
 
 /// Six leases with one instance name race: one holds the instance's id, every other one is
-/// refused with `instance_in_use_error` (or, on a machine too loaded for the winner to renew in
-/// time, took the id over from a winner that is now lost). Never do two hold it at once.
+/// refused with `instance_in_use_error`. On a machine too loaded for the winner to renew in
+/// time, the winner may lose the id while it waits (and another may then take it over from it).
+/// Never do two hold it at once.
 template <class Backend>
 void twins_race_for_one_instance(Backend& b) {
   const std::string ns = unique_ns("twins");
@@ -237,18 +238,23 @@ void twins_race_for_one_instance(Backend& b) {
   std::set<std::string> ids;
   int holding = 0;
   int refused = 0;
+  int lost = 0;  // winners too slow to renew, lost while waiting or since: they mint nothing
   for (int i = 0; i < n; ++i) {
     const std::string& r = result[static_cast<std::size_t>(i)];
     if (r.rfind("id ", 0) == 0) {
       ids.insert(r);
-      if (!leases[static_cast<std::size_t>(i)]->lost()) ++holding;
+      ++(leases[static_cast<std::size_t>(i)]->lost() ? lost : holding);
+    } else if (r.rfind("flakeid: worker id ", 0) == 0 &&
+               r.find(" was lost while waiting") != std::string::npos) {
+      ++lost;
     } else {
       EXPECT_EQ(r.rfind("flakeid: instance 'pod-r' already holds worker id ", 0), 0U) << r;
       ++refused;
     }
   }
-  EXPECT_EQ(ids.size(), 1U) << "every lease of the instance that took an id took the same one";
-  EXPECT_EQ(holding, 1) << "exactly one lease holds the instance's id";
+  EXPECT_LE(ids.size(), 1U) << "every lease of the instance that took an id took the same one";
+  EXPECT_LE(holding, 1) << "never do two leases hold the instance's id";
+  EXPECT_GE(holding + lost, 1) << "one lease won the race";
   EXPECT_GE(refused, 1);
 }
 
