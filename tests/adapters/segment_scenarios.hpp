@@ -412,6 +412,54 @@ void a_counter_made_again_is_refused(Backend& b, Forget forget) {
   EXPECT_EQ(daily.next_max_id(10), 10U) << "an idle counter that may expire is made anew";
 }
 
+/// A counter set back under running distributors (a restore of the row, key or file from an
+/// older backup or copy, a hand edit), its birth unchanged: each distributor that took a range
+/// above it refuses it, without counting, until `resume_above` (before, two running processes
+/// counted on from there and handed out again what they had handed out since: 2,002,000 IDs,
+/// 1,000,000 twice). `set_back(ns, key, n)` sets the counter to `n` as an operator would.
+template <class Backend, class SetBack>
+void a_counter_gone_back_is_refused(Backend& b, SetBack set_back) {
+  const std::string ns = unique_segment_ns("back");
+  auto store = b.store(ns, patient);
+  auto first = store.distributor("orders");
+  auto second = store.distributor("orders");
+  EXPECT_EQ(first.next_max_id(50), 50U);
+  EXPECT_EQ(second.next_max_id(50), 100U);
+  EXPECT_EQ(first.next_max_id(50), 150U);
+  set_back(ns, "orders", 50);  // the backup was taken after the first range
+  const auto refused = [](auto& d, const std::string& reached) {
+    const std::string head = "flakeid: segment store " + std::string(d.store_name()) +
+                             ", key 'orders': the counter went back since this distributor's " +
+                             "last range (it had reached " + reached + ", now 50): ";
+    const std::string tail =
+        "; numbers above 50 may have been handed out: find the highest number in use and call "
+        "resume_above(it)";
+    try {
+      (void)d.next_max_id(50);
+      ADD_FAILURE() << "counted on a counter gone back below " << reached;
+    } catch (const flakeid::segment_store_error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.substr(0, head.size()), head) << what;
+      EXPECT_EQ(what.substr(what.size() - std::min(what.size(), tail.size())), tail) << what;
+    }
+  };
+  refused(first, "150");
+  refused(second, "100");
+  auto copy = first;  // remembers how far `first` reached
+  refused(copy, "150");
+  EXPECT_EQ(store.current("orders"), 50U) << "the refusals took no range";
+  EXPECT_EQ(first.resume_above(150), 150U);
+  EXPECT_EQ(first.next_max_id(50), 200U);
+  EXPECT_EQ(second.next_max_id(50), 250U) << "above its last range again";
+  // A counter that may expire, set back while in use, is refused too.
+  auto daily = store.distributor("d@20250318");
+  daily.expire_after(1h);
+  EXPECT_EQ(daily.next_max_id(50), 50U);
+  EXPECT_EQ(daily.next_max_id(50), 100U);
+  set_back(ns, "d@20250318", 50);
+  EXPECT_THROW((void)daily.next_max_id(50), flakeid::segment_store_error);
+}
+
 /// A counter "orders" in a new namespace's table, on a store that `where` plus the namespace
 /// names: it counts on from 0 (100, then 150), `other_key` is a counter of its own, a copy of
 /// the distributor counts on the same counter. `check(d)` looks at the distributor once the

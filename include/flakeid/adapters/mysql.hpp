@@ -342,35 +342,6 @@ class mysql_distributor
     return v;
   }
 
-  /// ` AND <column> >= reached` for an UPDATE that counts, once this distributor took a range:
-  /// a row below it went back, and is left as it is (`reach` refuses it).
-  [[nodiscard]] std::string not_below(const char* column) const {
-    const std::uint64_t r = s_->memo.reached;
-    if (r == 0) return {};
-    return std::string(" AND ") + column + " >= " + std::to_string(r);
-  }
-
-  /// `v` (the end of the range a call took), recorded; throws `segment_store_error` when it
-  /// lies below the end of this distributor's last range: the row went back since (the server
-  /// lost commits, was restored from an older backup or replaced by a replica that lagged, or
-  /// the row was edited, or deleted and made again), its UPDATE matched nothing, and the
-  /// numbers above `v` may have been handed out already.
-  std::uint64_t reach(std::uint64_t v) {
-    const std::uint64_t r = s_->memo.reached;
-    if (v < r)
-      throw segment_store_error(
-          name_, key_,
-          "the counter went back since this distributor's last range (it had reached " +
-              std::to_string(r) + ", now " + std::to_string(v) +
-              "): the server lost commits, was restored from an older backup or replaced by a "
-              "replica that lagged, or the row was edited or deleted; numbers above " +
-              std::to_string(v) +
-              " may have been handed out: find the highest number in use and call "
-              "resume_above(it)");
-    s_->memo.reached = v;
-    return v;
-  }
-
   /// `next_max_id` on Leaf's table, in the transaction Leaf's segment service runs.
   std::uint64_t next_leaf(std::uint64_t step, const std::string& what) {
     const std::string k = detail::mysql_literal(row_);

@@ -82,8 +82,12 @@
 ///     ON CONFLICT (key) DO UPDATE SET last_max_id = t.last_max_id + EXCLUDED.last_max_id,
 ///       born = COALESCE(t.born, EXCLUDED.born) RETURNING last_max_id, born
 ///
-/// From then on it counts only on the row of the birth it saw (`UPDATE ... WHERE key = $1 AND
-/// born = $3 RETURNING last_max_id, born`). A row made again since (deleted, or lost with the
+/// From then on it counts only on the row of the birth it saw, and only at or above the end of
+/// its last range (`UPDATE ... WHERE key = $1 AND born = $3 AND last_max_id >= <reached>
+/// RETURNING last_max_id, born`). A row of that birth below it went back (a restore from an
+/// older backup or dump, a replica that lagged promoted, a hand edit) and is refused with
+/// `segment_store_error`, without counting, until `resume_above(n)`; a process started after
+/// such a loss cannot tell. A row made again since (deleted, or lost with the
 /// server's data, and counted from 0 again by a process started since) is refused with
 /// `segment_store_error`, without counting: its next range from 0 could be one that another
 /// distributor handed out before. `resume_above(n)` raises the counter to `n` and counts on its
@@ -150,8 +154,8 @@ class postgres_distributor
   /// Adds `step` to the counter and returns its new value (one statement; see the file
   /// comment). After `expire_after`, the statement also sets the row's `expires_at`, and the
   /// first call deletes the rows of the table whose `expires_at` has passed. Throws
-  /// `segment_store_error`, without counting, when the counter's row was made again since this
-  /// distributor's last range (see `resume_above`).
+  /// `segment_store_error`, without counting, when the counter's row was made again, or went
+  /// back below the end of this distributor's last range, since that range (see `resume_above`).
   std::uint64_t next_max_id(std::uint64_t step) {
     const std::string what = "next_max_id(" + std::to_string(step) + ")";
     const std::string s = std::to_string(step);
@@ -163,12 +167,19 @@ class postgres_distributor
                                            " * interval '1 millisecond'";
       if (!s_->memo.born.empty()) {
         // The row this distributor counted on, and only that one.
+        // The row this distributor counted on, and only at or above the end of its last range.
         const detail::pg_result r =
             exec("UPDATE " + table_ + " SET last_max_id = last_max_id + $2::bigint" + expiry +
-                     " WHERE key = $1 AND born = $3 RETURNING last_max_id, born",
+                     " WHERE key = $1 AND born = $3" + not_below("last_max_id") +
+                     " RETURNING last_max_id, born",
                  {key_.c_str(), s.c_str(), s_->memo.born.c_str()});
         if (PQntuples(r.get()) == 1) return took(r.get(), what);
-        check_birth(born_now());
+        const detail::pg_result now =
+            exec("SELECT last_max_id, born FROM " + table_ + " WHERE key = $1", {key_.c_str()});
+        const bool row = PQntuples(now.get()) == 1 && PQgetisnull(now.get(), 0, 1) == 0;
+        const std::string born = row ? PQgetvalue(now.get(), 0, 1) : std::string();
+        if (row && born == s_->memo.born) (void)reach(number_at(now.get(), 0, what));
+        check_birth(born);
       }
       const std::string born = detail::new_birth_token();
       const detail::pg_result r =
@@ -185,7 +196,7 @@ class postgres_distributor
     });
   }
 
-  /// For an operator, after a refusal for a counter made again: raises the counter to at least
+  /// For an operator, after a refusal for a counter made again or gone back: raises the counter to at least
   /// `highest_used` (the highest number handed out, as found in the data) and counts on its row
   /// from now on; the next ranges start above it. Returns the counter. Throws as `next_max_id`.
   std::uint64_t resume_above(std::uint64_t highest_used) {
@@ -259,20 +270,13 @@ class postgres_distributor
       (void)exec("ALTER TABLE " + table_ + " ADD COLUMN IF NOT EXISTS " + name + " " + type, {});
   }
 
-  /// The birth of the counter's row now (empty: no row, or one without a birth).
-  std::string born_now() {
-    const detail::pg_result r =
-        exec("SELECT born FROM " + table_ + " WHERE key = $1", {key_.c_str()});
-    if (PQntuples(r.get()) == 0 || PQgetisnull(r.get(), 0, 0) != 0) return {};
-    return PQgetvalue(r.get(), 0, 0);
-  }
-
   /// The counter from a `RETURNING last_max_id, born` answer, recording the row's birth.
   std::uint64_t took(const PGresult* r, const std::string& what) {
     if (PQntuples(r) != 1 || PQnfields(r) != 2 || PQgetisnull(r, 0, 1) != 0)
       throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
     const std::uint64_t v = number_at(r, 0, what);
     took_range(PQgetvalue(r, 0, 1));
+    s_->memo.reached = v;
     return v;
   }
 

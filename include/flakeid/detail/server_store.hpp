@@ -155,6 +155,20 @@ decltype(auto) segment_call(const std::string& store, const std::string& key,
   }
 }
 
+/// How a server store loses a counter's last writes, for `gone_back_text`.
+inline constexpr const char* server_loss =
+    "the server lost commits, was restored from an older backup or replaced by a replica that "
+    "lagged, or the counter was edited or deleted";
+
+/// Why a distributor refuses a counter that went back below `reached`, the end of its last
+/// range, to `now` (decimal texts); `how` says how the store may have lost it.
+inline std::string gone_back_text(const std::string& reached, const std::string& now,
+                                  const std::string& how) {
+  return "the counter went back since this distributor's last range (it had reached " + reached +
+         ", now " + now + "): " + how + "; numbers above " + now +
+         " may have been handed out: find the highest number in use and call resume_above(it)";
+}
+
 }  // namespace detail
 
 }  // namespace FLAKEID_ABI_NAMESPACE

@@ -53,7 +53,7 @@ struct table_memo {
   bool born_ready = false;    // the table has its `born` column
   std::string born{};         // the row's birth at this distributor's last range; empty: none
   std::chrono::steady_clock::time_point last_range{};  // when that range was taken
-  std::uint64_t reached = 0;  // MySQL: the end of that range (or of `resume_above`); 0: none
+  std::uint64_t reached = 0;  // the end of that range (or of `resume_above`); 0: none
 };
 
 /// A new birth token for a counter's row: 64 random bits in hex. Two rows made apart never
@@ -176,6 +176,26 @@ class server_distributor {
       return;
     throw segment_store_error(
         name_, key_, made_again_text(m.born, now, "its row was deleted or the server lost it"));
+  }
+  /// ` AND <column> >= reached` for an UPDATE that counts, once this distributor took a range
+  /// (`Memo::reached`): a counter below it went back, and is left as it is (`reach` refuses it).
+  [[nodiscard]] std::string not_below(const char* column) const {
+    const std::uint64_t r = s_->memo.reached;
+    if (r == 0) return {};
+    return std::string(" AND ") + column + " >= " + std::to_string(r);
+  }
+  /// `v` (the end of the range a call took, or the counter now), recorded as `Memo::reached`;
+  /// throws `segment_store_error` (`gone_back_text`) when it lies below the end of this
+  /// distributor's last range: the counter went back since (the server lost commits, was
+  /// restored from an older backup or replaced by a replica that lagged, or the counter was
+  /// edited, or deleted and made again), and the numbers above `v` may have been handed out.
+  std::uint64_t reach(std::uint64_t v) {
+    const std::uint64_t r = s_->memo.reached;
+    if (v < r)
+      throw segment_store_error(name_, key_,
+                                gone_back_text(std::to_string(r), std::to_string(v), server_loss));
+    s_->memo.reached = v;
+    return v;
   }
   /// Records a range taken from the row born `born`.
   void took_range(std::string born) {
