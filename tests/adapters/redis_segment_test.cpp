@@ -75,6 +75,16 @@ TEST_F(redis_segment_test, a_counter_made_again_is_refused_by_a_distributor_that
   });
 }
 
+// A counter key set back by hand, or RESTOREd from an older DUMP of the key alone, while its
+// mark and birth stay.
+TEST_F(redis_segment_test, a_counter_gone_back_is_refused_by_a_distributor_above_it) {
+  a_counter_gone_back_is_refused(b, [&](const std::string& ns, const std::string& key,
+                                        std::uint64_t n) {
+    flakeid::detail::redis_connection raw{b.server.address(), patient, patient};
+    (void)raw.command({"SET", "flakeid:{" + ns + "}:segment:" + key, std::to_string(n), "KEEPTTL"});
+  });
+}
+
 TEST_F(redis_segment_test, a_key_holding_no_counter_is_a_clear_error) {
   const std::string ns = unique_segment_ns("garbage");
   auto d = b.store(ns, patient).distributor("orders");

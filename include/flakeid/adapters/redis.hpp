@@ -99,7 +99,9 @@
 /// as a replica it loaded the other's copy of the data, which may lack the last ranges), the
 /// counter is gone and its mark is not, the mark is gone since this distributor's last range, or a counter has no mark on a server that evicted keys, or the counter was made again
 /// since this distributor's last range (its birth differs: the server lost it, and a process
-/// started since counted anew from 0, also past this distributor's ranges). A restart is accepted when the
+/// started since counted anew from 0, also past this distributor's ranges), or the counter is
+/// below the end of this distributor's last range (set back by hand, or `RESTORE`d alone from
+/// an older `DUMP`, its mark and birth left). A restart is accepted when the
 /// server cannot have lost a write: `appendonly yes` with `appendfsync always` (CONFIG GET, one
 /// more round trip after a restart) and no takeover (`second_repl_offset:-1`). After a
 /// refusal, `resume_above(n)` raises the counter above every number in use. Evictions alone are
@@ -141,13 +143,15 @@ namespace detail {
 /// <evicted_keys> <master_replid>", at the counter's last write; earlier versions wrote no
 /// replication id), KEYS[3] its birth; ARGV[1] the step, [2] the
 /// expiry (ms, 0: none), [3] the mark this distributor saw last ('' none), [4] a mark a durable
-/// server may replace ('' none), [5] the birth this distributor saw last ('' none). Answers
+/// server may replace ('' none), [5] the birth this distributor saw last ('' none), [6] the end
+/// of this distributor's last range ('0' none; compared as decimal text, beyond 2^53). Answers
 /// {the new max, the mark, the birth, 0}, or {-1 (an allkeys-* policy), -2 (a volatile-* policy
 /// and an expiry), -3 (the mark is of another server run: 1 when the server logs every write and took over from
 /// no other), -4 (the counter is gone, its mark not), -5 (the mark is gone since this
 /// distributor's last range), -6 (a counter below 0), -7 (no mark, and the server has evicted
 /// keys), -8 (another birth than this distributor's last: the counter was made again), -9 (a
-/// mark of this run with another replication id, on a server that took over since), the
+/// mark of this run with another replication id, on a server that took over since), -10 (the
+/// counter is below ARGV[6]: it went back, set or restored by hand), the
 /// policy, the mark or birth seen, the counter or evicted_keys, the server's memory or birth,
 /// 0 | 1}.
 inline const std::string redis_segment_script = std::string(redis_state_lua) + R"lua(
@@ -179,6 +183,15 @@ if not mark and ev ~= '0' then return {-7, ev, st, 0} end
 local birth = redis.call('GET', KEYS[3])
 if ARGV[5] ~= '' and birth ~= ARGV[5] and (birth or exp == 0 or run(ARGV[3]) ~= run(st)) then
   return {-8, ARGV[5], birth or '', 0}
+end
+local cur = redis.pcall('GET', KEYS[1])
+if type(cur) == 'string' and ARGV[6] ~= '0' then
+  local c = string.gsub(cur, '^0+', '')
+  local r = ARGV[6]
+  if string.sub(cur, 1, 1) == '-' or (string.match(cur, '^%d+$') and
+      (#c < #r or (#c == #r and c < r))) then
+    return {-10, r, cur, 0}
+  end
 end
 local v = redis.pcall('INCRBY', KEYS[1], ARGV[1])
 if type(v) == 'table' then return v end
@@ -222,6 +235,7 @@ return {v}
 struct redis_counter_memo {
   std::string mark;   // the mark of this distributor's last range ('' none yet)
   std::string birth;  // the counter's birth at this distributor's last range ('' none yet)
+  std::uint64_t reached = 0;  // the end of that range (or of `resume_above`); 0: none
 };
 
 }  // namespace detail
@@ -267,7 +281,8 @@ class redis_distributor
       if (v < 0) refuse(v, text(r->element[1]), text(r->element[2]));
       s_->memo.mark = text(r->element[1]);
       s_->memo.birth = text(r->element[2]);
-      return static_cast<std::uint64_t>(v);
+      s_->memo.reached = static_cast<std::uint64_t>(v);
+      return s_->memo.reached;
     });
   }
 
@@ -285,7 +300,8 @@ class redis_distributor
       if (r->elements == 2) refuse(-1, text(r->element[1]), "");
       s_->memo.mark.clear();
       s_->memo.birth.clear();
-      return counter(text(r->element[0]));
+      s_->memo.reached = counter(text(r->element[0]));
+      return s_->memo.reached;
     });
   }
 
@@ -319,7 +335,8 @@ class redis_distributor
   reply segment_reply(std::uint64_t step, const std::string& what, const std::string& replace) {
     reply r = s_->conn.command({"EVAL", detail::redis_segment_script, "3", redis_key_, mark_key_,
                                 birth_key_, std::to_string(step), std::to_string(idle_ms_),
-                                s_->memo.mark, replace, s_->memo.birth});
+                                s_->memo.mark, replace, s_->memo.birth,
+                                std::to_string(s_->memo.reached)});
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
         r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
       throw segment_store_error(name_, key_, what + ": unexpected answer from the server");
@@ -377,6 +394,10 @@ class redis_distributor
       why = "the counter was last written at server " + memory_of(seen, true) +
             " and the server is now at " + memory_of(now, true) + ": it took over another " +
             "server's data since (it was a replica, second_repl_offset is set)" + lost;
+    } else if (code == -10) {
+      why = detail::gone_back_text(seen, now,
+                                   "the counter was set or restored by hand (RESTORE of an older "
+                                   "dump, SET), or the server lost writes");
     } else if (code == -8) {
       why = detail::made_again_text("at server " + seen, now, "the server lost it");
     } else if (code == -7) {
