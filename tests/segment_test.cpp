@@ -218,6 +218,46 @@ TEST(segment_store_test, file_counter_is_durable_text) {
   EXPECT_EQ(d.store_name(), "file:" + (dir.path / "ids").string());
 }
 
+namespace {
+
+/// The scenarios' backend over a file store: a directory per namespace.
+struct file_segment_backend {
+  temp_dir dir;
+  [[nodiscard]] flakeid::file_store store(const std::string& ns, milliseconds) const {
+    return flakeid::file_store{dir.path / ns};
+  }
+};
+
+}  // namespace
+
+TEST(segment_store_test, a_file_counter_gone_back_is_refused_by_a_distributor_above_it) {
+  // `cp -p` of an older copy of the counter file over it.
+  file_segment_backend b;
+  flakeid_test::a_counter_gone_back_is_refused(
+      b, [&](const std::string& ns, const std::string& key, std::uint64_t n) {
+        const std::string path = b.dir.path / ns / (key + ".segment");
+        std::string text = std::string(20 - std::to_string(n).size(), '0') + std::to_string(n);
+        text += "\n";
+        std::ifstream in(path);
+        std::string line;
+        std::getline(in, line);
+        if (std::getline(in, line)) text += line + "\n";  // the idle time of one that may expire
+        in.close();
+        std::ofstream(path, std::ios::trunc) << text;  // in place, as cp -p does
+      });
+  // A counter that may expire, removed once idle and made anew by another process, did not go
+  // back: it is counted on.
+  const flakeid::file_store store{b.dir.path / "expiring"};
+  auto day = store.distributor("d@20250319");
+  day.expire_after(1ms);
+  EXPECT_EQ(day.next_max_id(50), 50U);
+  EXPECT_EQ(day.next_max_id(50), 100U);
+  std::filesystem::remove(day.path());
+  EXPECT_EQ(store.distributor("d@20250319").next_max_id(10), 10U);
+  std::this_thread::sleep_for(2ms);  // idle past expire_after on this distributor's clock
+  EXPECT_EQ(day.next_max_id(10), 20U);
+}
+
 TEST(segment_store_test, file_counters_that_may_expire_are_removed_once_idle_too_long) {
   temp_dir dir;
   flakeid::file_store store{dir.path};

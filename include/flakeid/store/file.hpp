@@ -40,7 +40,9 @@
 /// **Segments**: one file per counter, `<key>.segment` (the directory is the counters'
 /// namespace), advanced under `flock` and made durable with `fsync` before the range is handed
 /// out, so a restart (even after SIGKILL) never reuses a number. Use a durable directory for
-/// counters: not `/dev/shm`, which a reboot empties.
+/// counters: not `/dev/shm`, which a reboot empties. A distributor refuses, without counting, a
+/// counter file below the end of its last range (an older copy put back, an edit, a deletion)
+/// until `resume_above(n)`; a process started after such a loss cannot tell.
 ///
 /// Requirements: a local file system with working `flock` (not NFS). Thread-safety: a store and
 /// its distributors may be used from any thread; a lease as `lease`.
@@ -51,6 +53,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -183,6 +187,18 @@ inline void sweep_expired_segments(const std::string& dir) noexcept {
   ::closedir(listing);
 }
 
+/// A `std::atomic<std::uint64_t>` that a copy reads (a distributor's copy starts from the
+/// original's value).
+struct copyable_atomic_u64 : std::atomic<std::uint64_t> {
+  copyable_atomic_u64() noexcept : std::atomic<std::uint64_t>(0) {}
+  copyable_atomic_u64(const copyable_atomic_u64& o) noexcept
+      : std::atomic<std::uint64_t>(o.load()) {}
+  copyable_atomic_u64& operator=(const copyable_atomic_u64& o) noexcept {
+    store(o.load());
+    return *this;
+  }
+};
+
 }  // namespace detail
 
 /// A counter of a `file_store`: the file `<directory>/<key>.segment`, holding the
@@ -193,7 +209,10 @@ inline void sweep_expired_segments(const std::string& dir) noexcept {
 /// and only then returns, so the range is on disk before a single ID of it is handed out. Cost:
 /// one fsync per segment. Throws `segment_store_error` (naming the file and the `errno` text)
 /// when a step fails, the file holds something else than a counter, or the counter would pass
-/// 2^64 - 1. Thread-safe (each call has its own open file, so `flock` also excludes threads).
+/// 2^64 - 1, or when the counter went back below the end of this distributor's last range
+/// (see `resume_above`; a counter that may expire, idle that long since this distributor's
+/// last range or found empty, is taken as made anew). Thread-safe
+/// (each call has its own open file, so `flock` also excludes threads).
 class file_distributor {
  public:
   /// Counter `key` in `directory` (which must exist). Throws `invalid_option_error` for an
@@ -228,6 +247,14 @@ class file_distributor {
     if (!detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), cur))
       throw segment_store_error(name_, key_,
                                 path_ + " does not hold a counter (20 decimal digits)");
+    // A counter below the end of this distributor's last range went back (the file restored
+    // from an older copy, edited, or deleted); one that may expire may have been removed and
+    // made anew (empty, or this distributor's last range is as old as its idle time).
+    if (const std::uint64_t r = reached_.load(); cur < r && !(idle_ms_ > 0 && (n == 0 || idle())))
+      throw segment_store_error(
+          name_, key_,
+          detail::gone_back_text(std::to_string(r), std::to_string(cur),
+                                 path_ + " was restored from an older copy, edited or deleted"));
     if (cur > std::numeric_limits<std::uint64_t>::max() - step)
       detail::throw_store_overflow(name_, key_, cur, step);
     const std::uint64_t next = cur + step;
@@ -241,7 +268,38 @@ class file_distributor {
     if (!detail::write_head_synced(f.get(), std::string_view(out, width)))
       fail("cannot write and fsync");
     if (n == 0) sync_directory();  // a new file: make its name durable too
+    record(next, n == 0);
     return next;
+  }
+
+  /// For an operator, after a refusal for a counter that went back: raises the counter file to
+  /// at least `highest_used` (the highest number handed out, as found in the data), durably,
+  /// and counts on it from there. Returns the counter. Throws as `next_max_id`.
+  std::uint64_t resume_above(std::uint64_t highest_used) {
+    detail::unique_fd f{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
+    if (f.get() < 0) fail("cannot open");
+    detail::fork_closed_flock held;
+    held.watch(f.get());
+    if (!detail::lock_file(f.get(), LOCK_EX)) fail("cannot lock");
+    char buf[64];
+    const ssize_t n = detail::read_head(f.get(), buf, sizeof buf);
+    if (n < 0) fail("cannot read");
+    std::uint64_t cur = 0;
+    std::uint64_t idle = 0;
+    if (!detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), cur,
+                                    &idle))
+      throw segment_store_error(name_, key_,
+                                path_ + " does not hold a counter (20 decimal digits)");
+    const std::uint64_t v = std::max(cur, highest_used);
+    char out[2 * detail::segment_file_width + 1];
+    (void)std::snprintf(out, sizeof out, "%020llu\n%020llu\n", static_cast<unsigned long long>(v),
+                        static_cast<unsigned long long>(idle));
+    if (!detail::write_head_synced(
+            f.get(), std::string_view(out, detail::segment_file_width * (idle > 0 ? 2 : 1))))
+      fail("cannot write and fsync");
+    if (n == 0) sync_directory();
+    record(v, true);
+    return v;
   }
 
   /// From now on every `next_max_id` also marks the counter as one that may be removed once
@@ -265,6 +323,28 @@ class file_distributor {
   [[nodiscard]] file_distributor with_key(const std::string& key) const { return {dir_, key}; }
 
  private:
+  /// Records `v`, the end of a range this distributor took: as the new end when `anew` (a file
+  /// made anew, or `resume_above`), else when above the one recorded (threads take turns on
+  /// the file, not on this record).
+  void record(std::uint64_t v, bool anew) noexcept {
+    std::uint64_t r = reached_.load();
+    while ((anew || v > r) && !reached_.compare_exchange_weak(r, v)) {
+    }
+    last_range_.store(steady_ns());
+  }
+
+  /// Whether this distributor's last range is at least `idle_ms_` old (its counter may have
+  /// expired since).
+  [[nodiscard]] bool idle() const noexcept {
+    return steady_ns() - last_range_.load() >= idle_ms_ * 1'000'000;
+  }
+
+  static std::uint64_t steady_ns() noexcept {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now().time_since_epoch())
+                                          .count());
+  }
+
   [[noreturn]] void fail(const char* what) const {
     const int e = errno;
     throw segment_store_error(name_, key_,
@@ -282,6 +362,9 @@ class file_distributor {
   std::string name_;
   std::string path_;
   std::uint64_t idle_ms_ = 0;  // 0: the counter never expires
+  // The end of this distributor's last range (0: none); a copy starts from the original's.
+  detail::copyable_atomic_u64 reached_{};
+  detail::copyable_atomic_u64 last_range_{};  // when it was taken (steady clock, ns)
 };
 
 /// Worker-id leases and segment counters in one host-local directory (see the file comment).
