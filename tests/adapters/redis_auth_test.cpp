@@ -187,6 +187,13 @@ TEST_F(redis_auth_test, malformed_addresses_are_clear_errors_without_the_passwor
       {"redis://:" + password + "@cache/x",
        "flakeid: invalid Redis address 'redis://:***@cache/x': db 'x' is not a number "
        "0..1000000"},
+      // A db in the path and another in the query: refused, naming both (the query's won).
+      {"redis://:" + password + "@cache/0?db=3",
+       "flakeid: invalid Redis address 'redis://:***@cache/0?db=3': db 0 in the path and db=3 "
+       "in the query differ: give the db once"},
+      {"rediss://u:" + password + "@cache:6380/2?timeout=2s&db=0",
+       "flakeid: invalid Redis address 'rediss://u:***@cache:6380/2?timeout=2s&db=0': db 2 in "
+       "the path and db=0 in the query differ: give the db once"},
       {"redis://:" + password + "@cache?tls_ca=/ca.pem",
        "flakeid: invalid Redis address 'redis://:***@cache?tls_ca=/ca.pem': tls_* "
        "parameters need a rediss:// URI"},
@@ -221,6 +228,8 @@ TEST_F(redis_auth_test, malformed_addresses_are_clear_errors_without_the_passwor
        ":password@ for the default user, or user:@ for a user without a password"},
   };
   for (const auto& [text, expected] : cases) EXPECT_EQ(parse_error(text), expected);
+  EXPECT_EQ(flakeid::redis_options::parse("redis://cache/3?db=3").db, 3) << "the same db twice";
+  EXPECT_EQ(flakeid::redis_options::parse("redis://cache/?db=3").db, 3);
   EXPECT_EQ(error_of([&] { (void)flakeid::redis_store{"redis://:" + password + "@::1:6379"}; }),
             "flakeid: invalid Redis address 'redis://:***@::1:6379': an IPv6 address must be "
             "written in brackets, as [::1]:6379");

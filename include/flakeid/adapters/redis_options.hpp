@@ -21,12 +21,13 @@
 /// (`redis://name@host`, which `redis-cli -u` and Lettuce read as a password) is refused
 /// without quoting it: write `user:password@`, `:password@` or `user:@`. An IPv6 address is written
 /// in brackets (`redis://[::1]:6379`). Query parameters: `timeout` (both bounds), `connect_timeout`,
-/// `command_timeout` (`250ms`, `2s`, or a number of milliseconds), `db`, and for TLS `tls_ca`,
-/// `tls_cert`, `tls_key`, `tls_server_name`.
+/// `command_timeout` (`250ms`, `2s`, or a number of milliseconds), `db` (a db in the path too
+/// must be the same one), and for TLS `tls_ca`, `tls_cert`, `tls_key`, `tls_server_name`.
 ///
 /// No message of flakeid names the password: `where()` and every error show user, host, port
 /// and db only, and a URI that does not parse is quoted with its password replaced by `***`.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -148,7 +149,15 @@ inline redis_options redis_options::parse(std::string_view text) {
       o.db = static_cast<int>(d);
     }
   }
+  const std::optional<int> path_db =
+      scheme != "unix" && rest.find('/') != std::string_view::npos &&
+              rest.find('/') + 1 < rest.size()
+          ? std::optional<int>(o.db)
+          : std::nullopt;
   detail::redis_query(query, o, fail);
+  if (path_db && o.db != *path_db)
+    fail("db " + std::to_string(*path_db) + " in the path and db=" + std::to_string(o.db) +
+         " in the query differ: give the db once");
   if (!o.address.tls && (!o.address.tls_ca_file.empty() || !o.tls_cert_file.empty() ||
                          !o.tls_key_file.empty() || !o.tls_server_name.empty()))
     fail("tls_* parameters need a rediss:// URI");
