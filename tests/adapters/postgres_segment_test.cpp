@@ -77,6 +77,29 @@ TEST_F(postgres_segment_test, a_counter_gone_back_is_refused_by_a_distributor_ab
   });
 }
 
+/// An UNLOGGED table is emptied by a crash restart, and a process started since counted anew
+/// from 0 (2 processes, an immediate stop between them: 499,000 of 1,000,000 numbers handed
+/// out twice): a new connection refuses it, naming the fix; made LOGGED again, it counts on.
+TEST_F(postgres_segment_test, an_unlogged_table_is_refused) {
+  const std::string ns = unique_segment_ns("unlogged");
+  const flakeid::postgres_store store = b.store(ns, patient);
+  EXPECT_EQ(store.distributor("orders").next_max_id(1000), 1000U);
+  const std::string table = "\"flakeid_segment_" + ns + "\"";
+  ASSERT_EQ(b.value_of("ALTER TABLE " + table + " SET UNLOGGED; SELECT 'altered'"), "altered");
+  auto d = store.distributor("orders");
+  expect_next_max_id_fails(d, "orders", 1000,
+                           "postgresql 127.0.0.1:" + std::to_string(b.server.port()) +
+                               " user flakeid db postgres: table " + table +
+                               " is UNLOGGED: a crash restart of the server empties it, and a "
+                               "process started since counts anew from 0 (ALTER TABLE " +
+                               table + " SET LOGGED)");
+  expect_next_max_id_fails(d, "orders", 1000,
+                           "postgresql 127.0.0.1:" + std::to_string(b.server.port()) +
+                               " user flakeid db postgres: table " + table + " is UNLOGGED");
+  ASSERT_EQ(b.value_of("ALTER TABLE " + table + " SET LOGGED; SELECT 'altered'"), "altered");
+  EXPECT_EQ(d.next_max_id(1000), 2000U);
+}
+
 TEST_F(postgres_segment_test, a_counter_past_bigint_is_a_clear_error) {
   const std::string ns = unique_segment_ns("overflow");
   auto d = b.store(ns, patient).distributor("orders");

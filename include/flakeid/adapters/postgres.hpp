@@ -99,7 +99,9 @@
 /// the column to an older table and deletes the rows whose `expires_at` has passed.
 ///
 /// The counter is durable once the statement commits: a new connection sets
-/// `synchronous_commit = on` for itself when the server's is `off`. `bigint` caps it at 2^63 - 1.
+/// `synchronous_commit = on` for itself when the server's is `off`, and refuses a table the
+/// server does not log (`UNLOGGED`, which a crash restart empties; then a process started since
+/// would count from 0 again). `bigint` caps it at 2^63 - 1.
 ///
 /// Failures throw `segment_store_error` naming the server, the namespace and the key.
 
@@ -252,11 +254,19 @@ class postgres_distributor
   /// `expire_after`, its expiry: what a call that counts needs, once per distributor.
   void prepare(const std::string& what) {
     ensure_table();
+    check_table();
     if (!s_->memo.born_ready) {
       add_column_once("born", "text", what);
       s_->memo.born_ready = true;
     }
     if (idle_ms_ > 0) ensure_expiry(what);
+  }
+
+  /// On each new connection: refuses an UNLOGGED table (`postgres_require_logged`).
+  void check_table() {
+    if (checked_ != 0 && checked_ == s_->conn.serial()) return;
+    detail::postgres_require_logged(s_->conn, table_);
+    checked_ = s_->conn.serial();
   }
 
   /// Adds column `name` of `type` to an older table that lacks it (altered only then, since
@@ -307,6 +317,7 @@ class postgres_distributor
   }
 
   std::string table_;
+  std::uint64_t checked_ = 0;  // the connection `check_table` last checked (its serial)
 };
 
 /// Where a PostgreSQL server is, written as for the other server backends: `address` (the

@@ -10,9 +10,11 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -240,6 +242,10 @@ class postgres_connection {
   /// Closes the connection (the next request reconnects).
   void reset() noexcept { conn_.reset(); }
 
+  /// A number that no other connection of the process has had, while one is open; 0 when
+  /// none is. An owner that checks a table once per connection compares it.
+  [[nodiscard]] std::uint64_t serial() const noexcept { return conn_ ? serial_ : 0; }
+
   static std::string trim(std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
     return s;
@@ -345,6 +351,8 @@ class postgres_connection {
     // Notices ("relation already exists, skipping") are not errors: keep them off stderr.
     PQsetNoticeProcessor(
         conn_.get(), [](void*, const char*) {}, nullptr);
+    static std::atomic<std::uint64_t> opened{0};
+    serial_ = ++opened;
   }
 
   std::string conninfo_;
@@ -353,8 +361,23 @@ class postgres_connection {
   std::vector<std::string> secrets_;  // kept out of every message
   std::string where_;
   std::unique_ptr<PGconn, conn_deleter> conn_;
-  fork_stamp born_;  // a forked child's requests throw forked_process_error
+  std::uint64_t serial_ = 0;  // see serial()
+  fork_stamp born_;           // a forked child's requests throw forked_process_error
 };
+
+/// Refuses table `table` (quoted, as the adapters name it) when the server does not write it
+/// to its WAL (`UNLOGGED`): a crash restart empties such a table, also the re-initialisation
+/// after one backend was killed, and a process started since counts anew from 0. A missing
+/// table passes. Throws `store_connection_error`.
+inline void postgres_require_logged(postgres_connection& conn, const std::string& table) {
+  const pg_result r = conn.exec(
+      "SELECT relpersistence = 'u' FROM pg_class WHERE oid = to_regclass($1)", {table.c_str()});
+  if (PQntuples(r.get()) != 1 || std::string_view(PQgetvalue(r.get(), 0, 0)) != "t") return;
+  throw store_connection_error(conn.where() + ": table " + table +
+                               " is UNLOGGED: a crash restart of the server empties it, and a "
+                               "process started since counts anew from 0 (ALTER TABLE " +
+                               table + " SET LOGGED)");
+}
 
 }  // namespace detail
 }  // namespace FLAKEID_ABI_NAMESPACE
