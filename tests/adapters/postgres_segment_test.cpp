@@ -100,6 +100,28 @@ TEST_F(postgres_segment_test, an_unlogged_table_is_refused) {
   EXPECT_EQ(d.next_max_id(1000), 2000U);
 }
 
+/// A role with a schema of its own name, made after the counters were in `public`, made a
+/// table there and counted from 0 again: a session that finds the table in two schemas of its
+/// search_path is refused, naming them; the role without the schema counts on.
+TEST_F(postgres_segment_test, a_table_in_two_schemas_of_the_search_path_is_refused) {
+  const std::string ns = unique_segment_ns("schemas");
+  auto d = b.store(ns, patient).distributor("orders");
+  EXPECT_EQ(d.next_max_id(1000), 1000U);
+  ASSERT_EQ(b.value_of("CREATE ROLE alice LOGIN; CREATE SCHEMA AUTHORIZATION alice; SELECT 'made'"),
+            "made");
+  std::string alice = b.server.conninfo();
+  alice.replace(alice.find("user=flakeid"), 12, "user=alice");
+  auto other = flakeid::postgres_store{alice, {.name_space = ns}}.distributor("orders");
+  expect_next_max_id_fails(other, "orders", 1000,
+                           "postgresql 127.0.0.1:" + std::to_string(b.server.port()) +
+                               " user alice db postgres: table \"flakeid_segment_" + ns +
+                               "\" is in schemas alice, public of this session's search_path, "
+                               "and the first is used: a session whose search_path finds another "
+                               "one hands out the numbers of this one again (keep one of them, "
+                               "where every role's search_path finds it)");
+  EXPECT_EQ(d.next_max_id(1000), 2000U);
+}
+
 TEST_F(postgres_segment_test, a_counter_past_bigint_is_a_clear_error) {
   const std::string ns = unique_segment_ns("overflow");
   auto d = b.store(ns, patient).distributor("orders");

@@ -13,6 +13,9 @@
 /// Every request runs with a client-side bound (`connect_timeout`, `io_timeout`; see
 /// `store_options`); a request that runs out drops the connection (no transaction is left
 /// open), and the next one reconnects. Messages name the server's host:port, never a password.
+/// Tables are named unqualified: a claim, and a distributor's new connection, that finds its
+/// table in two schemas of the session's `search_path` is refused, naming them (a role given a
+/// schema of its own name after the table was made in `public` would use a table of its own).
 ///
 /// ## Leases (`store.lease()`)
 ///
@@ -262,9 +265,11 @@ class postgres_distributor
     if (idle_ms_ > 0) ensure_expiry(what);
   }
 
-  /// On each new connection: refuses an UNLOGGED table (`postgres_require_logged`).
+  /// On each new connection: refuses a table in two schemas of the search path
+  /// (`postgres_require_one_table`) and an UNLOGGED one (`postgres_require_logged`).
   void check_table() {
     if (checked_ != 0 && checked_ == s_->conn.serial()) return;
+    detail::postgres_require_one_table(s_->conn, table_, "hands out the numbers of this one again");
     detail::postgres_require_logged(s_->conn, table_);
     checked_ = s_->conn.serial();
   }

@@ -365,6 +365,29 @@ class postgres_connection {
   fork_stamp born_;           // a forked child's requests throw forked_process_error
 };
 
+/// Refuses table `table` (quoted, as the adapters name it) when a table of its name lies in
+/// more than one schema of the session's `search_path`: the statements name it unqualified, so
+/// a role whose path finds another of them (one with a schema of its own name, `"$user"`, made
+/// after the table was in `public`) works on another table, and `risk` follows. Throws
+/// `store_connection_error`.
+inline void postgres_require_one_table(postgres_connection& conn, const std::string& table,
+                                       std::string_view risk) {
+  const std::string name = table.substr(1, table.size() - 2);
+  const pg_result r = conn.exec(
+      "SELECT count(*), string_agg(quote_ident(n.nspname), ', ' ORDER BY "
+      "array_position(current_schemas(true), n.nspname)) FROM pg_class c JOIN pg_namespace n ON "
+      "n.oid = c.relnamespace WHERE c.relname = $1 AND n.nspname = ANY (current_schemas(true))",
+      {name.c_str()});
+  if (PQntuples(r.get()) != 1 || std::string_view(PQgetvalue(r.get(), 0, 0)) == "0" ||
+      std::string_view(PQgetvalue(r.get(), 0, 0)) == "1")
+    return;
+  throw store_connection_error(
+      conn.where() + ": table " + table + " is in schemas " + PQgetvalue(r.get(), 0, 1) +
+      " of this session's search_path, and the first is used: a "
+      "session whose search_path finds another one " +
+      std::string(risk) + " (keep one of them, where every role's search_path finds it)");
+}
+
 /// Refuses table `table` (quoted, as the adapters name it) when the server does not write it
 /// to its WAL (`UNLOGGED`): a crash restart empties such a table, also the re-initialisation
 /// after one backend was killed, and a process started since counts anew from 0. A missing

@@ -85,6 +85,7 @@ class postgres_lease_store final : public lease_store {
 
   std::optional<lease_claim> claim_in_table(const claim_request& q) {
     ensure_table(!q.instance.empty());
+    postgres_require_one_table(conn_, table_, "takes the ids that holders in this one hold");
     if (q.instance.empty()) return claim_free(q);
     // Claims of one instance take turns (a lock of the transaction, keyed by the table and the
     // instance), so that two of them cannot both miss its row and record it on two ids; claims
