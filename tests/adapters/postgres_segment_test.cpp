@@ -2,6 +2,9 @@
 // started for each test (see postgres_server.hpp).
 #include <flakeid/adapters/postgres.hpp>
 
+#include <string>
+#include <thread>
+
 #include "expect_error.hpp"
 #include "postgres_backend.hpp"
 
@@ -120,6 +123,43 @@ TEST_F(postgres_segment_test, a_table_in_two_schemas_of_the_search_path_is_refus
                                "one hands out the numbers of this one again (keep one of them, "
                                "where every role's search_path finds it)");
   EXPECT_EQ(d.next_max_id(1000), 2000U);
+}
+
+/// A database whose sessions start in REPEATABLE READ (`ALTER DATABASE ... SET
+/// default_transaction_isolation`): a call that waited for another session's update of the row
+/// failed with `could not serialize access` (4 processes on one counter: 2 of them stopped on
+/// it), and so did claims (6 lease processes under SERIALIZABLE: one claim failed). Each
+/// connection of flakeid's runs in READ COMMITTED, and the call counts on after the wait.
+TEST_F(postgres_segment_test, a_call_that_waits_for_a_row_lock_counts_under_repeatable_read) {
+  const std::string ns = unique_segment_ns("isolation");
+  const flakeid::postgres_store store = b.store(ns, patient);
+  EXPECT_EQ(store.distributor("orders").next_max_id(10), 10U);
+  ASSERT_EQ(b.value_of("ALTER DATABASE postgres SET default_transaction_isolation = 'repeatable "
+                       "read'; SELECT 'set'"),
+            "set");
+  flakeid::detail::postgres_connection other{b.server.conninfo(), patient, patient};
+  (void)other.exec("BEGIN; UPDATE \"flakeid_segment_" + ns +
+                       "\" SET last_max_id = last_max_id + 100 WHERE key = 'orders'",
+                   {});
+  auto d = store.distributor("orders");
+  std::string outcome;
+  std::thread caller([&] {
+    try {
+      outcome = std::to_string(d.next_max_id(10));
+    } catch (const std::exception& e) {
+      outcome = e.what();
+    }
+  });
+  bool waiting = false;
+  for (int i = 0; i < 600 && !waiting; ++i) {
+    waiting =
+        b.value_of("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'") == "1";
+    if (!waiting) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(waiting) << "the call did not wait for the row lock";
+  (void)other.exec("COMMIT", {});
+  caller.join();
+  EXPECT_EQ(outcome, "120");
 }
 
 TEST_F(postgres_segment_test, a_counter_past_bigint_is_a_clear_error) {

@@ -13,6 +13,8 @@
 /// Every request runs with a client-side bound (`connect_timeout`, `io_timeout`; see
 /// `store_options`); a request that runs out drops the connection (no transaction is left
 /// open), and the next one reconnects. Messages name the server's host:port, never a password.
+/// Each connection runs its transactions in READ COMMITTED, whatever the server, database or
+/// role sets as `default_transaction_isolation`.
 /// Tables are named unqualified: a claim, and a distributor's new connection, that finds its
 /// table in two schemas of the session's `search_path` is refused, naming them (a role given a
 /// schema of its own name after the table was made in `public` would use a table of its own).

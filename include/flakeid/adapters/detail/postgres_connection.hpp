@@ -226,14 +226,18 @@ class postgres_connection {
   /// A new connection first makes its own commits wait for their WAL when the server's
   /// `synchronous_commit` is `off`: a server that stops abruptly, or re-initialises after one of
   /// its processes crashed (which keeps `pg_postmaster_start_time()`), would otherwise lose the
-  /// last claims, renewals and ranges it confirmed, and hand them out again.
+  /// last claims, renewals and ranges it confirmed, and hand them out again. Its transactions
+  /// run in READ COMMITTED whatever `default_transaction_isolation` the server, database or role
+  /// sets: under REPEATABLE READ or SERIALIZABLE a statement that waited for another session's
+  /// update of its row failed (`could not serialize access`) where it should count on.
   pg_result exec(const std::string& sql, const std::vector<const char*>& params) {
     check_fork();
     if (!conn_) {
       connect();
       (void)run(
           "SELECT set_config('synchronous_commit', 'on', false) WHERE "
-          "current_setting('synchronous_commit') = 'off'",
+          "current_setting('synchronous_commit') = 'off'; SELECT "
+          "set_config('default_transaction_isolation', 'read committed', false)",
           {});
     }
     return run(sql, params);
