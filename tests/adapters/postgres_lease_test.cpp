@@ -152,4 +152,27 @@ TEST_F(postgres_cosid_lease_test, claims_guards_and_reverts_rows_as_cosid_does) 
   ASSERT_NO_FATAL_FAILURE(cosid_rows_are_claimed_guarded_and_reverted(b));
 }
 
+/// As flakeid's lease table: a role with a schema of its own name made its own `cosid_machine`
+/// there and took machine id 0 beside the live holder of 0 in `public`; its claim is refused.
+TEST_F(postgres_lease_test, a_cosid_machine_table_in_two_schemas_of_the_search_path_is_refused) {
+  auto o = quick_options(unique_ns("cosidschemas"));
+  const flakeid::postgres_store store{b.server.conninfo(), store_options_of(o)};
+  auto holder = store.lease(o, flakeid::postgres_table::cosid);
+  ASSERT_EQ(holder.acquire(1), 0U);
+  ASSERT_EQ(b.value_of("CREATE ROLE alice LOGIN; CREATE SCHEMA AUTHORIZATION alice; SELECT 'made'"),
+            "made");
+  std::string alice = b.server.conninfo();
+  alice.replace(alice.find("user=flakeid"), 12, "user=alice");
+  auto twin =
+      flakeid::postgres_store{alice, store_options_of(o)}.lease(o, flakeid::postgres_table::cosid);
+  expect_error<flakeid::lease_store_error>(
+      [&] { (void)twin.acquire(1); },
+      "flakeid: postgresql 127.0.0.1:" + std::to_string(b.server.port()) +
+          " user alice db postgres: table \"cosid_machine\" is in schemas alice, public of this "
+          "session's search_path, and the first is used: a session whose search_path finds "
+          "another one takes the ids that holders in this one hold (keep one of them, where "
+          "every role's search_path finds it)");
+  EXPECT_TRUE(holder.valid());
+}
+
 }  // namespace

@@ -66,13 +66,16 @@ class postgres_cosid_sql {
     return out + "', 'hex'), 'UTF8')";
   }
   /// The table, its indexes and its own row; two sessions that make it at once may collide
-  /// in the catalog: the table there is all that counts.
+  /// in the catalog: the table there is all that counts. A table in two schemas of the
+  /// session's `search_path` is refused (`postgres_require_one_table`).
   void make_table() {
     try {
       (void)conn_.exec(postgres_cosid_machine_schema, {});
     } catch (const store_connection_error&) {
       if (scalar("SELECT to_regclass('cosid_machine') IS NOT NULL") != "t") throw;
     }
+    postgres_require_one_table(conn_, "\"cosid_machine\"",
+                               "takes the ids that holders in this one hold");
   }
   static std::string insert_or_skip(const std::string& columns, const std::string& values) {
     return "INSERT INTO cosid_machine (" + columns + ") VALUES (" + values +
