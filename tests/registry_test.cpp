@@ -136,6 +136,35 @@ TEST(registry_test, a_file_store_chain_goes_on_above_an_earlier_registry) {
   EXPECT_GT(ids.source("ids").next_id(), last);
 }
 
+TEST(registry_test, a_relative_file_store_is_refused) {
+  // A relative directory is another one in each working directory (a service started by
+  // systemd runs in /): two processes with this configuration counted from 1 each, and took
+  // worker id 0 each (before: 2 processes x 100,000 numbers, all 100,000 repeated; 1,000,000
+  // twitter IDs each, 397,186 repeated). `file://var/lib/ids` is the same mistake.
+  const std::string name = "flakeid-registry-relative-probe";
+  for (const std::string& uri : {"file:" + name, "file://" + name + "/ids", std::string("file:")}) {
+    const std::string dir = uri.substr(uri.starts_with("file://") ? 7 : 5);
+    const std::string why = "file store '" + uri + "' names the relative directory '" + dir +
+                            "', another directory in each working directory, where counters "
+                            "and worker ids start again: give an absolute one "
+                            "(file:///var/lib/ids)";
+    expect_error<flakeid::registry_error>(
+        [&] {
+          (void)make(R"({"generators": {"inv": {"kind": "chain", "store": ")" + uri +
+                     R"(", "key": "invoice"}}})");
+        },
+        "flakeid: registry entry 'inv': " + why);
+    expect_error<flakeid::registry_error>(
+        [&] {
+          (void)make(R"({"generators": {"sf": {"kind": "snowflake", "lease": {"store": ")" + uri +
+                     R"("}}}})");
+        },
+        "flakeid: registry entry 'sf': " + why);
+  }
+  EXPECT_FALSE(std::filesystem::exists(name));
+  std::filesystem::remove_all(name);
+}
+
 /// The numbers of `n` calls of `s.next_id()`, and the message of the call that threw, if any.
 std::pair<std::vector<std::uint64_t>, std::string> draw(flakeid::id_source& s, int n) {
   std::vector<std::uint64_t> got;

@@ -96,7 +96,7 @@ class registry_kinds {
 
   /// The `memory:` store (one per namespace and `standard()` call, shared by its copies: for
   /// tests and single-process programs), the file store
-  /// (`file:///absolute/directory`, `file:relative/directory`) and the preset layouts by their
+  /// (`file:///absolute/directory`; a relative directory is refused) and the preset layouts by their
   /// names in `flakeid::layouts`: twitter, discord, sonyflake, instagram, cosid, cosid_js,
   /// seed_classic.
   /// (A template only so that a unit that includes this header and never calls it does not
@@ -214,9 +214,20 @@ class registry_kinds {
         }};
   }
 
+  /// The directory of a `file:` URI: `file:///var/lib/ids` and `file:/var/lib/ids` ->
+  /// `/var/lib/ids`. A relative directory (`file:ids`, `file://var/lib/ids`) is refused: it
+  /// would be another directory in each working directory (a service started by systemd runs
+  /// in `/`), each with its own counters and worker ids, so two processes would repeat each
+  /// other's numbers.
   static std::string file_path_of(std::string_view uri) {
     std::string_view rest = uri.substr(uri.find(':') + 1);
     if (rest.starts_with("//")) rest.remove_prefix(2);  // file:///var/lib -> /var/lib
+    if (!rest.starts_with('/'))
+      throw invalid_option_error(
+          "flakeid: file store '" + std::string(uri) + "' names the relative directory '" +
+          std::string(rest) +
+          "', another directory in each working directory, where counters and worker ids "
+          "start again: give an absolute one (file:///var/lib/ids)");
     return std::string(rest);
   }
 
