@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/expect_error.hpp"
 #include "adapters/lease_support.hpp"
 #include "adapters/server_support.hpp"
 #include "fork_child.hpp"
@@ -305,6 +306,49 @@ TEST(file_lease_directory_test, another_user_cannot_make_two_holders_share_an_id
   const std::vector<std::uint64_t> a_ids = first.ids();
   ASSERT_GE(a_ids.size(), 1024U);
   EXPECT_EQ(duplicates(a_ids, b_ids), 0U) << "ids " << first.id << " and " << second->id();
+}
+
+TEST(file_counter_directory_test, another_user_cannot_rewrite_a_counter_where_everyone_may_write) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to run a second user";
+  // A directory everyone may write, as a lease of the same file store makes it (mode 1777).
+  // nobody made the counter file there first, writable by all, and set it back to 0 after a
+  // run: the next run handed out the same numbers (before: 2 runs x 1,000, all 1,000
+  // repeated). Now a counter there must be this user's plain file, which only it may write.
+  shared_dir d;
+  const flakeid::file_store store{d.dir};
+  const std::string theirs = d.dir + "/orders.segment";
+  const std::string link = d.dir + "/linked.segment";
+  EXPECT_EQ(as_nobody([&]() -> std::string {
+              ::umask(0);
+              const int fd = ::open(theirs.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0666);
+              if (fd < 0 || ::write(fd, "00000000000000000000\n", 21) != 21) return "not made";
+              ::close(fd);
+              return ::symlink(theirs.c_str(), link.c_str()) == 0 ? "made" : "no link";
+            }),
+            "made");
+  flakeid::segment_generator<flakeid::file_distributor> gen{store.distributor("orders"), 100};
+  flakeid_test::expect_error<flakeid::segment_store_error>(
+      [&] { (void)gen.next_id(); },
+      "flakeid: segment store file:" + d.dir + ", key 'orders': " + theirs +
+          " is not a plain file of this user's that only this user may write (uid " +
+          std::to_string(nobody_uid()) +
+          ", mode 0666, links 1) in a directory everyone may write: another user could rewrite "
+          "the counter and have its numbers handed out again; keep counters in a directory "
+          "only their users may write");
+  flakeid_test::expect_error<flakeid::segment_store_error>(
+      [&] { (void)store.distributor("linked").next_max_id(1); },
+      "flakeid: segment store file:" + d.dir + ", key 'linked': " + link +
+          " is a symbolic link in a directory everyone may write: refusing to follow it");
+  // This user's own counter there counts, and nobody cannot set it back.
+  flakeid::segment_generator<flakeid::file_distributor> own{store.distributor("own"), 100};
+  EXPECT_EQ(own.next_id(), 1U);
+  EXPECT_EQ(as_nobody([&]() -> std::string {
+              const int fd = ::open((d.dir + "/own.segment").c_str(), O_WRONLY);
+              if (fd >= 0) ::close(fd);
+              return fd < 0 ? std::strerror(errno) : "opened";
+            }),
+            std::strerror(EACCES));
+  EXPECT_EQ(store.current("own"), 100U);
 }
 
 }  // namespace

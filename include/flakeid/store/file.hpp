@@ -40,9 +40,11 @@
 /// **Segments**: one file per counter, `<key>.segment` (the directory is the counters'
 /// namespace), advanced under `flock` and made durable with `fsync` before the range is handed
 /// out, so a restart (even after SIGKILL) never reuses a number. Use a durable directory for
-/// counters: not `/dev/shm`, which a reboot empties. A distributor refuses, without counting, a
-/// counter file below the end of its last range (an older copy put back, an edit, a deletion)
-/// until `resume_above(n)`; a process started after such a loss cannot tell.
+/// counters: not `/dev/shm`, which a reboot empties. In a directory everyone may write, a
+/// counter file must be the caller's plain file that only it may write (no link is followed):
+/// another user's could be set back. A distributor refuses, without counting, a counter file
+/// below the end of its last range (an older copy put back, an edit, a deletion) until
+/// `resume_above(n)`; a process started after such a loss cannot tell.
 ///
 /// Requirements: a local file system with working `flock` (not NFS). Thread-safety: a store and
 /// its distributors may be used from any thread; a lease as `lease`.
@@ -211,8 +213,9 @@ struct copyable_atomic_u64 : std::atomic<std::uint64_t> {
 /// when a step fails, the file holds something else than a counter, or the counter would pass
 /// 2^64 - 1, or when the counter went back below the end of this distributor's last range
 /// (see `resume_above`; a counter that may expire, idle that long since this distributor's
-/// last range or found empty, is taken as made anew). Thread-safe
-/// (each call has its own open file, so `flock` also excludes threads).
+/// last range or found empty, is taken as made anew); in a directory everyone may write, also
+/// for a file that is not the caller's plain file writable by it alone, and for a symbolic
+/// link. Thread-safe (each call has its own open file, so `flock` also excludes threads).
 class file_distributor {
  public:
   /// Counter `key` in `directory` (which must exist). Throws `invalid_option_error` for an
@@ -231,13 +234,40 @@ class file_distributor {
     detail::fork_closed_flock held;  // a child forked during the call closes its copy of f
     for (;;) {
       held.stop();
-      f = detail::unique_fd{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
+      // In a directory everyone may write (one a lease made, mode 1777), another user could
+      // have put a file or a link of theirs at the counter's name, and rewrite it at will.
+      const bool open_to_all = open_to_everyone();
+      if (open_to_all) {
+        // Opened without O_CREAT when it exists (a link is then ELOOP), else made anew.
+        f = detail::unique_fd{::open(path_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC)};
+        if (f.get() < 0 && errno == ENOENT) {
+          f = detail::unique_fd{
+              ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
+          if (f.get() < 0 && errno == EEXIST) continue;  // made meanwhile: open that one
+        }
+        if (f.get() < 0 && errno == ELOOP)
+          throw segment_store_error(name_, key_,
+                                    path_ + " is a symbolic link in a directory everyone may "
+                                            "write: refusing to follow it");
+      } else {
+        f = detail::unique_fd{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
+      }
       if (f.get() < 0) fail("cannot open");
       held.watch(f.get());
       if (!detail::lock_file(f.get(), LOCK_EX)) fail("cannot lock");
       // A counter that expired was removed between the open and the lock: open it anew.
       struct stat st {};
       if (::fstat(f.get(), &st) != 0) fail("cannot stat");
+      if (open_to_all && (!S_ISREG(st.st_mode) || st.st_nlink > 1 || st.st_uid != ::geteuid() ||
+                          (st.st_mode & (S_IWGRP | S_IWOTH)) != 0))
+        throw segment_store_error(
+            name_, key_,
+            path_ + " is not a plain file of this user's that only this user may write (uid " +
+                std::to_string(st.st_uid) + ", mode " + octal_mode(st.st_mode) +
+                ", links " + std::to_string(st.st_nlink) +
+                ") in a directory everyone may write: another user could rewrite the counter "
+                "and have its numbers handed out again; keep counters in a directory only "
+                "their users may write");
       if (st.st_nlink > 0) break;
     }
     char buf[64];
@@ -349,6 +379,19 @@ class file_distributor {
     const int e = errno;
     throw segment_store_error(name_, key_,
                               std::string(what) + " " + path_ + ": " + std::strerror(e));
+  }
+
+  /// Whether every user may write the counter's directory (a file there may be another's);
+  /// false when it cannot be read (the open then says why).
+  [[nodiscard]] bool open_to_everyone() const noexcept {
+    struct stat d {};
+    return ::stat(dir_.c_str(), &d) == 0 && (d.st_mode & S_IWOTH) != 0;
+  }
+
+  static std::string octal_mode(::mode_t mode) {
+    char buf[8];
+    (void)std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
+    return buf;
   }
 
   void sync_directory() const {
