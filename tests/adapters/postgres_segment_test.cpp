@@ -73,11 +73,11 @@ TEST_F(postgres_segment_test,
 TEST_F(postgres_segment_test, a_counter_gone_back_is_refused_by_a_distributor_above_it) {
   // As a data-only pg_dump of the table restored over it would: the row as it was, its birth
   // too.
-  a_counter_gone_back_is_refused(b, [&](const std::string& ns, const std::string& key,
-                                        std::uint64_t n) {
-    (void)b.value_of("UPDATE \"flakeid_segment_" + ns + "\" SET last_max_id = " +
-                     std::to_string(n) + " WHERE key = '" + key + "' RETURNING key");
-  });
+  a_counter_gone_back_is_refused(
+      b, [&](const std::string& ns, const std::string& key, std::uint64_t n) {
+        (void)b.value_of("UPDATE \"flakeid_segment_" + ns + "\" SET last_max_id = " +
+                         std::to_string(n) + " WHERE key = '" + key + "' RETURNING key");
+      });
 }
 
 /// An UNLOGGED table is emptied by a crash restart, and a process started since counted anew

@@ -233,8 +233,8 @@ return {v}
 
 /// What a Redis distributor remembers between calls.
 struct redis_counter_memo {
-  std::string mark;   // the mark of this distributor's last range ('' none yet)
-  std::string birth;  // the counter's birth at this distributor's last range ('' none yet)
+  std::string mark;           // the mark of this distributor's last range ('' none yet)
+  std::string birth;          // the counter's birth at this distributor's last range ('' none yet)
   std::uint64_t reached = 0;  // the end of that range (or of `resume_above`); 0: none
 };
 
@@ -333,10 +333,10 @@ class redis_distributor
   /// One segment script (see `redis_segment_script`), with `replace` a mark a durable server
   /// may replace. Called with the mutex held.
   reply segment_reply(std::uint64_t step, const std::string& what, const std::string& replace) {
-    reply r = s_->conn.command({"EVAL", detail::redis_segment_script, "3", redis_key_, mark_key_,
-                                birth_key_, std::to_string(step), std::to_string(idle_ms_),
-                                s_->memo.mark, replace, s_->memo.birth,
-                                std::to_string(s_->memo.reached)});
+    reply r =
+        s_->conn.command({"EVAL", detail::redis_segment_script, "3", redis_key_, mark_key_,
+                          birth_key_, std::to_string(step), std::to_string(idle_ms_), s_->memo.mark,
+                          replace, s_->memo.birth, std::to_string(s_->memo.reached)});
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
         r->element[0]->type != REDIS_REPLY_INTEGER || r->element[3]->type != REDIS_REPLY_INTEGER)
       throw segment_store_error(name_, key_, what + ": unexpected answer from the server");

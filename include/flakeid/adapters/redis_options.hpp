@@ -149,11 +149,10 @@ inline redis_options redis_options::parse(std::string_view text) {
       o.db = static_cast<int>(d);
     }
   }
-  const std::optional<int> path_db =
-      scheme != "unix" && rest.find('/') != std::string_view::npos &&
-              rest.find('/') + 1 < rest.size()
-          ? std::optional<int>(o.db)
-          : std::nullopt;
+  const std::optional<int> path_db = scheme != "unix" && rest.find('/') != std::string_view::npos &&
+                                             rest.find('/') + 1 < rest.size()
+                                         ? std::optional<int>(o.db)
+                                         : std::nullopt;
   detail::redis_query(query, o, fail);
   if (path_db && o.db != *path_db)
     fail("db " + std::to_string(*path_db) + " in the path and db=" + std::to_string(o.db) +

@@ -247,8 +247,9 @@ class file_distributor {
         }
         if (f.get() < 0 && errno == ELOOP)
           throw segment_store_error(name_, key_,
-                                    path_ + " is a symbolic link in a directory everyone may "
-                                            "write: refusing to follow it");
+                                    path_ +
+                                        " is a symbolic link in a directory everyone may "
+                                        "write: refusing to follow it");
       } else {
         f = detail::unique_fd{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
       }
@@ -263,8 +264,8 @@ class file_distributor {
         throw segment_store_error(
             name_, key_,
             path_ + " is not a plain file of this user's that only this user may write (uid " +
-                std::to_string(st.st_uid) + ", mode " + octal_mode(st.st_mode) +
-                ", links " + std::to_string(st.st_nlink) +
+                std::to_string(st.st_uid) + ", mode " + octal_mode(st.st_mode) + ", links " +
+                std::to_string(st.st_nlink) +
                 ") in a directory everyone may write: another user could rewrite the counter "
                 "and have its numbers handed out again; keep counters in a directory only "
                 "their users may write");
@@ -316,8 +317,7 @@ class file_distributor {
     if (n < 0) fail("cannot read");
     std::uint64_t cur = 0;
     std::uint64_t idle = 0;
-    if (!detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), cur,
-                                    &idle))
+    if (!detail::parse_segment_file(std::string_view(buf, static_cast<std::size_t>(n)), cur, &idle))
       throw segment_store_error(name_, key_,
                                 path_ + " does not hold a counter (20 decimal digits)");
     const std::uint64_t v = std::max(cur, highest_used);
