@@ -230,47 +230,8 @@ class file_distributor {
 
   /// Adds `step` to the counter file and returns its new value, durably.
   std::uint64_t next_max_id(std::uint64_t step) {
-    detail::unique_fd f;
     detail::fork_closed_flock held;  // a child forked during the call closes its copy of f
-    for (;;) {
-      held.stop();
-      // In a directory everyone may write (one a lease made, mode 1777), another user could
-      // have put a file or a link of theirs at the counter's name, and rewrite it at will.
-      const bool open_to_all = open_to_everyone();
-      if (open_to_all) {
-        // Opened without O_CREAT when it exists (a link is then ELOOP), else made anew.
-        f = detail::unique_fd{::open(path_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC)};
-        if (f.get() < 0 && errno == ENOENT) {
-          f = detail::unique_fd{
-              ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
-          if (f.get() < 0 && errno == EEXIST) continue;  // made meanwhile: open that one
-        }
-        if (f.get() < 0 && errno == ELOOP)
-          throw segment_store_error(name_, key_,
-                                    path_ +
-                                        " is a symbolic link in a directory everyone may "
-                                        "write: refusing to follow it");
-      } else {
-        f = detail::unique_fd{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
-      }
-      if (f.get() < 0) fail("cannot open");
-      held.watch(f.get());
-      if (!detail::lock_file(f.get(), LOCK_EX)) fail("cannot lock");
-      // A counter that expired was removed between the open and the lock: open it anew.
-      struct stat st {};
-      if (::fstat(f.get(), &st) != 0) fail("cannot stat");
-      if (open_to_all && (!S_ISREG(st.st_mode) || st.st_nlink > 1 || st.st_uid != ::geteuid() ||
-                          (st.st_mode & (S_IWGRP | S_IWOTH)) != 0))
-        throw segment_store_error(
-            name_, key_,
-            path_ + " is not a plain file of this user's that only this user may write (uid " +
-                std::to_string(st.st_uid) + ", mode " + octal_mode(st.st_mode) + ", links " +
-                std::to_string(st.st_nlink) +
-                ") in a directory everyone may write: another user could rewrite the counter "
-                "and have its numbers handed out again; keep counters in a directory only "
-                "their users may write");
-      if (st.st_nlink > 0) break;
-    }
+    const detail::unique_fd f = open_locked(held);
     char buf[64];
     const ssize_t n = detail::read_head(f.get(), buf, sizeof buf);
     if (n < 0) fail("cannot read");
@@ -307,11 +268,8 @@ class file_distributor {
   /// at least `highest_used` (the highest number handed out, as found in the data), durably,
   /// and counts on it from there. Returns the counter. Throws as `next_max_id`.
   std::uint64_t resume_above(std::uint64_t highest_used) {
-    detail::unique_fd f{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
-    if (f.get() < 0) fail("cannot open");
     detail::fork_closed_flock held;
-    held.watch(f.get());
-    if (!detail::lock_file(f.get(), LOCK_EX)) fail("cannot lock");
+    const detail::unique_fd f = open_locked(held);
     char buf[64];
     const ssize_t n = detail::read_head(f.get(), buf, sizeof buf);
     if (n < 0) fail("cannot read");
@@ -353,6 +311,53 @@ class file_distributor {
   [[nodiscard]] file_distributor with_key(const std::string& key) const { return {dir_, key}; }
 
  private:
+  /// The counter file, opened (made when missing) and locked (`held` watches it). In a
+  /// directory everyone may write (one a lease made, mode 1777), another user could have put a
+  /// file or a link of theirs at the counter's name and rewrite it at will: there it must be
+  /// this user's plain file with one link that only it may write, and no link is followed.
+  detail::unique_fd open_locked(detail::fork_closed_flock& held) {
+    detail::unique_fd f;
+    for (;;) {
+      held.stop();
+      // In a directory everyone may write (one a lease made, mode 1777), another user could
+      // have put a file or a link of theirs at the counter's name, and rewrite it at will.
+      const bool open_to_all = open_to_everyone();
+      if (open_to_all) {
+        // Opened without O_CREAT when it exists (a link is then ELOOP), else made anew.
+        f = detail::unique_fd{::open(path_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC)};
+        if (f.get() < 0 && errno == ENOENT) {
+          f = detail::unique_fd{
+              ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
+          if (f.get() < 0 && errno == EEXIST) continue;  // made meanwhile: open that one
+        }
+        if (f.get() < 0 && errno == ELOOP)
+          throw segment_store_error(name_, key_,
+                                    path_ +
+                                        " is a symbolic link in a directory everyone may "
+                                        "write: refusing to follow it");
+      } else {
+        f = detail::unique_fd{::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
+      }
+      if (f.get() < 0) fail("cannot open");
+      held.watch(f.get());
+      if (!detail::lock_file(f.get(), LOCK_EX)) fail("cannot lock");
+      // A counter that expired was removed between the open and the lock: open it anew.
+      struct stat st {};
+      if (::fstat(f.get(), &st) != 0) fail("cannot stat");
+      if (open_to_all && (!S_ISREG(st.st_mode) || st.st_nlink > 1 || st.st_uid != ::geteuid() ||
+                          (st.st_mode & (S_IWGRP | S_IWOTH)) != 0))
+        throw segment_store_error(
+            name_, key_,
+            path_ + " is not a plain file of this user's that only this user may write (uid " +
+                std::to_string(st.st_uid) + ", mode " + octal_mode(st.st_mode) + ", links " +
+                std::to_string(st.st_nlink) +
+                ") in a directory everyone may write: another user could rewrite the counter "
+                "and have its numbers handed out again; keep counters in a directory only "
+                "their users may write");
+      if (st.st_nlink > 0) return f;
+    }
+  }
+
   /// Records `v`, the end of a range this distributor took: as the new end when `anew` (a file
   /// made anew, or `resume_above`), else when above the one recorded (threads take turns on
   /// the file, not on this record).
