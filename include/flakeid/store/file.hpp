@@ -230,8 +230,9 @@ class file_distributor {
 
   /// Adds `step` to the counter file and returns its new value, durably.
   std::uint64_t next_max_id(std::uint64_t step) {
+    detail::unique_fd f;
     detail::fork_closed_flock held;  // a child forked during the call closes its copy of f
-    const detail::unique_fd f = open_locked(held);
+    open_locked(f, held);
     char buf[64];
     const ssize_t n = detail::read_head(f.get(), buf, sizeof buf);
     if (n < 0) fail("cannot read");
@@ -268,8 +269,9 @@ class file_distributor {
   /// at least `highest_used` (the highest number handed out, as found in the data), durably,
   /// and counts on it from there. Returns the counter. Throws as `next_max_id`.
   std::uint64_t resume_above(std::uint64_t highest_used) {
+    detail::unique_fd f;
     detail::fork_closed_flock held;
-    const detail::unique_fd f = open_locked(held);
+    open_locked(f, held);
     char buf[64];
     const ssize_t n = detail::read_head(f.get(), buf, sizeof buf);
     if (n < 0) fail("cannot read");
@@ -315,8 +317,9 @@ class file_distributor {
   /// directory everyone may write (one a lease made, mode 1777), another user could have put a
   /// file or a link of theirs at the counter's name and rewrite it at will: there it must be
   /// this user's plain file with one link that only it may write, and no link is followed.
-  detail::unique_fd open_locked(detail::fork_closed_flock& held) {
-    detail::unique_fd f;
+  /// `held` must be declared after `f`, so that it unlocks and stops watching before `f`
+  /// closes (a descriptor closed first may be another call's by then).
+  void open_locked(detail::unique_fd& f, detail::fork_closed_flock& held) {
     for (;;) {
       held.stop();
       // In a directory everyone may write (one a lease made, mode 1777), another user could
@@ -354,7 +357,7 @@ class file_distributor {
                 ") in a directory everyone may write: another user could rewrite the counter "
                 "and have its numbers handed out again; keep counters in a directory only "
                 "their users may write");
-      if (st.st_nlink > 0) return f;
+      if (st.st_nlink > 0) return;
     }
   }
 
