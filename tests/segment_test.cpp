@@ -234,7 +234,8 @@ TEST(segment_store_test, a_file_counter_gone_back_is_refused_by_a_distributor_ab
   // `cp -p` of an older copy of the counter file over it.
   file_segment_backend b;
   flakeid_test::a_counter_gone_back_is_refused(
-      b, [&](const std::string& ns, const std::string& key, std::uint64_t n) {
+      b,
+      [&](const std::string& ns, const std::string& key, std::uint64_t n) {
         const std::string path = b.dir.path / ns / (key + ".segment");
         std::string text = std::string(20 - std::to_string(n).size(), '0') + std::to_string(n);
         text += "\n";
@@ -244,7 +245,8 @@ TEST(segment_store_test, a_file_counter_gone_back_is_refused_by_a_distributor_ab
         if (std::getline(in, line)) text += line + "\n";  // the idle time of one that may expire
         in.close();
         std::ofstream(path, std::ios::trunc) << text;  // in place, as cp -p does
-      });
+      },
+      /*stays_refused=*/true);
   // A counter that may expire, removed once idle and made anew by another process, did not go
   // back: it is counted on.
   const flakeid::file_store store{b.dir.path / "expiring"};
@@ -256,6 +258,34 @@ TEST(segment_store_test, a_file_counter_gone_back_is_refused_by_a_distributor_ab
   EXPECT_EQ(store.distributor("d@20250319").next_max_id(10), 10U);
   std::this_thread::sleep_for(2ms);  // idle past expire_after on this distributor's clock
   EXPECT_EQ(day.next_max_id(10), 20U);
+}
+
+// Processes started since a loss count the lost numbers again and bring the counter back above
+// a running distributor's range, whose next numbers they (or others before the loss) may have
+// handed out: the running one stays refused until resume_above (the fault soak's directory
+// removal repeated 201-210 before).
+TEST(segment_store_test, a_file_counter_that_went_back_stays_refused_until_resume_above) {
+  temp_dir dir;
+  const flakeid::file_store store{dir.path};
+  auto running = store.distributor("orders");
+  EXPECT_EQ(running.next_max_id(100), 100U);
+  EXPECT_EQ(running.next_max_id(100), 200U);
+  std::filesystem::remove(running.path());  // a cleaner, or the directory removed whole
+  const auto refusal = [&] {
+    try {
+      (void)running.next_max_id(100);
+    } catch (const flakeid::segment_store_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no refusal");
+  };
+  EXPECT_NE(refusal().find("(it had reached 200, now 0)"), std::string::npos);
+  auto since = store.distributor("orders");  // a process started after the loss
+  EXPECT_EQ(since.next_max_id(250), 250U);
+  EXPECT_NE(refusal().find("(it had reached 200, now 0)"), std::string::npos)
+      << "counted on once the counter climbed past the running distributor's range";
+  EXPECT_EQ(running.resume_above(400), 400U);
+  EXPECT_EQ(running.next_max_id(100), 500U);
 }
 
 TEST(segment_store_test, file_counters_that_may_expire_are_removed_once_idle_too_long) {

@@ -418,7 +418,7 @@ void a_counter_made_again_is_refused(Backend& b, Forget forget) {
 /// counted on from there and handed out again what they had handed out since: 2,002,000 IDs,
 /// 1,000,000 twice). `set_back(ns, key, n)` sets the counter to `n` as an operator would.
 template <class Backend, class SetBack>
-void a_counter_gone_back_is_refused(Backend& b, SetBack set_back) {
+void a_counter_gone_back_is_refused(Backend& b, SetBack set_back, bool stays_refused = false) {
   const std::string ns = unique_segment_ns("back");
   auto store = b.store(ns, patient);
   auto first = store.distributor("orders");
@@ -450,6 +450,10 @@ void a_counter_gone_back_is_refused(Backend& b, SetBack set_back) {
   EXPECT_EQ(store.current("orders"), 50U) << "the refusals took no range";
   EXPECT_EQ(first.resume_above(150), 150U);
   EXPECT_EQ(first.next_max_id(50), 200U);
+  if (stays_refused) {  // refused until its own resume_above, whatever the counter does since
+    refused(second, "100");
+    EXPECT_EQ(second.resume_above(200), 200U);
+  }
   EXPECT_EQ(second.next_max_id(50), 250U) << "above its last range again";
   // A counter that may expire, set back while in use, is refused too.
   auto daily = store.distributor("d@20250318");

@@ -242,12 +242,19 @@ class file_distributor {
                                 path_ + " does not hold a counter (20 decimal digits)");
     // A counter below the end of this distributor's last range went back (the file restored
     // from an older copy, edited, or deleted); one that may expire may have been removed and
-    // made anew (empty, or this distributor's last range is as old as its idle time).
-    if (const std::uint64_t r = reached_.load(); cur < r && !(idle_ms_ > 0 && (n == 0 || idle())))
+    // made anew (empty, or this distributor's last range is as old as its idle time). The
+    // refusal stays until `resume_above`: other processes that count the lost numbers again
+    // bring the counter back above this distributor's range, whose next numbers they, or those
+    // before the loss, may have handed out already.
+    if (const std::uint64_t r = reached_.load();
+        (cur < r || went_back_.load() != 0) && !(idle_ms_ > 0 && (n == 0 || idle()))) {
+      std::uint64_t seen = 0;
+      (void)went_back_.compare_exchange_strong(seen, cur + 1);
       throw segment_store_error(
           name_, key_,
-          detail::gone_back_text(std::to_string(r), std::to_string(cur),
+          detail::gone_back_text(std::to_string(r), std::to_string(seen != 0 ? seen - 1 : cur),
                                  path_ + " was restored from an older copy, edited or deleted"));
+    }
     if (cur > std::numeric_limits<std::uint64_t>::max() - step)
       detail::throw_store_overflow(name_, key_, cur, step);
     const std::uint64_t next = cur + step;
@@ -288,6 +295,7 @@ class file_distributor {
             f.get(), std::string_view(out, detail::segment_file_width * (idle > 0 ? 2 : 1))))
       fail("cannot write and fsync");
     if (n == 0) sync_directory();
+    went_back_.store(0);
     record(v, true);
     return v;
   }
@@ -416,6 +424,8 @@ class file_distributor {
   // The end of this distributor's last range (0: none); a copy starts from the original's.
   detail::copyable_atomic_u64 reached_{};
   detail::copyable_atomic_u64 last_range_{};  // when it was taken (steady clock, ns)
+  // The counter seen when it went back, plus one (0: it did not): refused until `resume_above`.
+  detail::copyable_atomic_u64 went_back_{};
 };
 
 /// Worker-id leases and segment counters in one host-local directory (see the file comment).
