@@ -196,7 +196,7 @@ struct copyable_atomic_u64 : std::atomic<std::uint64_t> {
   copyable_atomic_u64(const copyable_atomic_u64& o) noexcept
       : std::atomic<std::uint64_t>(o.load()) {}
   copyable_atomic_u64& operator=(const copyable_atomic_u64& o) noexcept {
-    store(o.load());
+    if (this != &o) store(o.load());
     return *this;
   }
 };
